@@ -1,0 +1,159 @@
+/// A mapping from a run file, read through typed getters.
+///
+/// Each getter records the key it was asked for, so that `finish()` can
+/// report any key nobody asked for as unknown, with a "did you mean"
+/// suggestion drawn from the keys that were asked for.
+public final class ConfigTable {
+  /// Dotted path of this table in the document (`strategy.rsi`), empty at the root.
+  public let path: String
+  public let location: SourceLocation
+  public private(set) var entries: [YAMLEntry]
+  private var known: [String] = []
+
+  /// Wraps a mapping node; `null` reads as an empty table.
+  public init(_ node: YAMLNode, path: String) throws {
+    self.path = path
+    self.location = node.location
+    switch node.kind {
+    case .mapping(let entries): self.entries = entries
+    case .null: self.entries = []
+    default:
+      throw InputError("expected a mapping for '\(path)', found \(node.typeDescription)", at: node.location)
+    }
+  }
+
+  func keyPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+
+  /// Returns the node for `key`, or `nil` when absent or `null`.
+  public func node(_ key: String) -> YAMLNode? {
+    if !known.contains(key) { known.append(key) }
+    guard let node = entries.first(where: { $0.key == key })?.value else { return nil }
+    if case .null = node.kind { return nil }
+    return node
+  }
+
+  /// Whether `key` is written (even as `null`).
+  public func contains(_ key: String) -> Bool { entries.contains { $0.key == key } }
+
+  private func scalar(_ key: String, _ node: YAMLNode, expected: String) throws -> String {
+    guard case .scalar(let text, _) = node.kind else {
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(node.typeDescription)", at: node.location)
+    }
+    return text
+  }
+
+  /// Reads a number; `nil` when absent and no default.
+  public func double(_ key: String, default fallback: Double? = nil, where valid: (Double) -> Bool = { _ in true },
+                     expected: String = "a number") throws -> Double? {
+    guard let node = node(key) else { return fallback }
+    let text = try scalar(key, node, expected: expected)
+    guard let value = Double(text), value.isFinite, !text.hasSuffix("%") else {
+      let hint = text.hasSuffix("%") ? " (a percentage is not allowed here)" : ""
+      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(text)'\(hint)", at: node.location)
+    }
+    guard valid(value) else {
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(text)", at: node.location)
+    }
+    return value
+  }
+
+  /// Reads a whole number within `range`.
+  public func int(_ key: String, default fallback: Int? = nil, in range: ClosedRange<Int>) throws -> Int? {
+    guard let node = node(key) else { return fallback }
+    let text = try scalar(key, node, expected: "an integer")
+    let expected = range.upperBound == .max ? "an integer >= \(range.lowerBound)"
+      : "an integer from \(range.lowerBound) to \(range.upperBound)"
+    guard let value = Int(text) else {
+      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(text)'", at: node.location)
+    }
+    guard range.contains(value) else {
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(value)", at: node.location)
+    }
+    return value
+  }
+
+  /// Reads a fraction written `0.02` or `2%`. `null`, `none` and `off` read as `nil`.
+  ///
+  /// A bare number above 1 is refused with a hint (`2` is not 2%), as is a
+  /// value outside `valid`.
+  public func fraction(_ key: String, default fallback: Double?, expected: String = "a fraction",
+                       where valid: (Double) -> Bool = { _ in true }) throws -> Double? {
+    guard contains(key) else { _ = node(key); return fallback }
+    guard let node = node(key) else { return nil }
+    let text = try scalar(key, node, expected: "\(expected) like 0.02 or 2%")
+    if ["none", "off"].contains(text.lowercased()) { return nil }
+    let value: Double?
+    if text.hasSuffix("%") {
+      value = Double(String(text.dropLast()).trimmingSpaces()).map { $0 / 100 }
+    } else {
+      value = Double(text)
+      if let v = value, v > 1 {
+        throw InputError(
+          "expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found \(text); did you mean \(text)%?",
+          at: node.location)
+      }
+    }
+    guard let value, value.isFinite else {
+      throw InputError("expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found '\(text)'", at: node.location)
+    }
+    guard valid(value) else {
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(text)", at: node.location)
+    }
+    return value
+  }
+
+  /// Reads a string.
+  public func string(_ key: String, default fallback: String? = nil) throws -> String? {
+    guard let node = node(key) else { return fallback }
+    return try scalar(key, node, expected: "a string")
+  }
+
+  /// Reads a string that must be one of `choices`.
+  public func choice(_ key: String, _ choices: [String], default fallback: String? = nil) throws -> String? {
+    guard let node = node(key) else { return fallback }
+    let text = try scalar(key, node, expected: "one of \(choices.joined(separator: ", "))")
+    guard choices.contains(text) else {
+      let hint = closestMatch(to: text, in: choices).map { "; did you mean '\($0)'?" } ?? ""
+      throw InputError("expected one of \(choices.joined(separator: ", ")) for '\(keyPath(key))', found '\(text)'\(hint)",
+                       at: node.location)
+    }
+    return text
+  }
+
+  /// Reads a list of strings (a single string reads as a one-element list).
+  public func stringList(_ key: String, default fallback: [String]) throws -> [String] {
+    guard let node = node(key) else { return fallback }
+    switch node.kind {
+    case .scalar(let text, _): return [text]
+    case .sequence(let items):
+      return try items.map { item in
+        guard case .scalar(let text, _) = item.kind else {
+          throw InputError("expected a list of strings for '\(keyPath(key))', found \(item.typeDescription)", at: item.location)
+        }
+        return text
+      }
+    default:
+      throw InputError("expected a list for '\(keyPath(key))', found \(node.typeDescription)", at: node.location)
+    }
+  }
+
+  /// Returns the sub-table at `key` (empty when absent).
+  public func table(_ key: String) throws -> ConfigTable {
+    guard let node = node(key) else {
+      return try ConfigTable(YAMLNode(.null, at: location), path: keyPath(key))
+    }
+    return try ConfigTable(node, path: keyPath(key))
+  }
+
+  /// Marks `key` as known without reading it.
+  public func allow(_ key: String) { if !known.contains(key) { known.append(key) } }
+
+  /// Throws for the first key that no getter asked for.
+  public func finish() throws {
+    for entry in entries where !known.contains(entry.key) {
+      let hint = closestMatch(to: entry.key, in: known).map { "; did you mean '\($0)'?" }
+        ?? (known.isEmpty ? "" : "; expected one of \(known.joined(separator: ", "))")
+      throw InputError("unknown key '\(entry.key)'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)
+    }
+  }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// Where the bars come from and how to read them (`data:` section).
+public struct DataSettings: Sendable {
+  /// The bar file, resolved against the run file's folder.
+  public var bars: String
+  /// Wall-clock timestamps without an offset are read in this zone; sessions are in it too.
+  public var timeZone: TimeZone
+  public var session: SessionWindow
+  public var resample: ResampleInterval?
+  /// Free text shown in reports (for example "synthetic data").
+  public var description: String?
+}
+
+/// The report formats a run can write.
+public enum ReportFormat: String, Sendable, CaseIterable {
+  case csv, json, markdown
+}
+
+/// Where reports go and in which formats (`report:` section).
+public struct ReportSettings: Sendable {
+  public var out: String
+  public var formats: [ReportFormat]
+}
+
+/// A run file (`Strategies/gpix.yaml`) read and checked.
+public struct RunConfig: Sendable {
+  public var name: String
+  public var configFile: String
+  public var data: DataSettings
+  public var strategy: ConfiguredStrategy
+  public var broker: BrokerSettings
+  public var report: ReportSettings
+
+  /// Reads a run file's text, applying `--set key.path=value` overrides first.
+  ///
+  /// - Throws: `InputError` naming the file, line and column of the first
+  ///   problem: a YAML error, an unknown key (with a suggestion), a wrong type
+  ///   or an out-of-range value.
+  public static func parse(_ text: String, file: String, overrides: [String] = []) throws -> RunConfig {
+    var root = try YAMLReader.parse(text, file: file)
+    for (k, override) in overrides.enumerated() {
+      root = try applyOverride(override, index: k, to: root)
+    }
+    let table = try ConfigTable(root, path: "")
+    let directory = (file as NSString).deletingLastPathComponent
+
+    let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
+    let dataTable = try table.table("data")
+    guard let barsPath = try dataTable.string("bars") else {
+      throw InputError("missing 'data.bars'; expected the path of a bar CSV file", at: dataTable.location)
+    }
+    let zoneName = try dataTable.string("timezone", default: "UTC")!
+    guard let zone = TimeZone(identifier: zoneName) else {
+      throw InputError("expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found '\(zoneName)'",
+                       at: dataTable.node("timezone")!.location)
+    }
+    let sessionText = try dataTable.string("session", default: "all")!
+    guard let session = SessionWindow(sessionText) else {
+      throw InputError("expected regular, all or a window like \"09:30-16:00\" for 'data.session', found '\(sessionText)'",
+                       at: dataTable.node("session")!.location)
+    }
+    var resample: ResampleInterval?
+    if let text = try dataTable.string("resample") {
+      guard let r = ResampleInterval(text) else {
+        throw InputError("expected an interval like 30min, 1h or 1d that divides a day for 'data.resample', found '\(text)'",
+                         at: dataTable.node("resample")!.location)
+      }
+      resample = r
+    }
+    let description = try dataTable.string("description")
+    try dataTable.finish()
+    let data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
+                            resample: resample, description: description)
+
+    let strategyTable = try table.table("strategy")
+    let strategy = try StrategyRegistry.configure(strategyTable)
+
+    let broker = try readPortfolio(try table.table("portfolio"))
+
+    let reportTable = try table.table("report")
+    let out = try reportTable.string("out", default: "../Reports/\(name)")!
+    let formatNames = try reportTable.stringList("formats", default: ReportFormat.allCases.map(\.rawValue))
+    var formats: [ReportFormat] = []
+    for f in formatNames {
+      guard let format = ReportFormat(rawValue: f) else {
+        let names = ReportFormat.allCases.map(\.rawValue)
+        let hint = closestMatch(to: f, in: names).map { "; did you mean '\($0)'?" } ?? ""
+        throw InputError("unknown report format '\(f)'\(hint); expected some of \(names.joined(separator: ", "))",
+                         at: reportTable.node("formats")!.location)
+      }
+      if !formats.contains(format) { formats.append(format) }
+    }
+    try reportTable.finish()
+    try table.finish()
+    return RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
+                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats))
+  }
+
+  static func readPortfolio(_ table: ConfigTable) throws -> BrokerSettings {
+    var broker = BrokerSettings()
+    broker.initialCash = try table.double("initial_cash", default: broker.initialCash, where: { $0 > 0 },
+                                          expected: "an amount > 0")!
+    broker.slippageBasisPoints = try table.double("slippage_bps", default: 0, where: { $0 >= 0 && $0 < 10_000 },
+                                                  expected: "basis points from 0 to 10000")!
+    if let node = table.node("sizing") {
+      switch node.kind {
+      case .scalar(let text, _) where text == "all_in":
+        broker.sizing = .allIn
+      case .mapping:
+        let sizing = try ConfigTable(node, path: "portfolio.sizing")
+        let shares = try sizing.double("fixed_shares", where: { $0 >= 1 && $0 == $0.rounded() }, expected: "a whole number >= 1")
+        let fraction = try sizing.fraction("fraction", default: nil, expected: "a fraction in (0, 1]",
+                                           where: { $0 > 0 && $0 <= 1 })
+        try sizing.finish()
+        switch (shares, fraction) {
+        case (let s?, nil): broker.sizing = .fixedShares(s)
+        case (nil, let f?): broker.sizing = .fraction(f)
+        default:
+          throw InputError("expected exactly one of fixed_shares or fraction in 'portfolio.sizing'", at: node.location)
+        }
+      default:
+        throw InputError("expected all_in, {fixed_shares: N} or {fraction: 0.5} for 'portfolio.sizing', found \(node.typeDescription)",
+                         at: node.location)
+      }
+    }
+    if let node = table.node("commission") {
+      switch node.kind {
+      case .scalar(let text, _) where Double(text) == 0:
+        broker.commission = .none
+      case .mapping:
+        let c = try ConfigTable(node, path: "portfolio.commission")
+        let perTrade = try c.double("per_trade", where: { $0 >= 0 }, expected: "an amount >= 0")
+        let perShare = try c.double("per_share", where: { $0 >= 0 }, expected: "an amount >= 0")
+        let percent = try c.fraction("percent", default: nil, expected: "a fraction from 0 to 1",
+                                     where: { $0 >= 0 && $0 < 1 })
+        try c.finish()
+        switch (perTrade, perShare, percent) {
+        case (let a?, nil, nil): broker.commission = .perTrade(a)
+        case (nil, let a?, nil): broker.commission = .perShare(a)
+        case (nil, nil, let a?): broker.commission = .percent(a)
+        default:
+          throw InputError("expected exactly one of per_trade, per_share or percent in 'portfolio.commission'",
+                           at: node.location)
+        }
+      default:
+        throw InputError(
+          "expected 0, {per_trade: 1.0}, {per_share: 0.005} or {percent: 0.1%} for 'portfolio.commission', found \(node.typeDescription)",
+          at: node.location)
+      }
+    }
+    try table.finish()
+    return broker
+  }
+
+  /// Applies one `key.path=value` override to the document.
+  static func applyOverride(_ text: String, index: Int, to root: YAMLNode) throws -> YAMLNode {
+    let file = "--set \(text)"
+    guard let eq = text.firstIndex(of: "=") else {
+      throw InputError("expected --set key.path=value, found '\(text)'",
+                       at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let keys = text[..<eq].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    if keys.contains(where: { $0.isEmpty }) {
+      throw InputError("expected a dotted key path like strategy.stop_loss before '='",
+                       at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let valueColumn = text.distance(from: text.startIndex, to: eq) + 2
+    let value = try YAMLReader.parseInline(String(text[text.index(after: eq)...]), file: file, line: 1, column: valueColumn)
+    let keyLocation = SourceLocation(file: file, line: 1, column: 1)
+
+    func set(_ node: YAMLNode, _ path: ArraySlice<String>) throws -> YAMLNode {
+      guard let key = path.first else { return value }
+      var entries: [YAMLEntry]
+      switch node.kind {
+      case .mapping(let e): entries = e
+      case .null: entries = []
+      default:
+        throw InputError("cannot set '\(keys.joined(separator: "."))': '\(key)' is inside \(node.typeDescription), not a mapping",
+                         at: keyLocation)
+      }
+      if let k = entries.firstIndex(where: { $0.key == key }) {
+        entries[k].value = try set(entries[k].value, path.dropFirst())
+        entries[k].keyLocation = keyLocation
+      } else {
+        entries.append(YAMLEntry(key: key, keyLocation: keyLocation,
+                                 value: try set(YAMLNode(.null, at: keyLocation), path.dropFirst())))
+      }
+      return YAMLNode(.mapping(entries), at: node.location)
+    }
+    return try set(root, keys[...])
+  }
+}
+
+/// Joins a relative path to `directory` and removes `.` and `..` steps lexically.
+public func resolvePath(_ path: String, relativeTo directory: String) -> String {
+  let joined = path.hasPrefix("/") || directory.isEmpty ? path : directory + "/" + path
+  var parts: [Substring] = []
+  for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
+    if part == "." { continue }
+    if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+    parts.append(part)
+  }
+  let result = parts.joined(separator: "/")
+  return joined.hasPrefix("/") ? "/" + result : (result.isEmpty ? "." : result)
+}

@@ -1,0 +1,455 @@
+/// A node of a YAML document with the place it was written.
+public struct YAMLNode: Sendable, Equatable {
+  public enum Kind: Sendable, Equatable {
+    /// `null`, `~` or nothing after a key.
+    case null
+    /// A plain or quoted scalar; `quoted` tells `"2"` from `2`.
+    case scalar(String, quoted: Bool)
+    case sequence([YAMLNode])
+    case mapping([YAMLEntry])
+  }
+  public var kind: Kind
+  public var location: SourceLocation
+
+  public init(_ kind: Kind, at location: SourceLocation) {
+    self.kind = kind
+    self.location = location
+  }
+
+  /// A short name of the node's type for messages ("a mapping", "a list", …).
+  public var typeDescription: String {
+    switch kind {
+    case .null: return "null"
+    case .scalar(let text, let quoted): return quoted ? "the string \"\(text)\"" : "'\(text)'"
+    case .sequence: return "a list"
+    case .mapping: return "a mapping"
+    }
+  }
+}
+
+/// One `key: value` pair of a mapping.
+public struct YAMLEntry: Sendable, Equatable {
+  public var key: String
+  public var keyLocation: SourceLocation
+  public var value: YAMLNode
+}
+
+/// Reads the strict YAML subset used by run files.
+///
+/// Supported: block mappings and sequences (a sequence may sit at its parent
+/// key's indentation), flow `[a, b]` and `{k: v}` on one line, plain, single-
+/// and double-quoted scalars, `#` comments. Refused with a message: tabs in
+/// indentation, duplicate keys, anchors, aliases, tags, block scalars,
+/// directives and document markers, multi-line flow collections, nesting
+/// deeper than `maximumDepth`.
+public struct YAMLReader {
+  public static let maximumDepth = 64
+
+  struct Line {
+    var number: Int
+    var indent: Int
+    var text: Substring   // content after the indentation, comment removed, trimmed at the end
+  }
+
+  let file: String
+  var lines: [Line] = []
+  var index = 0
+
+  /// Parses `text`; `file` names it in errors.
+  public static func parse(_ text: String, file: String) throws -> YAMLNode {
+    var reader = YAMLReader(file: file)
+    try reader.splitLines(text)
+    guard !reader.lines.isEmpty else {
+      return YAMLNode(.mapping([]), at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let first = reader.lines[0]
+    if first.indent != 0 {
+      throw InputError("unexpected indentation; expected the document to start at column 1",
+                       at: SourceLocation(file: file, line: first.number, column: first.indent + 1))
+    }
+    let root = try reader.parseBlock(indent: 0, depth: 0)
+    if reader.index < reader.lines.count {
+      let line = reader.lines[reader.index]
+      throw InputError("unexpected indentation; expected a key at column 1",
+                       at: SourceLocation(file: file, line: line.number, column: line.indent + 1))
+    }
+    return root
+  }
+
+  /// Parses one inline value (as written after `key:` or in `--set k=v`).
+  public static func parseInline(_ text: String, file: String, line: Int, column: Int) throws -> YAMLNode {
+    let reader = YAMLReader(file: file)
+    let l = Line(number: line, indent: column - 1, text: Substring(text))
+    return try reader.parseInlineValue(l, from: text.startIndex, depth: 0)
+  }
+
+  private init(file: String) { self.file = file }
+
+  // MARK: Lines
+
+  private mutating func splitLines(_ text: String) throws {
+    var number = 0
+    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      number += 1
+      var line = raw
+      if line.hasSuffix("\r") { line = line.dropLast() }
+      if number == 1 && line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+      var indent = 0
+      var i = line.startIndex
+      while i < line.endIndex {
+        if line[i] == " " { indent += 1 } else if line[i] == "\t" {
+          throw InputError("a tab in the indentation; expected spaces (YAML forbids tabs for indentation)",
+                           at: SourceLocation(file: file, line: number, column: indent + 1))
+        } else { break }
+        i = line.index(after: i)
+      }
+      let content = try stripComment(line[i...], line: number, column: indent + 1)
+      if content.isEmpty { continue }
+      if indent == 0 && (content == "---" || content == "..." || content.hasPrefix("--- ") || content.hasPrefix("%")) {
+        throw InputError("directives and document markers ('---', '...', '%') are not supported; expected one document",
+                         at: SourceLocation(file: file, line: number, column: 1))
+      }
+      lines.append(Line(number: number, indent: indent, text: content))
+    }
+  }
+
+  /// Removes a `#` comment (outside quotes, at the start or after a space) and trailing spaces.
+  private func stripComment(_ s: Substring, line: Int, column: Int) throws -> Substring {
+    var quote: Character?
+    var previous: Character = " "
+    var end = s.endIndex
+    var i = s.startIndex
+    while i < s.endIndex {
+      let c = s[i]
+      if let q = quote {
+        if c == q { quote = nil }
+      } else if c == "\"" || c == "'" {
+        if previous == " " || previous == "[" || previous == "{" || previous == "," || previous == ":" || i == s.startIndex {
+          quote = c
+        }
+      } else if c == "#" && (previous == " " || previous == "\t") {
+        end = i
+        break
+      } else if c == "\t" && i == s.startIndex {
+        throw InputError("a tab in the indentation; expected spaces", at: SourceLocation(file: file, line: line, column: column))
+      }
+      previous = c
+      i = s.index(after: i)
+    }
+    var out = s[s.startIndex..<end]
+    while let last = out.last, last == " " || last == "\t" { out = out.dropLast() }
+    return out
+  }
+
+  private func location(_ line: Line, _ index: Substring.Index) -> SourceLocation {
+    SourceLocation(file: file, line: line.number, column: line.indent + 1 + line.text.distance(from: line.text.startIndex, to: index))
+  }
+
+  private static func isSequenceItem(_ text: Substring) -> Bool {
+    text == "-" || text.hasPrefix("- ")
+  }
+
+  // MARK: Block structure
+
+  private mutating func parseBlock(indent: Int, depth: Int) throws -> YAMLNode {
+    let line = lines[index]
+    if depth > Self.maximumDepth {
+      throw InputError("nesting deeper than \(Self.maximumDepth) levels; expected a flatter document",
+                       at: SourceLocation(file: file, line: line.number, column: line.indent + 1))
+    }
+    return Self.isSequenceItem(line.text)
+      ? try parseSequence(indent: indent, depth: depth)
+      : try parseMapping(indent: indent, depth: depth)
+  }
+
+  private mutating func parseSequence(indent: Int, depth: Int) throws -> YAMLNode {
+    let start = SourceLocation(file: file, line: lines[index].number, column: indent + 1)
+    var items: [YAMLNode] = []
+    while index < lines.count, lines[index].indent == indent, Self.isSequenceItem(lines[index].text) {
+      let line = lines[index]
+      let rest = line.text.dropFirst().drop(while: { $0 == " " })
+      if rest.isEmpty {
+        index += 1
+        if index < lines.count && lines[index].indent > indent {
+          items.append(try parseBlock(indent: lines[index].indent, depth: depth + 1))
+        } else {
+          items.append(YAMLNode(.null, at: location(line, line.text.startIndex)))
+        }
+        continue
+      }
+      let offset = line.text.distance(from: line.text.startIndex, to: rest.startIndex)
+      if Self.isSequenceItem(rest) || findMappingColon(rest) != nil {
+        // A block node starting on the item's line: re-read the line as if indented.
+        lines[index] = Line(number: line.number, indent: line.indent + offset, text: rest)
+        items.append(try parseBlock(indent: line.indent + offset, depth: depth + 1))
+      } else {
+        items.append(try parseInlineValue(line, from: rest.startIndex, depth: depth + 1))
+        index += 1
+      }
+    }
+    if index < lines.count && lines[index].indent > indent {
+      let line = lines[index]
+      throw InputError("unexpected indentation; expected '- ' at column \(indent + 1)",
+                       at: SourceLocation(file: file, line: line.number, column: line.indent + 1))
+    }
+    return YAMLNode(.sequence(items), at: start)
+  }
+
+  private mutating func parseMapping(indent: Int, depth: Int) throws -> YAMLNode {
+    let start = SourceLocation(file: file, line: lines[index].number, column: indent + 1)
+    var entries: [YAMLEntry] = []
+    while index < lines.count, lines[index].indent == indent {
+      let line = lines[index]
+      if Self.isSequenceItem(line.text) {
+        throw InputError("expected a key, found a list item", at: location(line, line.text.startIndex))
+      }
+      guard let colon = findMappingColon(line.text) else {
+        throw InputError("expected 'key: value', found '\(line.text.prefix(40))'", at: location(line, line.text.startIndex))
+      }
+      let keyText = line.text[line.text.startIndex..<colon]
+      let keyLocation = location(line, line.text.startIndex)
+      let key = try scalarKey(keyText, line: line)
+      if entries.contains(where: { $0.key == key }) {
+        let first = entries.first(where: { $0.key == key })!.keyLocation
+        throw InputError("duplicate key '\(key)' (first written on line \(first.line)); expected each key once",
+                         at: keyLocation)
+      }
+      let rest = line.text[line.text.index(after: colon)...].drop(while: { $0 == " " })
+      index += 1
+      let value: YAMLNode
+      if rest.isEmpty {
+        if index < lines.count && lines[index].indent > indent {
+          value = try parseBlock(indent: lines[index].indent, depth: depth + 1)
+        } else if index < lines.count && lines[index].indent == indent && Self.isSequenceItem(lines[index].text) {
+          value = try parseSequence(indent: indent, depth: depth + 1)
+        } else {
+          value = YAMLNode(.null, at: location(line, colon))
+        }
+      } else {
+        value = try parseInlineValue(line, from: rest.startIndex, depth: depth + 1)
+        if index < lines.count && lines[index].indent > indent {
+          let next = lines[index]
+          throw InputError("unexpected indentation; '\(key)' already has a value on line \(line.number)",
+                           at: SourceLocation(file: file, line: next.number, column: next.indent + 1))
+        }
+      }
+      entries.append(YAMLEntry(key: key, keyLocation: keyLocation, value: value))
+    }
+    if index < lines.count && lines[index].indent > indent {
+      let line = lines[index]
+      throw InputError("unexpected indentation; expected a key at column \(indent + 1)",
+                       at: SourceLocation(file: file, line: line.number, column: line.indent + 1))
+    }
+    return YAMLNode(.mapping(entries), at: start)
+  }
+
+  /// Returns the index of the `:` that ends a block mapping key (followed by a
+  /// space or the end), outside quotes and brackets.
+  private func findMappingColon(_ s: Substring) -> Substring.Index? {
+    var i = s.startIndex
+    if let first = s.first, first == "\"" || first == "'" {
+      // Quoted key: skip to its closing quote.
+      var j = s.index(after: i)
+      while j < s.endIndex && s[j] != first { j = s.index(after: j) }
+      if j == s.endIndex { return nil }
+      i = s.index(after: j)
+    } else if let first = s.first, first == "[" || first == "{" {
+      return nil
+    }
+    while i < s.endIndex {
+      if s[i] == ":" {
+        let next = s.index(after: i)
+        if next == s.endIndex || s[next] == " " { return i }
+      }
+      i = s.index(after: i)
+    }
+    return nil
+  }
+
+  private func scalarKey(_ text: Substring, line: Line) throws -> String {
+    var text = text
+    while text.last == " " { text = text.dropLast() }
+    if text.isEmpty { throw InputError("expected a key before ':'", at: location(line, text.startIndex)) }
+    if let q = text.first, q == "\"" || q == "'" {
+      var cursor = Cursor(text: line.text, index: text.startIndex)
+      let s = try readQuoted(&cursor, line: line)
+      return s
+    }
+    if let c = text.first, "&*!|>%@`".contains(c) {
+      throw InputError("a key cannot start with '\(c)'; expected a plain name", at: location(line, text.startIndex))
+    }
+    return String(text)
+  }
+
+  // MARK: Inline values
+
+  struct Cursor {
+    var text: Substring
+    var index: Substring.Index
+    var atEnd: Bool { index >= text.endIndex }
+    var current: Character? { atEnd ? nil : text[index] }
+    mutating func advance() { index = text.index(after: index) }
+    mutating func skipSpaces() { while let c = current, c == " " { advance() } }
+  }
+
+  private func parseInlineValue(_ line: Line, from start: Substring.Index, depth: Int) throws -> YAMLNode {
+    var cursor = Cursor(text: line.text, index: start)
+    let node = try parseFlowNode(&cursor, line: line, depth: depth, inFlow: false)
+    cursor.skipSpaces()
+    if !cursor.atEnd {
+      throw InputError("unexpected '\(cursor.current!)' after the value; expected the end of the line",
+                       at: location(line, cursor.index))
+    }
+    return node
+  }
+
+  private func parseFlowNode(_ c: inout Cursor, line: Line, depth: Int, inFlow: Bool) throws -> YAMLNode {
+    c.skipSpaces()
+    let here = location(line, c.index)
+    if depth > Self.maximumDepth {
+      throw InputError("nesting deeper than \(Self.maximumDepth) levels; expected a flatter document", at: here)
+    }
+    guard let first = c.current else { return YAMLNode(.null, at: here) }
+    switch first {
+    case "[":
+      c.advance()
+      var items: [YAMLNode] = []
+      c.skipSpaces()
+      if c.current == "]" { c.advance(); return YAMLNode(.sequence(items), at: here) }
+      while true {
+        items.append(try parseFlowNode(&c, line: line, depth: depth + 1, inFlow: true))
+        c.skipSpaces()
+        guard let d = c.current else {
+          throw InputError("unclosed '['; expected ']' before the end of the line (flow lists must fit on one line)", at: here)
+        }
+        c.advance()
+        if d == "]" { return YAMLNode(.sequence(items), at: here) }
+        if d != "," {
+          throw InputError("expected ',' or ']' in the list, found '\(d)'", at: location(line, c.text.index(before: c.index)))
+        }
+      }
+    case "{":
+      c.advance()
+      var entries: [YAMLEntry] = []
+      c.skipSpaces()
+      if c.current == "}" { c.advance(); return YAMLNode(.mapping(entries), at: here) }
+      while true {
+        c.skipSpaces()
+        let keyLocation = location(line, c.index)
+        let key: String
+        if c.current == "\"" || c.current == "'" {
+          key = try readQuoted(&c, line: line)
+        } else {
+          var k = ""
+          while let ch = c.current, ch != ":", ch != ",", ch != "}" { k.append(ch); c.advance() }
+          key = k.trimmingSpaces()
+        }
+        if key.isEmpty { throw InputError("expected a key in '{…}'", at: keyLocation) }
+        c.skipSpaces()
+        guard c.current == ":" else {
+          if c.atEnd {
+            throw InputError("unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line)", at: here)
+          }
+          throw InputError("expected ':' after the key '\(key)'", at: location(line, c.index))
+        }
+        c.advance()
+        let value = try parseFlowNode(&c, line: line, depth: depth + 1, inFlow: true)
+        if entries.contains(where: { $0.key == key }) {
+          throw InputError("duplicate key '\(key)'; expected each key once", at: keyLocation)
+        }
+        entries.append(YAMLEntry(key: key, keyLocation: keyLocation, value: value))
+        c.skipSpaces()
+        guard let d = c.current else {
+          throw InputError("unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line)", at: here)
+        }
+        c.advance()
+        if d == "}" { return YAMLNode(.mapping(entries), at: here) }
+        if d != "," {
+          throw InputError("expected ',' or '}' in the mapping, found '\(d)'", at: location(line, c.text.index(before: c.index)))
+        }
+      }
+    case "\"", "'":
+      return YAMLNode(.scalar(try readQuoted(&c, line: line), quoted: true), at: here)
+    case "&", "*":
+      throw InputError("anchors and aliases ('&', '*') are not supported; expected a plain value", at: here)
+    case "!":
+      throw InputError("tags ('!') are not supported; expected a plain value", at: here)
+    case "|", ">":
+      throw InputError("block scalars ('|', '>') are not supported; expected a quoted string", at: here)
+    case "]", "}", ",":
+      if inFlow { return YAMLNode(.null, at: here) }
+      throw InputError("unexpected '\(first)'; expected a value", at: here)
+    case "@", "`":
+      throw InputError("a value cannot start with '\(first)'; expected a quoted string", at: here)
+    default:
+      var text = ""
+      while let ch = c.current {
+        if inFlow && (ch == "," || ch == "]" || ch == "}") { break }
+        if inFlow && ch == ":" {
+          let next = c.text.index(after: c.index)
+          if next == c.text.endIndex || c.text[next] == " " { break }
+        }
+        if !inFlow && ch == ":" {
+          let next = c.text.index(after: c.index)
+          if next == c.text.endIndex || c.text[next] == " " {
+            throw InputError("unexpected ': ' in a value; quote the value or put the mapping on its own lines",
+                             at: location(line, c.index))
+          }
+        }
+        text.append(ch)
+        c.advance()
+      }
+      text = text.trimmingSpaces()
+      if text == "null" || text == "~" || text == "Null" || text == "NULL" { return YAMLNode(.null, at: here) }
+      return YAMLNode(.scalar(text, quoted: false), at: here)
+    }
+  }
+
+  private func readQuoted(_ c: inout Cursor, line: Line) throws -> String {
+    let start = c.index
+    let quote = c.current!
+    c.advance()
+    var out = ""
+    while let ch = c.current {
+      c.advance()
+      if ch == quote {
+        if quote == "'" && c.current == "'" { out.append("'"); c.advance(); continue }
+        return out
+      }
+      if quote == "\"" && ch == "\\" {
+        guard let e = c.current else { break }
+        c.advance()
+        switch e {
+        case "\"": out.append("\"")
+        case "\\": out.append("\\")
+        case "/": out.append("/")
+        case "n": out.append("\n")
+        case "t": out.append("\t")
+        case "r": out.append("\r")
+        case "0": out.append("\0")
+        case "u":
+          var hex = ""
+          for _ in 0..<4 { if let h = c.current { hex.append(h); c.advance() } }
+          guard hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
+            throw InputError("expected four hex digits after '\\u'", at: location(line, c.index))
+          }
+          out.unicodeScalars.append(scalar)
+        default:
+          throw InputError("unknown escape '\\\(e)' in a double-quoted string", at: location(line, c.text.index(c.index, offsetBy: -2)))
+        }
+        continue
+      }
+      out.append(ch)
+    }
+    throw InputError("unclosed quote; expected a closing \(quote) before the end of the line", at: location(line, start))
+  }
+}
+
+extension String {
+  func trimmingSpaces() -> String {
+    var s = Substring(self)
+    while s.first == " " { s = s.dropFirst() }
+    while s.last == " " { s = s.dropLast() }
+    return String(s)
+  }
+}

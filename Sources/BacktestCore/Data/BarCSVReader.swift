@@ -1,0 +1,185 @@
+import Foundation
+
+/// Reads price bars from CSV bytes into a `BarSeries`, validating as it goes.
+///
+/// The header names a time column (`timestamp`, `time`, `date` or `datetime`,
+/// any case, or an unnamed first column as pandas writes it) and
+/// `open,high,low,close`, optionally `volume`; other columns are ignored.
+/// Every row must have as many fields as the header. Prices must be finite and
+/// positive with `low <= min(open, close)` and `high >= max(open, close)`;
+/// timestamps must increase strictly as instants. The first violation stops
+/// the read with an `InputError` naming the line and column. Nothing is
+/// dropped silently.
+public struct BarCSVReader {
+  /// Wall-clock timestamps without an offset are read in this zone.
+  public var timeZone: TimeZone
+
+  public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+    self.timeZone = timeZone
+  }
+
+  static let timeNames: Set<String> = ["timestamp", "time", "date", "datetime"]
+
+  /// Parses `bytes`; `file` names the source in errors.
+  ///
+  /// - Complexity: O(bytes), one pass.
+  public func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> BarSeries {
+    var scanner = CSVScanner(bytes: bytes, file: file)
+    var fields: [CSVField] = []
+    fields.reserveCapacity(16)
+    guard try scanner.next(into: &fields) else {
+      throw InputError(
+        "empty file; expected a header such as 'timestamp,open,high,low,close,volume'",
+        at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let headerLine = scanner.line
+    let names = fields.map { scanner.text($0).trimmingCharacters(in: .whitespaces).lowercased() }
+    let headerFields = fields
+    var timeColumn: Int?
+    var columns: [String: Int] = [:]
+    for (k, name) in names.enumerated() {
+      if Self.timeNames.contains(name) || (k == 0 && name.isEmpty) {
+        if timeColumn != nil {
+          throw InputError("a second time column '\(name)'; expected exactly one of timestamp, time, date, datetime",
+                           at: SourceLocation(file: file, line: headerLine, column: headerFields[k].column))
+        }
+        timeColumn = k
+      } else if ["open", "high", "low", "close", "volume"].contains(name) {
+        if columns[name] != nil {
+          throw InputError("column '\(name)' appears twice in the header",
+                           at: SourceLocation(file: file, line: headerLine, column: headerFields[k].column))
+        }
+        columns[name] = k
+      }
+    }
+    guard let timeColumn else {
+      throw InputError(
+        "expected a time column named timestamp, time, date or datetime (or an unnamed first column), found '\(names.joined(separator: ","))'",
+        at: SourceLocation(file: file, line: headerLine, column: 1))
+    }
+    let missing = ["open", "high", "low", "close"].filter { columns[$0] == nil }
+    if !missing.isEmpty {
+      throw InputError(
+        "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); expected a header such as 'timestamp,open,high,low,close,volume'",
+        at: SourceLocation(file: file, line: headerLine, column: 1))
+    }
+    let o = columns["open"]!, h = columns["high"]!, l = columns["low"]!, c = columns["close"]!
+    let v = columns["volume"]
+    let fieldCount = names.count
+
+    var bars = BarSeries(source: file, capacity: max(16, bytes.count / 48))
+    var resolver = TimeZoneResolver(timeZone)
+    var previousInstant: Int64?
+    var previousLabel = (start: 0, end: 0, line: 0)
+
+    func number(_ k: Int, _ name: String, positive: Bool) throws -> Double {
+      let f = fields[k]
+      guard let x = parseDecimal(bytes, f.start, f.end) else {
+        let found = scanner.shown(f)
+        throw InputError(found.isEmpty ? "expected a number for '\(name)', found an empty field"
+                                       : "expected a number for '\(name)', found '\(found)'",
+                         at: scanner.location(f))
+      }
+      if !x.isFinite {
+        throw InputError("expected a finite number for '\(name)', found '\(scanner.shown(f))'", at: scanner.location(f))
+      }
+      if positive ? !(x > 0) : x < 0 {
+        throw InputError("expected a \(positive ? "positive" : "non-negative") number for '\(name)', found '\(scanner.shown(f))'",
+                         at: scanner.location(f))
+      }
+      return x
+    }
+
+    while try scanner.next(into: &fields) {
+      if fields.count != fieldCount {
+        let column = fields.count > fieldCount ? fields[fieldCount].column : (fields.last.map { $0.end - $0.start + $0.column } ?? 1)
+        throw InputError("expected \(fieldCount) fields as in the header, found \(fields.count)",
+                         at: SourceLocation(file: file, line: scanner.line, column: column))
+      }
+      let tf = fields[timeColumn]
+      guard let written = parseTimestamp(bytes, tf.start, tf.end) else {
+        throw InputError(
+          "expected a timestamp (2024-01-02T09:30:00-05:00, 2024-01-02 09:30:00, 2024-01-02 or epoch seconds), found '\(scanner.shown(tf))'",
+          at: scanner.location(tf))
+      }
+      let instant: Int64
+      let day: Int
+      switch written {
+      case .date(let days):
+        guard let t = resolver.instant(ofLocal: Int64(days) * 86_400, after: previousInstant) else {
+          throw InputError("midnight of '\(scanner.shown(tf))' does not exist in \(timeZone.identifier)", at: scanner.location(tf))
+        }
+        instant = t; day = days
+      case .local(let seconds):
+        bars.isDateOnly = false
+        guard let t = resolver.instant(ofLocal: seconds, after: previousInstant) else {
+          throw InputError(
+            "'\(scanner.shown(tf))' does not exist in \(timeZone.identifier) (clocks skip it for daylight saving); write the offset or fix the time zone",
+            at: scanner.location(tf))
+        }
+        instant = t; day = CivilDate.day(ofSeconds: seconds)
+      case .zoned(let t, let offset):
+        bars.isDateOnly = false
+        instant = t; day = CivilDate.day(ofSeconds: t + Int64(offset))
+      case .epoch(let t):
+        bars.isDateOnly = false
+        instant = t; day = CivilDate.day(ofSeconds: t + Int64(resolver.offset(at: t)))
+      }
+      if let previousInstant, instant <= previousInstant {
+        let before = String(decoding: UnsafeBufferPointer(rebasing: bytes[previousLabel.start..<previousLabel.end]), as: UTF8.self)
+        throw InputError(
+          instant == previousInstant
+            ? "duplicate timestamp '\(scanner.shown(tf))' (line \(previousLabel.line) has the same instant); expected strictly increasing timestamps"
+            : "timestamp '\(scanner.shown(tf))' is earlier than '\(before)' on line \(previousLabel.line); expected strictly increasing timestamps",
+          at: scanner.location(tf))
+      }
+      let open = try number(o, "open", positive: true)
+      let high = try number(h, "high", positive: true)
+      let low = try number(l, "low", positive: true)
+      let close = try number(c, "close", positive: true)
+      let volume = try v.map { try number($0, "volume", positive: false) } ?? 0
+      if low > min(open, close) {
+        throw InputError("expected 'low' <= min(open, close) = \(min(open, close)), found \(low)", at: scanner.location(fields[l]))
+      }
+      if high < max(open, close) {
+        throw InputError("expected 'high' >= max(open, close) = \(max(open, close)), found \(high)", at: scanner.location(fields[h]))
+      }
+      bars.append(time: instant, day: Int32(day), open: open, high: high, low: low, close: close, volume: volume,
+                  label: UnsafeBufferPointer(rebasing: bytes[tf.start..<tf.end]))
+      previousInstant = instant
+      previousLabel = (tf.start, tf.end, scanner.line)
+    }
+    if bars.isEmpty {
+      throw InputError("no bars after the header; expected at least one row of data",
+                       at: SourceLocation(file: file, line: headerLine + 1, column: 1))
+    }
+    return bars
+  }
+
+  /// Reads a bar file from disk.
+  ///
+  /// - Throws: `InputError` of kind `.missingInput` when the file cannot be
+  ///   read, `.badInput` when its content is wrong.
+  public func read(file path: String) throws -> BarSeries {
+    let data = try readInputFile(path)
+    return try data.withUnsafeBytes { raw in
+      try read(raw.bindMemory(to: UInt8.self), file: path)
+    }
+  }
+}
+
+/// Reads a whole input file, turning a missing, unreadable or directory path
+/// into an `InputError` of kind `.missingInput`.
+public func readInputFile(_ path: String) throws -> Data {
+  var isDirectory: ObjCBool = false
+  guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+    throw InputError("no such file", file: path, kind: .missingInput)
+  }
+  if isDirectory.boolValue {
+    throw InputError("is a directory; expected a file", file: path, kind: .missingInput)
+  }
+  guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+    throw InputError("cannot read the file (permission denied?)", file: path, kind: .missingInput)
+  }
+  return data
+}

@@ -1,0 +1,71 @@
+/// Price bars as columns (struct of arrays), indexed by bar number.
+///
+/// `time` holds instants (seconds since 1970-01-01 UTC); `day` holds the
+/// calendar day the bar belongs to as written in the file (its local date),
+/// which daily statistics group by. The timestamp text of every bar is kept
+/// exactly as written, so reports can quote it.
+public struct BarSeries: Sendable {
+  /// The file the bars came from, for messages and reports.
+  public var source: String
+  public var time: ContiguousArray<Int64> = []
+  public var day: ContiguousArray<Int32> = []
+  public var open: ContiguousArray<Double> = []
+  public var high: ContiguousArray<Double> = []
+  public var low: ContiguousArray<Double> = []
+  public var close: ContiguousArray<Double> = []
+  public var volume: ContiguousArray<Double> = []
+  /// Whether every timestamp was a bare date (daily bars).
+  public var isDateOnly = true
+  private var labelBytes: ContiguousArray<UInt8> = []
+  private var labelEnds: ContiguousArray<Int> = []
+
+  public init(source: String, capacity: Int = 0) {
+    self.source = source
+    reserveCapacity(capacity)
+  }
+
+  public var count: Int { close.count }
+  public var isEmpty: Bool { close.isEmpty }
+  public var indices: Range<Int> { 0..<count }
+
+  public mutating func reserveCapacity(_ n: Int) {
+    time.reserveCapacity(n); day.reserveCapacity(n)
+    open.reserveCapacity(n); high.reserveCapacity(n); low.reserveCapacity(n)
+    close.reserveCapacity(n); volume.reserveCapacity(n)
+    labelEnds.reserveCapacity(n); labelBytes.reserveCapacity(n * 25)
+  }
+
+  /// Appends a bar whose timestamp text is `label`.
+  public mutating func append<Label: Collection>(
+    time: Int64, day: Int32, open: Double, high: Double, low: Double, close: Double, volume: Double,
+    label: Label
+  ) where Label.Element == UInt8 {
+    self.time.append(time); self.day.append(day)
+    self.open.append(open); self.high.append(high); self.low.append(low)
+    self.close.append(close); self.volume.append(volume)
+    labelBytes.append(contentsOf: label)
+    labelEnds.append(labelBytes.count)
+  }
+
+  /// Returns the timestamp of bar `i` exactly as the file wrote it.
+  public func timeLabel(_ i: Int) -> String {
+    let start = i == 0 ? 0 : labelEnds[i - 1]
+    return labelBytes.withUnsafeBufferPointer {
+      String(decoding: UnsafeBufferPointer(rebasing: $0[start..<labelEnds[i]]), as: UTF8.self)
+    }
+  }
+
+  /// Returns the bars whose indices satisfy `keep`, in order.
+  public func filtered(_ keep: (Int) -> Bool) -> BarSeries {
+    var out = BarSeries(source: source, capacity: count)
+    out.isDateOnly = isDateOnly
+    for i in indices where keep(i) {
+      out.append(time: time[i], day: day[i], open: open[i], high: high[i], low: low[i], close: close[i],
+                 volume: volume[i], label: Array(timeLabel(i).utf8))
+    }
+    return out
+  }
+
+  /// Returns the first `n` bars.
+  public func prefix(_ n: Int) -> BarSeries { filtered { $0 < n } }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// One field of a CSV record: byte offsets into the scanned buffer.
+///
+/// For a quoted field, `start..<end` is the content between the quotes, and
+/// `hasEscapedQuote` says whether it holds `""` pairs that stand for one `"`.
+public struct CSVField: Sendable {
+  public var start: Int
+  public var end: Int
+  public var quoted: Bool
+  public var hasEscapedQuote: Bool
+  /// 1-based column of the field's first byte on its line.
+  public var column: Int
+}
+
+/// Splits CSV bytes into records and fields without building strings.
+///
+/// RFC 4180 with the usual leniency: `\n` or `\r\n` line ends, a UTF-8 byte-order
+/// mark is skipped, blank lines are skipped, the last line may lack its newline,
+/// and a quoted field may hold commas, `""` and line breaks.
+public struct CSVScanner {
+  public let bytes: UnsafeBufferPointer<UInt8>
+  public let file: String
+  private var position: Int
+  /// Line number (1-based) of the record returned by the last `next` call.
+  public private(set) var line: Int = 0
+  private var nextLine: Int = 1
+
+  public init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+    self.bytes = bytes
+    self.file = file
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    position = bytes.count >= 3 && bytes[0] == bom[0] && bytes[1] == bom[1] && bytes[2] == bom[2] ? 3 : 0
+  }
+
+  /// Reads the next non-blank record into `fields` (cleared first).
+  ///
+  /// - Returns: `false` at the end of the input.
+  /// - Throws: `InputError` for an unclosed quote or bytes after a closing quote.
+  public mutating func next(into fields: inout [CSVField]) throws -> Bool {
+    fields.removeAll(keepingCapacity: true)
+    let n = bytes.count
+    // Skip blank lines.
+    while position < n {
+      let b = bytes[position]
+      if b == UInt8(ascii: "\n") {
+        position += 1; nextLine += 1
+      } else if b == UInt8(ascii: "\r") && position + 1 < n && bytes[position + 1] == UInt8(ascii: "\n") {
+        position += 2; nextLine += 1
+      } else {
+        break
+      }
+    }
+    if position >= n { return false }
+    line = nextLine
+    var lineStart = position
+    var i = position
+    while true {
+      let fieldStart = i
+      let column = fieldStart - lineStart + 1
+      if i < n && bytes[i] == UInt8(ascii: "\"") {
+        // Quoted field.
+        var j = i + 1
+        var escaped = false
+        var closed = false
+        while j < n {
+          let b = bytes[j]
+          if b == UInt8(ascii: "\"") {
+            if j + 1 < n && bytes[j + 1] == UInt8(ascii: "\"") {
+              escaped = true; j += 2; continue
+            }
+            closed = true
+            break
+          }
+          if b == UInt8(ascii: "\n") { nextLine += 1; lineStart = j + 1 }
+          j += 1
+        }
+        if !closed {
+          throw InputError(
+            "unclosed quote; expected a closing '\"' before the end of the file",
+            at: SourceLocation(file: file, line: line, column: column))
+        }
+        fields.append(CSVField(start: i + 1, end: j, quoted: true, hasEscapedQuote: escaped, column: column))
+        i = j + 1
+        if i < n && bytes[i] != UInt8(ascii: ",") && bytes[i] != UInt8(ascii: "\n")
+          && !(bytes[i] == UInt8(ascii: "\r") && i + 1 < n && bytes[i + 1] == UInt8(ascii: "\n")) {
+          throw InputError(
+            "expected ',' or the end of the line after a closing quote, found '\(Self.describe(bytes[i]))'",
+            at: SourceLocation(file: file, line: nextLine, column: i - lineStart + 1))
+        }
+      } else {
+        var j = i
+        while j < n {
+          let b = bytes[j]
+          if b == UInt8(ascii: ",") || b == UInt8(ascii: "\n") { break }
+          j += 1
+        }
+        var end = j
+        if end > i && bytes[end - 1] == UInt8(ascii: "\r") && (j == n || bytes[j] == UInt8(ascii: "\n")) { end -= 1 }
+        fields.append(CSVField(start: i, end: end, quoted: false, hasEscapedQuote: false, column: column))
+        i = j
+      }
+      if i < n && bytes[i] == UInt8(ascii: ",") {
+        i += 1
+        continue
+      }
+      // End of record.
+      if i < n && bytes[i] == UInt8(ascii: "\r") { i += 1 }
+      if i < n && bytes[i] == UInt8(ascii: "\n") { i += 1 }
+      nextLine += 1
+      position = i
+      return true
+    }
+  }
+
+  /// Returns the field's text (quotes removed, `""` unescaped).
+  public func text(_ field: CSVField) -> String {
+    let raw = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.start..<field.end]), as: UTF8.self)
+    return field.hasEscapedQuote ? raw.replacingOccurrences(of: "\"\"", with: "\"") : raw
+  }
+
+  /// Returns the field's text shortened for an error message.
+  public func shown(_ field: CSVField, limit: Int = 40) -> String {
+    let count = field.end - field.start
+    if count <= limit { return text(field) }
+    let head = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.start..<(field.start + limit)]), as: UTF8.self)
+    return head + "…"
+  }
+
+  public func location(_ field: CSVField) -> SourceLocation {
+    SourceLocation(file: file, line: line, column: field.column)
+  }
+
+  static func describe(_ byte: UInt8) -> String {
+    byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "\\u{\(String(byte, radix: 16))}"
+  }
+}

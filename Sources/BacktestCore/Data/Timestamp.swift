@@ -1,0 +1,140 @@
+import Foundation
+
+/// A timestamp as written in a data file, before time-zone resolution.
+public enum WrittenTimestamp: Equatable, Sendable {
+  /// `2024-01-02`: a calendar day (days since 1970-01-01).
+  case date(days: Int)
+  /// `2024-01-02T09:30:00`: a wall-clock time with no zone, as seconds since
+  /// 1970-01-01T00:00 of that wall clock.
+  case local(seconds: Int64)
+  /// `2024-01-02T09:30:00-05:00` or `…Z`: an instant and the offset written with it.
+  case zoned(instant: Int64, offset: Int)
+  /// `1704205800` (seconds) or `1704205800000` (milliseconds, 12 digits or more).
+  case epoch(instant: Int64)
+}
+
+/// Parses a timestamp from bytes.
+///
+/// Accepted: ISO 8601 `YYYY-MM-DD`, optionally followed by `T` or a space and
+/// `HH:MM[:SS[.fff]]`, optionally followed by `Z`, `±HH:MM`, `±HHMM` or `±HH`;
+/// or epoch seconds (9 to 11 digits) or milliseconds (12 or more). A fraction
+/// of a second must be zero (bars are resolved to whole seconds).
+///
+/// - Returns: `nil` when the text is none of these or a field is out of range.
+public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> WrittenTimestamp? {
+  var s = start, e = end
+  while s < e && b[s] == 0x20 { s += 1 }
+  while e > s && b[e - 1] == 0x20 { e -= 1 }
+  let count = e - s
+  if count >= 9, let value = parseUnsigned(b, s, e) {
+    return .epoch(instant: count >= 12 ? Int64(value / 1000) : Int64(value))
+  }
+  @inline(__always) func digits(_ at: Int, _ n: Int) -> Int? {
+    at + n <= e ? parseUnsigned(b, at, at + n) : nil
+  }
+  guard count >= 10, let year = digits(s, 4), b[s + 4] == UInt8(ascii: "-"),
+    let month = digits(s + 5, 2), b[s + 7] == UInt8(ascii: "-"), let day = digits(s + 8, 2),
+    (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month)
+  else { return nil }
+  let days = CivilDate.days(year: year, month: month, day: day)
+  var i = s + 10
+  if i == e { return .date(days: days) }
+  guard b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: " ") else { return nil }
+  i += 1
+  guard let hour = digits(i, 2), i + 2 < e, b[i + 2] == UInt8(ascii: ":"), let minute = digits(i + 3, 2),
+    hour < 24, minute < 60
+  else { return nil }
+  i += 5
+  var second = 0
+  if i < e && b[i] == UInt8(ascii: ":") {
+    guard let sec = digits(i + 1, 2), sec < 60 else { return nil }
+    second = sec
+    i += 3
+    if i < e && (b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",")) {
+      i += 1
+      let fractionStart = i
+      while i < e, b[i] &- 0x30 < 10 {
+        if b[i] != UInt8(ascii: "0") { return nil }
+        i += 1
+      }
+      if i == fractionStart { return nil }
+    }
+  }
+  let local = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+  if i == e { return .local(seconds: local) }
+  if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
+    return i + 1 == e ? .zoned(instant: local, offset: 0) : nil
+  }
+  guard b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
+  let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+  i += 1
+  guard let offsetHours = digits(i, 2), offsetHours <= 18 else { return nil }
+  i += 2
+  var offsetMinutes = 0
+  if i < e {
+    if b[i] == UInt8(ascii: ":") { i += 1 }
+    guard let m = digits(i, 2), m < 60, i + 2 == e else { return nil }
+    offsetMinutes = m
+  }
+  let offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+  return .zoned(instant: local - Int64(offset), offset: offset)
+}
+
+/// Converts between instants and wall-clock times of one IANA time zone,
+/// caching the current offset so that a forward pass over bars calls the time
+/// zone database about once per daylight-saving change.
+public struct TimeZoneResolver {
+  public let zone: TimeZone
+  private let fixedOffset: Int?
+  private var rangeStart: Int64 = 1
+  private var rangeEnd: Int64 = 0
+  private var rangeOffset = 0
+
+  public init(_ zone: TimeZone) {
+    self.zone = zone
+    let hasTransitions = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: -2_208_988_800)) != nil
+    fixedOffset = hasTransitions ? nil : zone.secondsFromGMT(for: Date(timeIntervalSince1970: 0))
+  }
+
+  /// Returns the zone's UTC offset in seconds at an instant.
+  public mutating func offset(at instant: Int64) -> Int {
+    if let fixedOffset { return fixedOffset }
+    if instant >= rangeStart && instant < rangeEnd { return rangeOffset }
+    let date = Date(timeIntervalSince1970: TimeInterval(instant))
+    rangeOffset = zone.secondsFromGMT(for: date)
+    rangeStart = instant
+    if let next = zone.nextDaylightSavingTimeTransition(after: date) {
+      rangeEnd = Int64(next.timeIntervalSince1970.rounded(.down))
+    } else {
+      rangeEnd = .max
+    }
+    return rangeOffset
+  }
+
+  private func directOffset(at instant: Int64) -> Int {
+    zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+  }
+
+  /// Returns the instant of a wall-clock time in this zone.
+  ///
+  /// In the repeated hour when clocks go back, the earlier instant is taken
+  /// unless it is not after `previous` (so an hourly file that walks through
+  /// the repeated hour resolves in order); `nil` when the wall-clock time does
+  /// not exist (skipped when clocks go forward).
+  public mutating func instant(ofLocal local: Int64, after previous: Int64?) -> Int64? {
+    if let fixedOffset { return local - Int64(fixedOffset) }
+    let guess = offset(at: local - Int64(rangeOffset))
+    let t = local - Int64(guess)
+    if t - 86_400 >= rangeStart && t + 86_400 < rangeEnd && offset(at: t) == guess { return t }
+    // Near a transition: check both offsets in force around it.
+    var candidates: [Int64] = []
+    for c in [directOffset(at: local - 172_800), directOffset(at: local + 172_800)] {
+      let instant = local - Int64(c)
+      if directOffset(at: instant) == c && !candidates.contains(instant) { candidates.append(instant) }
+    }
+    candidates.sort()
+    guard let first = candidates.first else { return nil }
+    if candidates.count > 1, let previous, first <= previous { return candidates[1] }
+    return first
+  }
+}

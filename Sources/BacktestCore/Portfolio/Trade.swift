@@ -1,0 +1,51 @@
+/// Why a position was closed. The raw value is the spelling in `trades.csv`.
+public enum ExitReason: String, Sendable, CaseIterable, Comparable {
+  case stopLoss = "STOP_LOSS"
+  case profitTarget = "PROFIT_TARGET"
+  case technical = "TECHNICAL"
+  case endOfData = "END_OF_DATA"
+
+  public static func < (a: ExitReason, b: ExitReason) -> Bool {
+    allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+  }
+}
+
+/// A closed round trip: long from the entry fill to the exit fill.
+public struct Trade: Sendable, Equatable {
+  /// Bar of the entry fill (at its open).
+  public var entryBar: Int
+  public var entryPrice: Double
+  /// Bar of the exit fill (its open, an intrabar level, or its close at the end).
+  public var exitBar: Int
+  public var exitPrice: Double
+  public var shares: Double
+  /// Commission paid on the entry fill and on the exit fill.
+  public var entryFee: Double
+  public var exitFee: Double
+  public var exitReason: ExitReason
+
+  public var fees: Double { entryFee + exitFee }
+  /// Profit in money: `shares * (exit - entry) - fees`.
+  public var pnl: Double { shares * (exitPrice - entryPrice) - fees }
+  /// Return on the position: `exit / entry - 1` (the spec's formula) when no
+  /// commission was paid; otherwise the money that came back over the money
+  /// that went in, `(shares * exit - exitFee) / (shares * entry + entryFee) - 1`.
+  public var returnFraction: Double {
+    if entryFee == 0 && exitFee == 0 { return exitPrice / entryPrice - 1 }
+    return (shares * exitPrice - exitFee) / (shares * entryPrice + entryFee) - 1
+  }
+  /// Bars from the entry fill through the exit, both counted.
+  public var barsHeld: Int { exitBar - entryBar + 1 }
+
+  public init(entryBar: Int, entryPrice: Double, exitBar: Int, exitPrice: Double, shares: Double, entryFee: Double = 0,
+              exitFee: Double = 0, exitReason: ExitReason) {
+    self.entryBar = entryBar
+    self.entryPrice = entryPrice
+    self.exitBar = exitBar
+    self.exitPrice = exitPrice
+    self.shares = shares
+    self.entryFee = entryFee
+    self.exitFee = exitFee
+    self.exitReason = exitReason
+  }
+}

@@ -1,0 +1,103 @@
+/// The human-readable `report.md`: run settings, metrics against buy and
+/// hold, the exit-reason breakdown and the trade list.
+public enum MarkdownReport {
+  /// Trades listed in full up to this many; the rest are in `trades.csv`.
+  public static let tradeListLimit = 500
+
+  public static func render(_ output: RunOutput) -> String {
+    let c = output.config
+    let bars = output.bars
+    let s = output.summary
+    let b = output.benchmarkSummary
+    let trades = output.run.result.trades
+    var md = "# Backtest: \(c.name)\n\n"
+    if let description = c.data.description { md += "> \(description)\n\n" }
+
+    md += "## Run\n\n| | |\n|---|---|\n"
+    md += "| Strategy | `\(c.strategy.name)` |\n"
+    for p in c.strategy.parameterSummary { md += "| \(p.name) | \(p.value) |\n" }
+    md += "| Data | `\(c.data.bars)` |\n"
+    md += "| Bars | \(HumanFormat.integer(bars.count)) (\(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))) |\n"
+    if output.barsInFile != bars.count || c.data.resample != nil {
+      md += "| Bars in file | \(HumanFormat.integer(output.barsInFile)) (session \(c.data.session)"
+      md += c.data.resample.map { ", resampled to \($0)" } ?? ""
+      md += ") |\n"
+    }
+    md += "| Time zone | \(c.data.timeZone.identifier), session \(c.data.session) |\n"
+    md += "| Initial cash | \(HumanFormat.money(c.broker.initialCash)) |\n"
+    md += "| Sizing | \(describe(c.broker.sizing)) |\n"
+    md += "| Commission | \(describe(c.broker.commission)) |\n"
+    md += "| Slippage | \(formatPlain(c.broker.slippageBasisPoints)) bps |\n\n"
+
+    md += "## Performance\n\n| Metric | Strategy | Buy & hold |\n|---|---:|---:|\n"
+    md += "| Final equity | \(HumanFormat.money(s.finalEquity)) | \(HumanFormat.money(b.finalEquity)) |\n"
+    md += "| Total return | \(HumanFormat.percent(s.totalReturn)) | \(HumanFormat.percent(b.totalReturn)) |\n"
+    md += "| CAGR | \(HumanFormat.percent(s.cagr)) | \(HumanFormat.percent(b.cagr)) |\n"
+    md += "| Max drawdown | \(HumanFormat.percent(s.maxDrawdown)) | \(HumanFormat.percent(b.maxDrawdown)) |\n"
+    md += "| Sharpe | \(HumanFormat.ratio(s.sharpe)) | \(HumanFormat.ratio(b.sharpe)) |\n"
+    md += "| Sortino | \(HumanFormat.ratio(s.sortino)) | \(HumanFormat.ratio(b.sortino)) |\n"
+    md += "| Exposure | \(HumanFormat.percent(s.exposure)) | \(HumanFormat.percent(b.exposure)) |\n"
+    md += "| Trades | \(HumanFormat.integer(s.totalTrades)) | \(HumanFormat.integer(b.totalTrades)) |\n"
+    md += "| Win rate | \(HumanFormat.percent(s.winRate)) | |\n"
+    md += "| Average win | \(HumanFormat.percent(s.avgWin)) | |\n"
+    md += "| Average loss | \(HumanFormat.percent(s.avgLoss)) | |\n"
+    md += "| Best trade | \(HumanFormat.percent(s.bestTrade)) | |\n"
+    md += "| Worst trade | \(HumanFormat.percent(s.worstTrade)) | |\n"
+    md += "| Profit factor | \(HumanFormat.ratio(s.profitFactor)) | |\n"
+    md += "| Total P&L | \(HumanFormat.money(s.totalPnl)) | |\n"
+    md += "| Fees | \(HumanFormat.money(s.fees)) | \(HumanFormat.money(b.fees)) |\n"
+    md += "| Average bars held | \(s.averageBarsHeld.map { formatPlainRounded($0) } ?? "—") | |\n"
+    md += "| Longest drawdown | \(HumanFormat.integer(s.longestDrawdownBars)) bars | \(HumanFormat.integer(b.longestDrawdownBars)) bars |\n\n"
+    md += "Sharpe and Sortino: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
+    md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
+
+    md += "## Exit reasons\n\n| Reason | Trades | Wins | Average return | Total P&L |\n|---|---:|---:|---:|---:|\n"
+    for reason in ExitReason.allCases {
+      let group = trades.filter { $0.exitReason == reason }
+      if group.isEmpty { continue }
+      let wins = group.filter { $0.pnl > 0 }.count
+      let avg = mean(group.map(\.returnFraction))
+      md += "| \(reason.rawValue) | \(group.count) | \(wins) | \(HumanFormat.percent(avg)) | "
+      md += "\(HumanFormat.money(group.reduce(0) { $0 + $1.pnl })) |\n"
+    }
+    if trades.isEmpty { md += "| (no trades) | 0 | 0 | — | — |\n" }
+    if output.run.result.skippedEntries > 0 {
+      md += "\n\(output.run.result.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
+    }
+    if output.run.result.ambiguousBars > 0 {
+      md += "\n\(output.run.result.ambiguousBars) bar(s) touched both the stop and the target; the stop was taken (conservative rule).\n"
+    }
+
+    md += "\n## Trades\n\n"
+    if trades.count > tradeListLimit {
+      md += "The first \(tradeListLimit) of \(HumanFormat.integer(trades.count)) trades; every trade is in `trades.csv`.\n\n"
+    }
+    md += "| # | Entry | Entry price | Exit | Exit price | Shares | P&L | Return | Reason | Bars |\n"
+    md += "|---:|---|---:|---|---:|---:|---:|---:|---|---:|\n"
+    for (k, t) in trades.prefix(tradeListLimit).enumerated() {
+      md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice)) | \(bars.timeLabel(t.exitBar)) | "
+      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(Int(t.shares))) | \(HumanFormat.money(t.pnl)) | "
+      md += "\(HumanFormat.percent(t.returnFraction)) | \(t.exitReason.rawValue) | \(t.barsHeld) |\n"
+    }
+    return md
+  }
+
+  static func formatPlainRounded(_ x: Double) -> String { HumanFormat.ratio(x) }
+
+  static func describe(_ sizing: Sizing) -> String {
+    switch sizing {
+    case .allIn: return "all in (whole shares)"
+    case .fixedShares(let n): return "\(formatNumber(n)) shares"
+    case .fraction(let f): return "\(formatPercentPlain(f)) of cash (whole shares)"
+    }
+  }
+
+  static func describe(_ commission: Commission) -> String {
+    switch commission {
+    case .none: return "none"
+    case .perTrade(let a): return "\(HumanFormat.money(a)) per fill"
+    case .perShare(let a): return "$\(formatPlain(a)) per share"
+    case .percent(let r): return "\(formatPercentPlain(r)) of notional"
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/// One report file's name (inside the output folder) and content.
+public struct ReportFile: Sendable, Equatable {
+  public var name: String
+  public var contents: String
+}
+
+/// Builds the report files of a run. Only formats text; writing is the caller's.
+///
+/// Machine-readable files (CSV, JSON) hold fractions and full-precision
+/// numbers (shortest round-trip text), `\n` line ends, and a fixed column and
+/// key order, so the same run always gives the same bytes.
+public enum RunReport {
+  public static func files(_ output: RunOutput) -> [ReportFile] {
+    var files: [ReportFile] = []
+    let formats = output.config.report.formats
+    if formats.contains(.csv) {
+      files.append(ReportFile(name: "trades.csv", contents: tradesCSV(output)))
+      files.append(ReportFile(name: "equity.csv", contents: equityCSV(output)))
+      files.append(ReportFile(name: "indicators.csv", contents: indicatorsCSV(output)))
+    }
+    if formats.contains(.json) {
+      files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n"))
+    }
+    if formats.contains(.markdown) {
+      files.append(ReportFile(name: "report.md", contents: MarkdownReport.render(output)))
+    }
+    return files
+  }
+
+  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees"
+
+  public static func tradesCSV(_ output: RunOutput) -> String {
+    var out = tradeColumns + "\n"
+    let bars = output.bars
+    for t in output.run.result.trades {
+      out += bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
+        + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
+        + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + ","
+        + formatNumber(t.fees) + "\n"
+    }
+    return out
+  }
+
+  public static func equityCSV(_ output: RunOutput) -> String {
+    let r = output.run.result
+    let bars = output.bars
+    let dd = drawdowns(r.equity)
+    var out = "time,equity,cash,position_shares,close,drawdown,benchmark_equity\n"
+    out.reserveCapacity(bars.count * 90)
+    for i in bars.indices {
+      out += bars.timeLabel(i) + "," + r.equity[i].description + "," + r.cash[i].description + ","
+        + formatNumber(r.shares[i]) + "," + bars.close[i].description + "," + dd[i].description + ","
+        + output.benchmark.equity[i].description + "\n"
+    }
+    return out
+  }
+
+  public static func indicatorsCSV(_ output: RunOutput) -> String {
+    let bars = output.bars
+    let columns = output.run.indicators
+    var out = (["time", "close"] + columns.map(\.name)).joined(separator: ",") + "\n"
+    out.reserveCapacity(bars.count * 100)
+    for i in bars.indices {
+      out += bars.timeLabel(i) + "," + bars.close[i].description
+      for c in columns { out += "," + formatCell(c.values[i]) }
+      out += "\n"
+    }
+    return out
+  }
+
+  static func metrics(_ s: PerformanceSummary) -> [(String, JSONValue)] {
+    s.fields.map { key, value in
+      guard let value else { return (key, .null) }
+      return (key, PerformanceSummary.integerKeys.contains(key) ? .integer(Int(value)) : .optional(value))
+    }
+  }
+
+  public static func summaryJSON(_ output: RunOutput) -> JSONValue {
+    let c = output.config
+    let bars = output.bars
+    var byReason: [(String, JSONValue)] = []
+    for reason in ExitReason.allCases {
+      let n = output.run.result.trades.filter { $0.exitReason == reason }.count
+      byReason.append((reason.rawValue, .integer(n)))
+    }
+    let run: [(String, JSONValue)] = [
+      ("name", .string(c.name)), ("strategy", .string(c.strategy.name)),
+      ("parameters", .object(c.strategy.parameterSummary.map { ($0.name, .string($0.value)) })),
+      ("data", .string(c.data.bars)), ("first_bar", .string(bars.timeLabel(0))),
+      ("last_bar", .string(bars.timeLabel(bars.count - 1))), ("bars_in_file", .integer(output.barsInFile)),
+      ("initial_cash", .number(c.broker.initialCash)),
+      ("skipped_entries", .integer(output.run.result.skippedEntries)),
+      ("stop_and_target_same_bar", .integer(output.run.result.ambiguousBars)),
+    ]
+    let b = output.benchmarkSummary
+    let benchmark: [(String, JSONValue)] = [
+      ("total_return", .number(b.totalReturn)), ("final_equity", .number(b.finalEquity)), ("cagr", .optional(b.cagr)),
+      ("max_drawdown", .number(b.maxDrawdown)), ("sharpe", .optional(b.sharpe)), ("sortino", .optional(b.sortino)),
+    ]
+    return .object(metrics(output.summary) + [("exit_reasons", .object(byReason)), ("benchmark", .object(benchmark)),
+                                              ("run", .object(run))])
+  }
+}

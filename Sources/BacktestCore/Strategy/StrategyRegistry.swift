@@ -1,0 +1,60 @@
+/// A strategy with its parameters read, ready to run over any bars.
+///
+/// It holds the strategy type opened once, so running it dispatches
+/// dynamically once per run and never per bar.
+public struct ConfiguredStrategy: Sendable {
+  public let name: String
+  public let parameterSummary: [(name: String, value: String)]
+  private let body: @Sendable (BarSeries, BrokerSettings) -> StrategyRun
+
+  /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
+  public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
+    table.allow("type")
+    let parameters = try S.parameters(from: table)
+    try table.finish()
+    return ConfiguredStrategy(type, parameters: parameters)
+  }
+
+  public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
+    name = S.name
+    parameterSummary = parameters.summary
+    body = { bars, broker in
+      var strategy = S(parameters: parameters, bars: bars)
+      let result = Engine.run(&strategy, bars: bars, broker: broker)
+      return StrategyRun(result: result, indicators: strategy.indicatorColumns)
+    }
+  }
+
+  /// Runs the strategy over `bars`.
+  public func run(bars: BarSeries, broker: BrokerSettings) -> StrategyRun { body(bars, broker) }
+}
+
+/// A backtest's result together with the strategy's indicator columns.
+public struct StrategyRun: Sendable {
+  public var result: BacktestResult
+  public var indicators: [IndicatorColumn]
+}
+
+/// The built-in strategies, by the name a run file gives in `strategy.type`.
+public enum StrategyRegistry {
+  public static let all: [any Strategy.Type] = [BollingerRSI.self, SMACross.self, BuyAndHold.self]
+
+  public static var names: [String] { all.map { $0.name } }
+
+  /// Reads the `strategy:` section: `type` picks the strategy, the rest are its parameters.
+  public static func configure(_ table: ConfigTable) throws -> ConfiguredStrategy {
+    guard let typeName = try table.string("type") else {
+      throw InputError("missing 'strategy.type'; expected one of \(names.joined(separator: ", "))", at: table.location)
+    }
+    guard let type = all.first(where: { $0.name == typeName }) else {
+      let hint = closestMatch(to: typeName, in: names).map { "; did you mean '\($0)'?" } ?? ""
+      throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(names.joined(separator: ", "))",
+                       at: table.node("type")!.location)
+    }
+    return try open(type, table)
+  }
+
+  private static func open<S: Strategy>(_ type: S.Type, _ table: ConfigTable) throws -> ConfiguredStrategy {
+    try ConfiguredStrategy.configure(type, table: table)
+  }
+}

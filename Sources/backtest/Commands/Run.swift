@@ -1,0 +1,73 @@
+import BacktestCore
+import Foundation
+
+/// `backtest run CONFIG`: load, run, report.
+struct RunCommand {
+  var configPath: String
+  var out: String?
+  var overrides: [String]
+  var quiet: Bool
+  var timing: Bool
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, flags: ["quiet", "timing"], options: ["out", "set"])
+    guard a.positionals.count == 1 else {
+      throw UsageError(message: a.positionals.isEmpty ? "missing the run file: backtest run CONFIG"
+                                                      : "expected one run file, found \(a.positionals.count)")
+    }
+    configPath = Self.locate(a.positionals[0])
+    out = a.option("out")
+    overrides = a.options["set"] ?? []
+    quiet = a.flags.contains("quiet")
+    timing = a.flags.contains("timing")
+  }
+
+  /// Finds a run file: the path as given, else the same name in `Strategies/`.
+  static func locate(_ path: String) -> String {
+    if FileManager.default.fileExists(atPath: path) || path.contains("/") { return path }
+    for candidate in ["Strategies/" + path, "Strategies/" + path + ".yaml"]
+    where FileManager.default.fileExists(atPath: candidate) {
+      return candidate
+    }
+    return path
+  }
+
+  func run() throws -> Int32 {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let data = try readInputFile(configPath)
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw InputError("expected UTF-8 text", file: configPath)
+    }
+    var config = try RunConfig.parse(text, file: configPath, overrides: overrides)
+    if let out { config.report.out = out }
+    let parsed = clock.now
+    let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    let loaded = clock.now
+    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile)
+    let ran = clock.now
+    let files = RunReport.files(output)
+    try AtomicWriter.write(files, into: config.report.out)
+    let written = clock.now
+    if !quiet { printSummary(output, files: files) }
+    if timing {
+      func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
+      printError("timing: config \(ms(parsed - start)), load \(ms(loaded - parsed)) (\(bars.count) bars), "
+        + "engine \(ms(ran - loaded)), reports \(ms(written - ran))")
+    }
+    return ExitCode.ok
+  }
+
+  func printSummary(_ output: RunOutput, files: [ReportFile]) {
+    let s = output.summary, b = output.benchmarkSummary, bars = output.bars, c = output.config
+    print("\(c.name): \(c.strategy.name) on \(c.data.bars)")
+    if let d = c.data.description { print("  \(d)") }
+    print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))")
+    print("  trades \(s.totalTrades) (win rate \(HumanFormat.percent(s.winRate))), total return \(HumanFormat.percent(s.totalReturn)), "
+      + "CAGR \(HumanFormat.percent(s.cagr)), max drawdown \(HumanFormat.percent(s.maxDrawdown)), "
+      + "Sharpe \(HumanFormat.ratio(s.sharpe)), final equity \(HumanFormat.money(s.finalEquity))")
+    print("  buy & hold: total return \(HumanFormat.percent(b.totalReturn)), max drawdown \(HumanFormat.percent(b.maxDrawdown)), "
+      + "Sharpe \(HumanFormat.ratio(b.sharpe))")
+    print("wrote \(files.map(\.name).joined(separator: ", ")) to \(c.report.out)/")
+  }
+}

@@ -1,0 +1,74 @@
+import BacktestCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error writing output: exit 1.
+struct OutputError: Error, CustomStringConvertible {
+  var path: String
+  var message: String
+  var description: String { "\(path): error: \(message)" }
+}
+
+/// Writes report files so that a reader never sees a half-written one.
+///
+/// Every file is first written in full to a temporary file in the same folder
+/// (so the rename cannot cross file systems) and flushed to disk; only when
+/// all are written are they renamed over the old ones. If anything fails,
+/// the temporary files are removed and the previous report stays as it was.
+enum AtomicWriter {
+  static func write(_ files: [ReportFile], into directory: String) throws {
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw OutputError(path: directory, message: "cannot create the output folder (\(error.localizedDescription))")
+    }
+    var pending: [(temporary: String, final: String)] = []
+    defer { for p in pending { unlink(p.temporary) } }
+    for file in files {
+      let final = directory + "/" + file.name
+      let temporary = directory + "/." + file.name + ".tmp-\(getpid())"
+      try writeFully(file.contents, to: temporary)
+      pending.append((temporary, final))
+    }
+    for (k, p) in pending.enumerated() where rename(p.temporary, p.final) != 0 {
+      let reason = String(cString: strerror(errno))
+      pending.removeFirst(k)
+      throw OutputError(path: p.final, message: "cannot move the finished file into place (\(reason))")
+    }
+    pending.removeAll()
+  }
+
+  static func writeFully(_ text: String, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else {
+      throw OutputError(path: path, message: "cannot create the file (\(String(cString: strerror(errno))))")
+    }
+    defer { close(fd) }
+    var text = text
+    try text.withUTF8 { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let n = posixWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          unlink(path)
+          throw OutputError(path: path, message: "cannot write (\(String(cString: strerror(errno))))")
+        }
+        offset += n
+      }
+    }
+    if fsync(fd) != 0 {
+      throw OutputError(path: path, message: "cannot flush to disk (\(String(cString: strerror(errno))))")
+    }
+  }
+}
+
+/// The C library's `write`, named apart from `AtomicWriter.write`.
+private func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+  write(fd, bytes, count)
+}

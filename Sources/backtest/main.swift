@@ -1,0 +1,93 @@
+import BacktestCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Exit codes (sysexits): 0 ok, 64 bad command line, 65 bad data or config,
+/// 66 missing input, 1 anything else.
+enum ExitCode {
+  static let ok: Int32 = 0
+  static let failure: Int32 = 1
+  static let usage: Int32 = 64
+  static let dataError: Int32 = 65
+  static let noInput: Int32 = 66
+}
+
+let usage = """
+  usage: backtest <command> [options]
+
+  commands:
+    run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
+        run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/)
+    bench [--bars N] [--seed S]
+        time CSV loading and the engine on generated 30-minute bars (release build)
+    strategies
+        list the built-in strategies
+    help
+        show this text
+
+  exit codes: 0 ok, 64 bad command line, 65 bad data or config, 66 missing input, 1 anything else
+  """
+
+func printError(_ text: String) {
+  FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+}
+
+/// Prints an input error, with the offending line of a YAML file under it.
+func report(_ error: InputError) {
+  var text = error.description
+  if let location = error.location, error.excerpt == nil,
+    location.file.hasSuffix(".yaml") || location.file.hasSuffix(".yml"),
+    let source = try? String(contentsOfFile: location.file, encoding: .utf8)
+  {
+    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    if location.line >= 1 && location.line <= lines.count {
+      let number = String(location.line)
+      let gutter = String(repeating: " ", count: number.count)
+      let line = lines[location.line - 1].replacingOccurrences(of: "\r", with: "")
+      text += "\n    \(number) | \(line.prefix(200))\n    \(gutter) | "
+      text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
+    }
+  }
+  printError(text)
+}
+
+func main() -> Int32 {
+  let args = CommandLine.arguments.dropFirst()
+  guard let command = args.first else {
+    printError(usage)
+    return ExitCode.usage
+  }
+  let rest = args.dropFirst()
+  do {
+    switch command {
+    case "run": return try RunCommand(rest).run()
+    case "bench": return try BenchCommand(rest).run()
+    case "strategies":
+      for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
+      return ExitCode.ok
+    case "help", "--help", "-h":
+      print(usage)
+      return ExitCode.ok
+    default:
+      let hint = closestMatch(to: command, in: ["run", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      throw UsageError(message: "unknown command '\(command)'\(hint)")
+    }
+  } catch let error as UsageError {
+    printError(error.description)
+    printError("run 'backtest help' for usage")
+    return ExitCode.usage
+  } catch let error as InputError {
+    report(error)
+    return error.kind == .missingInput ? ExitCode.noInput : ExitCode.dataError
+  } catch {
+    printError("backtest: error: \(error)")
+    return ExitCode.failure
+  }
+}
+
+exit(main())
