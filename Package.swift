@@ -12,9 +12,9 @@ let package = Package(
   targets: [
     .target(name: "BacktestCore"),
     .executableTarget(name: "backtest", dependencies: ["BacktestCore"]),
-    .testTarget(
-      name: "BacktestCoreTests", dependencies: ["BacktestCore"],
-      resources: [.copy("Fixtures")]),
-    .testTarget(name: "BacktestCLITests", dependencies: ["BacktestCore"]),
+    // Fixtures are read from the source tree by path (see Fixtures.swift).
+    .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore"], exclude: ["Fixtures"]),
+    // Depends on the executable so that `swift test` builds it; the tests run it.
+    .testTarget(name: "BacktestCLITests", dependencies: ["BacktestCore", "backtest"]),
   ]
 )

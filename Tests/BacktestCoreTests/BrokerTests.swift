@@ -1,0 +1,154 @@
+import BacktestCore
+import Testing
+
+/// A broker rule on hand-made bars with its hand-worked fills.
+struct FillCase: CustomTestStringConvertible, Sendable {
+  var name: String
+  var bars: [(Double, Double, Double, Double)]
+  var signals: [Int: Signal]
+  /// (entry bar, entry price, exit bar, exit price, reason) per trade.
+  var expected: [(Int, Double, Int, Double, ExitReason)]
+  var testDescription: String { name }
+
+  static let buy = Signal.enterLong(stopLoss: 0.02, profitTarget: 0.03)
+  static let buyNoTarget = Signal.enterLong(stopLoss: 0.02, profitTarget: nil)
+
+  static let all: [FillCase] = [
+    FillCase(name: "market buy fills at the next open; technical sell at the next open",
+             bars: [(100, 101, 99, 100), (100.5, 101, 99.5, 100.8), (101, 102, 100.5, 101.5), (101.2, 102, 100.9, 101)],
+             signals: [0: buyNoTarget, 1: .exitLong],
+             expected: [(1, 100.5, 2, 101, .technical)]),
+    FillCase(name: "gap through the stop exits at the open, not at the stop",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (97, 99, 96, 98.5), (98, 99, 97, 98)],
+             signals: [0: buyNoTarget],
+             expected: [(1, 100, 2, 97, .stopLoss)]),
+    FillCase(name: "a bar trading down through the stop exits at the stop level",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (99.5, 99.8, 97.5, 99), (99, 99, 98, 98.5)],
+             signals: [0: buyNoTarget],
+             expected: [(1, 100, 2, 98, .stopLoss)]),
+    FillCase(name: "stop wins when stop and target are touched in one bar",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (100, 103.5, 97.9, 101), (101, 101, 100, 100.5)],
+             signals: [0: buy],
+             expected: [(1, 100, 2, 98, .stopLoss)]),
+    FillCase(name: "an open above the target exits there even if the low reaches the stop",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (104, 104.5, 97, 98), (98, 99, 97, 98)],
+             signals: [0: buy],
+             expected: [(1, 100, 2, 104, .profitTarget)]),
+    FillCase(name: "the target is reached intrabar and fills at the target level",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (100.5, 103.2, 100.1, 102), (102, 102, 101, 101)],
+             signals: [0: buy],
+             expected: [(1, 100, 2, 103, .profitTarget)]),
+    FillCase(name: "the stop is checked on the entry bar itself",
+             bars: [(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99, 99.5, 98.5, 99)],
+             signals: [0: buyNoTarget],
+             expected: [(1, 100, 1, 98, .stopLoss)]),
+    FillCase(name: "a position closed intrabar is re-entered by a signal at that bar's close",
+             bars: [(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99.2, 99.5, 98.8, 99.1), (99.3, 99.6, 99, 99.4)],
+             signals: [0: buyNoTarget, 1: buyNoTarget],
+             expected: [(1, 100, 1, 98, .stopLoss), (2, 99.2, 3, 99.4, .endOfData)]),
+    FillCase(name: "a technical sell due at the open wins over a stop touched later in that bar",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (99.5, 99.6, 97, 98), (98, 98, 97, 97.5)],
+             signals: [0: buyNoTarget, 1: .exitLong],
+             expected: [(1, 100, 2, 99.5, .technical)]),
+    FillCase(name: "a decision on the last bar is dropped; an open position closes at the last close",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100.2), (100.3, 100.9, 99.9, 100.6)],
+             signals: [0: buyNoTarget, 2: .exitLong],
+             expected: [(1, 100, 2, 100.6, .endOfData)]),
+    FillCase(name: "a buy decided on the last bar never fills",
+             bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100.2)],
+             signals: [1: buyNoTarget],
+             expected: []),
+    FillCase(name: "levels are computed in binary floating point: a low of 96.04 does not reach 98 * (1 - 0.02)",
+             bars: [(100, 101, 99, 100), (98, 98.5, 97.5, 98), (97, 97.5, 96.04, 97), (97, 97.2, 96.0399, 97)],
+             signals: [0: buyNoTarget],
+             expected: [(1, 98, 3, 98 * (1 - 0.02), .stopLoss)]),
+  ]
+}
+
+@Suite struct BrokerTests {
+  @Test("fills follow the spec's order of events", arguments: FillCase.all)
+  func fills(_ c: FillCase) {
+    let (result, _) = runScripted(handBars(c.bars), c.signals)
+    #expect(result.trades.count == c.expected.count)
+    for (t, e) in zip(result.trades, c.expected) {
+      #expect(t.entryBar == e.0 && t.entryPrice == e.1 && t.exitBar == e.2 && t.exitPrice == e.3 && t.exitReason == e.4,
+              "got \(t.entryBar)@\(t.entryPrice) → \(t.exitBar)@\(t.exitPrice) \(t.exitReason)")
+    }
+  }
+
+  @Test("whole shares: floor(cash / price); cash and equity follow the fills")
+  func accounting() {
+    let bars = handBars([(100, 101, 99, 100), (33, 34, 32, 33.5), (34, 35, 33, 34.5), (35, 36, 34, 35)])
+    let (result, _) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong])
+    let t = result.trades[0]
+    #expect(t.shares == 3030)  // floor(100000 / 33)
+    #expect(result.cash[1] == 100_000 - 3030 * 33)
+    let markedEquity: Double = 100_000 - 3030 * 33 + 3030 * 33.5
+    #expect(result.equity[1] == markedEquity)
+    #expect(t.pnl == 3030 * (34 - 33))
+    #expect(result.equity[3] == 100_000 + 3030)
+    #expect(result.shares[1] == 3030 && result.shares[2] == 0)
+  }
+
+  @Test("a buy that cannot afford one share is skipped and counted")
+  func zeroShares() {
+    let bars = handBars([(100, 101, 99, 100), (200_000, 200_001, 199_999, 200_000), (1, 1, 1, 1)])
+    let (result, _) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)])
+    #expect(result.trades.isEmpty && result.skippedEntries == 1)
+  }
+
+  @Test("commission models: per trade, per share and percent, worked by hand")
+  func commissions() {
+    let bars = handBars([(100, 101, 99, 100), (50, 51, 49, 50), (60, 61, 59, 60), (60, 61, 59, 60)])
+    let signals: [Int: Signal] = [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong]
+    var broker = BrokerSettings()
+    broker.initialCash = 1000
+
+    broker.commission = .perTrade(5)
+    var t = runScripted(bars, signals, broker: broker).result.trades[0]
+    #expect(t.shares == 19 && t.fees == 10)                      // floor(995 / 50)
+    #expect(t.pnl == 19 * 10 - 10)
+    let expectedReturn: Double = (19.0 * 60 - 5) / (19.0 * 50 + 5) - 1
+    #expect(t.returnFraction == expectedReturn)
+
+    broker.commission = .perShare(1)
+    t = runScripted(bars, signals, broker: broker).result.trades[0]
+    #expect(t.shares == 19 && t.fees == 38)                      // floor(1000 / 51)
+
+    broker.commission = .percent(0.01)
+    let r = runScripted(bars, signals, broker: broker).result
+    t = r.trades[0]
+    #expect(t.shares == 19)                                       // floor(1000 / 50.5)
+    let expectedFees: Double = 0.01 * 19 * 50 + 0.01 * 19 * 60
+    #expect(abs(t.fees - expectedFees) < 1e-12)
+    #expect(abs(r.equity[3] - (1000 + t.pnl)) < 1e-9)
+  }
+
+  @Test("slippage moves fills against the trader but never outside the bar")
+  func slippage() {
+    let bars = handBars([(100, 101, 99, 100), (100, 100.05, 99, 100), (100, 101, 99.99, 100), (100, 101, 99, 100)])
+    var broker = BrokerSettings()
+    broker.slippageBasisPoints = 10
+    let t = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong], broker: broker).result.trades[0]
+    #expect(t.entryPrice == 100.05)   // 100 * 1.001 = 100.1, capped at the high
+    #expect(t.exitPrice == 99.99)     // 100 * 0.999 = 99.9, raised to the low
+  }
+
+  @Test("sizing: a fixed number of shares, and a fraction of the cash")
+  func sizing() {
+    let bars = handBars([(100, 101, 99, 100), (10, 11, 9, 10), (10, 11, 9, 10)])
+    var broker = BrokerSettings()
+    broker.sizing = .fixedShares(7)
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 7)
+    broker.sizing = .fraction(0.25)
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 2500)
+  }
+
+  @Test("the strategy sees the position after intrabar exits, and nothing before firstDecisionBar")
+  func positionView() {
+    let bars = handBars([(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99, 99.5, 98.5, 99)])
+    let (_, s) = runScripted(bars, [0: .enterLong(stopLoss: 0.02, profitTarget: nil)])
+    #expect(s.asked.map(\.0) == [0, 1, 2])
+    #expect(!s.asked[1].1.isOpen)  // stopped out on bar 1 before its close
+  }
+}
