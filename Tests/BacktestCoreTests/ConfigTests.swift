@@ -1,0 +1,165 @@
+import BacktestCore
+import Foundation
+import Testing
+
+func yamlError(_ text: String) -> String? {
+  do { _ = try YAMLReader.parse(text, file: "c.yaml"); return nil } catch { return "\(error)" }
+}
+
+func configError(_ text: String, overrides: [String] = []) -> String? {
+  do { _ = try RunConfig.parse(text, file: "Strategies/c.yaml", overrides: overrides); return nil } catch { return "\(error)" }
+}
+
+@Suite struct YAMLTests {
+  @Test("block and flow mappings, sequences at the parent's indentation, quotes and comments")
+  func structures() throws {
+    let doc = try YAMLReader.parse("""
+      # a comment
+      name: "gpix # not a comment"
+      data: {bars: x.csv, session: "09:30-16:00"}
+      list:
+      - 1
+      - [a, 'b c']
+      nested:
+        deeper:
+          key: value   # trailing comment
+        items:
+          - {k: v}
+          - name: x
+            size: 2
+      empty:
+      """, file: "c.yaml")
+    let t = try ConfigTable(doc, path: "")
+    #expect(try t.string("name") == "gpix # not a comment")
+    #expect(try t.table("data").string("session") == "09:30-16:00")
+    guard case .sequence(let list) = t.node("list")!.kind else { Issue.record("list"); return }
+    #expect(list.count == 2)
+    guard case .sequence(let inner) = list[1].kind else { Issue.record("inner list"); return }
+    #expect(inner.map(\.kind) == [.scalar("a", quoted: false), .scalar("b c", quoted: true)])
+    #expect(list[0].kind == .scalar("1", quoted: false) && list[0].location.line == 5)
+    let nested = try t.table("nested")
+    #expect(try nested.table("deeper").string("key") == "value")
+    guard case .sequence(let items) = nested.node("items")!.kind, case .mapping(let second) = items[1].kind else {
+      Issue.record("items"); return
+    }
+    #expect(second.map(\.key) == ["name", "size"])
+    #expect(t.node("empty") == nil && t.contains("empty"))
+  }
+
+  @Test("refused constructs name their line and column", arguments: [
+    ("a:\n\tb: 1\n", "c.yaml:2:1: error: a tab in the indentation; expected spaces (YAML forbids tabs for indentation)"),
+    ("a: 1\na: 2\n", "c.yaml:2:1: error: duplicate key 'a' (first written on line 1); expected each key once"),
+    ("a: &x 1\n", "c.yaml:1:4: error: anchors and aliases ('&', '*') are not supported; expected a plain value"),
+    ("a: !!int 1\n", "c.yaml:1:4: error: tags ('!') are not supported; expected a plain value"),
+    ("a: |\n  text\n", "c.yaml:1:4: error: block scalars ('|', '>') are not supported; expected a quoted string"),
+    ("---\na: 1\n", "c.yaml:1:1: error: directives and document markers ('---', '...', '%') are not supported; expected one document"),
+    ("a: \"open\n", "c.yaml:1:4: error: unclosed quote; expected a closing \" before the end of the line"),
+    ("a: [1, 2\n", "c.yaml:1:4: error: unclosed '['; expected ']' before the end of the line (flow lists must fit on one line)"),
+    ("a: {b: 1\n", "c.yaml:1:4: error: unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line)"),
+    ("a: 1\n  b: 2\n", "c.yaml:2:3: error: unexpected indentation; 'a' already has a value on line 1"),
+    ("just text\n", "c.yaml:1:1: error: expected 'key: value', found 'just text'"),
+    ("a: b: c\n", "c.yaml:1:5: error: unexpected ': ' in a value; quote the value or put the mapping on its own lines"),
+  ])
+  func refused(_ text: String, _ message: String) {
+    #expect(yamlError(text) == message)
+  }
+
+  @Test("nesting deeper than the limit is refused, not a stack overflow")
+  func deepNesting() {
+    let flow = "a: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
+    #expect(yamlError(flow)?.contains("nesting deeper than 64 levels") == true)
+    var block = ""
+    for depth in 0..<200 { block += String(repeating: " ", count: depth * 2) + "k\(depth):\n" }
+    #expect(yamlError(block)?.contains("nesting deeper than 64 levels") == true)
+  }
+}
+
+@Suite struct RunConfigTests {
+  static let base = """
+    name: t
+    data: {bars: ../Data/GOOG.csv}
+    strategy:
+      type: bollinger_rsi
+      bollinger: {period: 20, std_dev: 2.0}
+      stop_loss: 2%
+    """
+
+  @Test("defaults, percentages and relative paths")
+  func reads() throws {
+    let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml")
+    #expect(c.data.bars == "Data/GOOG.csv")
+    #expect(c.report.out == "Reports/t")
+    #expect(c.broker == BrokerSettings())
+    #expect(c.strategy.parameterSummary.first { $0.name == "stop_loss" }?.value == "2%")
+    #expect(c.report.formats == [.csv, .json, .markdown])
+  }
+
+  @Test("unknown keys are errors with a suggestion", arguments: [
+    ("name: t\ndata: {bars: x.csv}\nstrategy:\n  type: bollinger_rsi\n  stop_los: 2%\n",
+     "Strategies/c.yaml:5:3: error: unknown key 'stop_los' in 'strategy'; did you mean 'stop_loss'?"),
+    ("name: t\ndata: {bars: x.csv, timezon: UTC}\nstrategy: {type: bollinger_rsi}\n",
+     "Strategies/c.yaml:2:21: error: unknown key 'timezon' in 'data'; did you mean 'timezone'?"),
+    ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi, bollinger: {perod: 3}}\n",
+     "Strategies/c.yaml:3:45: error: unknown key 'perod' in 'strategy.bollinger'; did you mean 'period'?"),
+    ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bolinger_rsi}\n",
+     "Strategies/c.yaml:3:18: error: unknown strategy 'bolinger_rsi'; did you mean 'bollinger_rsi'?; expected one of bollinger_rsi, sma_cross, buy_and_hold"),
+    ("nme: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi}\n",
+     "Strategies/c.yaml:1:1: error: unknown key 'nme'; did you mean 'name'?"),
+  ])
+  func unknownKeys(_ text: String, _ message: String) {
+    #expect(configError(text) == message)
+  }
+
+  @Test("wrong types and ranges name the key and what was expected", arguments: [
+    ("strategy.stop_loss=2", "--set strategy.stop_loss=2:1:20: error: expected a fraction between 0 and 1 like 0.02 or 2% for 'strategy.stop_loss', found 2; did you mean 2%?"),
+    ("strategy.rsi.period=abc", "--set strategy.rsi.period=abc:1:21: error: expected an integer from 2 to 100000 for 'strategy.rsi.period', found 'abc'"),
+    ("strategy.rsi.oversold=120", "--set strategy.rsi.oversold=120:1:23: error: expected a number from 0 to 100 for 'strategy.rsi.oversold', found 120"),
+    ("portfolio.initial_cash=[1]", "--set portfolio.initial_cash=[1]:1:24: error: expected an amount > 0 for 'portfolio.initial_cash', found a list"),
+    ("data.timezone=Mars/Base", "--set data.timezone=Mars/Base:1:15: error: expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found 'Mars/Base'"),
+    ("data.session=9-5", "--set data.session=9-5:1:14: error: expected regular, all or a window like \"09:30-16:00\" for 'data.session', found '9-5'"),
+    ("portfolio.commission=2", "--set portfolio.commission=2:1:22: error: expected 0, {per_trade: 1.0}, {per_share: 0.005} or {percent: 0.1%} for 'portfolio.commission', found '2'"),
+    ("report.formats=[csv, pdf]", "--set report.formats=[csv, pdf]:1:16: error: unknown report format 'pdf'; expected some of csv, json, markdown"),
+    ("strategy.stop_los=2%", "--set strategy.stop_los=2%:1:1: error: unknown key 'stop_los' in 'strategy'; did you mean 'stop_loss'?"),
+    ("stop_loss", "--set stop_loss:1:1: error: expected --set key.path=value, found 'stop_loss'"),
+  ])
+  func badValues(_ override: String, _ message: String) {
+    #expect(configError(Self.base, overrides: [override]) == message)
+  }
+
+  @Test("--set overrides any value, including nested and new keys")
+  func overrides() throws {
+    let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: [
+      "strategy.stop_loss=1.5%", "data.bars=other.csv", "strategy.rsi.period=7", "strategy.profit_target=0.03",
+      "portfolio={initial_cash: 5000, sizing: {fraction: 50%}, commission: {per_share: 0.01}}",
+    ])
+    #expect(c.data.bars == "Strategies/other.csv")
+    let p = Dictionary(uniqueKeysWithValues: c.strategy.parameterSummary.map { ($0.name, $0.value) })
+    #expect(p["stop_loss"] == "1.5%" && p["rsi.period"] == "7" && p["profit_target"] == "3%")
+    #expect(c.broker.initialCash == 5000 && c.broker.sizing == .fraction(0.5) && c.broker.commission == .perShare(0.01))
+  }
+
+  @Test("stop_loss: none disables the stop")
+  func noStop() throws {
+    let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: ["strategy.stop_loss=none"])
+    #expect(c.strategy.parameterSummary.first { $0.name == "stop_loss" }?.value == "none")
+  }
+
+  @Test("paths resolve against the run file's folder, lexically")
+  func paths() {
+    #expect(resolvePath("../Data/x.csv", relativeTo: "Strategies") == "Data/x.csv")
+    #expect(resolvePath("/abs/x.csv", relativeTo: "Strategies") == "/abs/x.csv")
+    #expect(resolvePath("x.csv", relativeTo: "") == "x.csv")
+    #expect(resolvePath("../../x.csv", relativeTo: "a") == "../x.csv")
+  }
+
+  @Test("every shipped run file parses and names an existing bar file")
+  func shipped() throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: Repo.path("Strategies")).filter { $0.hasSuffix(".yaml") }
+    #expect(files.contains("gpix.yaml"))
+    for f in files {
+      let path = Repo.path("Strategies/" + f)
+      let c = try RunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+      #expect(FileManager.default.fileExists(atPath: c.data.bars), "\(f): \(c.data.bars)")
+    }
+  }
+}
