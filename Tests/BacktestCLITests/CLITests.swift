@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// Runs the built `backtest` binary.
+struct CLI {
+  static let root: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  /// The `backtest` executable next to the test bundle (SwiftPM builds it first).
+  static let binary: String = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+      let candidate = url.appendingPathComponent("backtest").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+      url.deleteLastPathComponent()
+    }
+    return root + "/.build/debug/backtest"
+  }()
+
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:]) throws -> Result {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                  stderr: String(decoding: errData, as: UTF8.self))
+  }
+
+  /// A fresh temporary folder.
+  static func temporaryFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "backtest-cli-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+}
+
+@Suite(.serialized) struct CLITests {
+  @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")
+  func runShipped() throws {
+    let out = try CLI.temporaryFolder()
+    let r = try CLI.run(["run", "gpix.yaml", "--out", out])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("gpix-swing: bollinger_rsi on Data/synthetic_gpix_30min.csv"))
+    #expect(r.stdout.contains("SYNTHETIC"))
+    #expect(r.stdout.contains("trades 113"))
+    let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+    #expect(files == ["equity.csv", "indicators.csv", "report.md", "summary.json", "trades.csv"])
+    let trades = try String(contentsOfFile: out + "/trades.csv", encoding: .utf8)
+    #expect(trades.hasPrefix("entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held"))
+    let equity = try String(contentsOfFile: out + "/equity.csv", encoding: .utf8)
+    #expect(equity.hasPrefix("time,equity,cash,position_shares,close,drawdown"))
+    let report = try String(contentsOfFile: out + "/report.md", encoding: .utf8)
+    #expect(report.contains("| Final equity | $124,679.23 |"))
+  }
+
+  @Test("the same run gives byte-identical files whatever the time zone and locale of the machine")
+  func deterministic() throws {
+    let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()
+    #expect(try CLI.run(["run", "Strategies/goog-swing.yaml", "--out", a, "--quiet"]).status == 0)
+    #expect(try CLI.run(["run", "Strategies/goog-swing.yaml", "--out", b, "--quiet"],
+                        environment: ["TZ": "Asia/Kolkata", "LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"]).status == 0)
+    for f in ["trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md"] {
+      #expect(FileManager.default.contents(atPath: a + "/" + f) == FileManager.default.contents(atPath: b + "/" + f), "\(f)")
+    }
+  }
+
+  @Test("exit codes: 64 bad command line, 65 bad config or data, 66 missing input; nothing written on failure")
+  func exitCodes() throws {
+    let dir = try CLI.temporaryFolder()
+    let out = dir + "/out"
+    try "name: x\ndata: {bars: bars.csv}\nstrategy: {type: bollinger_rsi, stop_los: 2%}\n"
+      .write(toFile: dir + "/typo.yaml", atomically: true, encoding: .utf8)
+    try "name: x\ndata: {bars: bad.csv}\nstrategy: {type: bollinger_rsi}\n"
+      .write(toFile: dir + "/bad.yaml", atomically: true, encoding: .utf8)
+    try "timestamp,open,high,low,close\n2024-01-02,1,2,1,1\n2024-01-03,1,2,1,oops\n"
+      .write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+    try "name: x\ndata: {bars: nowhere.csv}\nstrategy: {type: bollinger_rsi}\n"
+      .write(toFile: dir + "/missing.yaml", atomically: true, encoding: .utf8)
+
+    var r = try CLI.run(["run"])
+    #expect(r.status == 64 && r.stderr.contains("backtest: error: missing the run file"))
+    r = try CLI.run(["run", "gpix.yaml", "--sed", "1"])
+    #expect(r.status == 64 && r.stderr.contains("unknown option '--sed'; did you mean '--set'?"))
+    r = try CLI.run(["rnu"])
+    #expect(r.status == 64 && r.stderr.contains("unknown command 'rnu'; did you mean 'run'?"))
+
+    r = try CLI.run(["run", dir + "/typo.yaml", "--out", out])
+    #expect(r.status == 65)
+    #expect(r.stderr.contains("typo.yaml:3:33: error: unknown key 'stop_los' in 'strategy'; did you mean 'stop_loss'?"))
+    #expect(r.stderr.contains("    3 | strategy: {type: bollinger_rsi, stop_los: 2%}"))
+
+    r = try CLI.run(["run", dir + "/bad.yaml", "--out", out])
+    #expect(r.status == 65 && r.stderr.contains("bad.csv:3:18: error: expected a number for 'close', found 'oops'"))
+
+    r = try CLI.run(["run", dir + "/missing.yaml", "--out", out])
+    #expect(r.status == 66 && r.stderr.contains("nowhere.csv: error: no such file"))
+    r = try CLI.run(["run", dir + "/none.yaml", "--out", out])
+    #expect(r.status == 66)
+    r = try CLI.run(["run", dir, "--out", out])
+    #expect(r.status == 66 && r.stderr.contains("is a directory"))
+    r = try CLI.run(["run", "gpix.yaml", "--out", out, "--set", "strategy.stop_loss=2"])
+    #expect(r.status == 65 && r.stderr.contains("did you mean 2%?"))
+
+    #expect(!FileManager.default.fileExists(atPath: out), "a failed run must not write a report")
+  }
+
+  @Test("a failed run leaves the previous report intact, and no temporary file behind")
+  func previousReportKept() throws {
+    let out = try CLI.temporaryFolder()
+    #expect(try CLI.run(["run", "goog-swing.yaml", "--out", out, "--quiet"]).status == 0)
+    let before = FileManager.default.contents(atPath: out + "/summary.json")
+    let r = try CLI.run(["run", "goog-swing.yaml", "--out", out, "--set", "data.bars=missing.csv"])
+    #expect(r.status == 66)
+    #expect(FileManager.default.contents(atPath: out + "/summary.json") == before)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out).allSatisfy { !$0.hasPrefix(".") })
+  }
+
+  @Test("--set changes the run: a profit target produces PROFIT_TARGET exits")
+  func setOverride() throws {
+    let out = try CLI.temporaryFolder()
+    let r = try CLI.run(["run", "goog-swing.yaml", "--out", out, "--quiet", "--set", "strategy.profit_target=3%"])
+    #expect(r.status == 0)
+    let trades = try String(contentsOfFile: out + "/trades.csv", encoding: .utf8)
+    #expect(trades.contains("PROFIT_TARGET"))
+  }
+}
