@@ -55,15 +55,29 @@ public struct BarSeries: Sendable {
     }
   }
 
-  /// Returns the bars whose indices satisfy `keep`, in order.
+  /// Returns the bars whose indices satisfy `keep`, in order (the series
+  /// itself, uncopied, when every bar is kept).
   public func filtered(_ keep: (Int) -> Bool) -> BarSeries {
-    var out = BarSeries(source: source, capacity: count)
+    var mask = [Bool](repeating: false, count: count)
+    var kept = 0
+    for i in indices where keep(i) { mask[i] = true; kept += 1 }
+    if kept == count { return self }
+    var out = BarSeries(source: source, capacity: kept)
     out.isDateOnly = isDateOnly
-    for i in indices where keep(i) {
-      out.append(time: time[i], day: day[i], open: open[i], high: high[i], low: low[i], close: close[i],
-                 volume: volume[i], label: Array(timeLabel(i).utf8))
+    labelBytes.withUnsafeBufferPointer { labels in
+      for i in indices where mask[i] {
+        let start = i == 0 ? 0 : labelEnds[i - 1]
+        out.append(time: time[i], day: day[i], open: open[i], high: high[i], low: low[i], close: close[i],
+                   volume: volume[i], label: UnsafeBufferPointer(rebasing: labels[start..<labelEnds[i]]))
+      }
     }
     return out
+  }
+
+  /// Appends bar `i`'s timestamp text to `buffer`, without making a `String`.
+  public func appendLabel(_ i: Int, to buffer: inout TextBuffer) {
+    let start = i == 0 ? 0 : labelEnds[i - 1]
+    labelBytes.withUnsafeBufferPointer { buffer.append(bytes: UnsafeBufferPointer(rebasing: $0[start..<labelEnds[i]])) }
   }
 
   /// Returns the first `n` bars.

@@ -45,27 +45,33 @@ public enum RunReport {
     let r = output.run.result
     let bars = output.bars
     let dd = drawdowns(r.equity)
-    var out = "time,equity,cash,position_shares,close,drawdown,benchmark_equity\n"
-    out.reserveCapacity(bars.count * 90)
+    var out = TextBuffer(capacity: bars.count * 100)
+    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity\n")
     for i in bars.indices {
-      out += bars.timeLabel(i) + "," + r.equity[i].description + "," + r.cash[i].description + ","
-        + formatNumber(r.shares[i]) + "," + bars.close[i].description + "," + dd[i].description + ","
-        + output.benchmark.equity[i].description + "\n"
+      bars.appendLabel(i, to: &out)
+      out.append(byte: 44); out.append(r.equity[i])
+      out.append(byte: 44); out.append(r.cash[i])
+      out.append(byte: 44); out.append(count: r.shares[i])
+      out.append(byte: 44); out.append(bars.close[i])
+      out.append(byte: 44); out.append(dd[i])
+      out.append(byte: 44); out.append(output.benchmark.equity[i])
+      out.append(byte: 10)
     }
-    return out
+    return out.string
   }
 
   public static func indicatorsCSV(_ output: RunOutput) -> String {
     let bars = output.bars
     let columns = output.run.indicators
-    var out = (["time", "close"] + columns.map(\.name)).joined(separator: ",") + "\n"
-    out.reserveCapacity(bars.count * 100)
+    var out = TextBuffer(capacity: bars.count * 110)
+    out.append((["time", "close"] + columns.map(\.name)).joined(separator: ",") + "\n")
     for i in bars.indices {
-      out += bars.timeLabel(i) + "," + bars.close[i].description
-      for c in columns { out += "," + formatCell(c.values[i]) }
-      out += "\n"
+      bars.appendLabel(i, to: &out)
+      out.append(byte: 44); out.append(bars.close[i])
+      for c in columns { out.append(byte: 44); out.append(c.values[i]) }
+      out.append(byte: 10)
     }
-    return out
+    return out.string
   }
 
   static func metrics(_ s: PerformanceSummary) -> [(String, JSONValue)] {
