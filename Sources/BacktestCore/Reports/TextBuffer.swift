@@ -25,7 +25,7 @@ public struct TextBuffer {
   public mutating func append(_ x: Double) {
     if x.isNaN { return }
     // Whole numbers that fit are written as integers plus ".0", like `description`, but faster.
-    if x == x.rounded(), abs(x) < 1e9 {
+    if x == x.rounded(), abs(x) < 1e9, !(x == 0 && x.sign == .minus) {
       append(integer: Int64(x))
       append(bytes: [UInt8(ascii: "."), UInt8(ascii: "0")])
       return
