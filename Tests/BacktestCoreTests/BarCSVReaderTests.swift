@@ -72,6 +72,9 @@ struct BadBarCase: CustomTestStringConvertible, Sendable {
                message: "t.csv:1:1: error: expected a time column named timestamp, time, date or datetime (or an unnamed first column), found 'when,open,high,low,close'"),
     BadBarCase(name: "unclosed quote", text: header + "\"2024-01-02,1,2,1,1,5\n",
                message: "t.csv:2:1: error: unclosed quote; expected a closing '\"' before the end of the file"),
+    BadBarCase(name: "an 18-digit epoch beyond the year 9999 is refused (it used to trap on Int32 overflow)",
+               text: header + "999999999999999999,1,2,1,1,5\n",
+               message: "t.csv:2:1: error: expected a timestamp (2024-01-02T09:30:00-05:00, 2024-01-02 09:30:00, 2024-01-02 or epoch seconds), found '999999999999999999'"),
     BadBarCase(name: "empty field", text: header + "2024-01-02,1,2,,1,5\n",
                message: "t.csv:2:16: error: expected a number for 'low', found an empty field"),
   ]

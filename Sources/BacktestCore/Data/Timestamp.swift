@@ -18,7 +18,8 @@ public enum WrittenTimestamp: Equatable, Sendable {
 /// Accepted: ISO 8601 `YYYY-MM-DD`, optionally followed by `T` or a space and
 /// `HH:MM[:SS[.fff]]`, optionally followed by `Z`, `±HH:MM`, `±HHMM` or `±HH`;
 /// or epoch seconds (9 to 11 digits) or milliseconds (12 or more). A fraction
-/// of a second must be zero (bars are resolved to whole seconds).
+/// of a second must be zero (bars are resolved to whole seconds). Epoch values
+/// beyond the year 9999 are refused.
 ///
 /// - Returns: `nil` when the text is none of these or a field is out of range.
 public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> WrittenTimestamp? {
@@ -27,7 +28,9 @@ public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end:
   while e > s && b[e - 1] == 0x20 { e -= 1 }
   let count = e - s
   if count >= 9, let value = parseUnsigned(b, s, e) {
-    return .epoch(instant: count >= 12 ? Int64(value / 1000) : Int64(value))
+    let seconds = count >= 12 ? Int64(value / 1000) : Int64(value)
+    // Up to 9999-12-31T23:59:59Z, like the ISO forms; beyond is surely not a bar time.
+    return seconds <= 253_402_300_799 ? .epoch(instant: seconds) : nil
   }
   @inline(__always) func digits(_ at: Int, _ n: Int) -> Int? {
     at + n <= e ? parseUnsigned(b, at, at + n) : nil
