@@ -83,3 +83,21 @@ import Testing
     #expect(trades.count == 1 && trades[0].entryPrice == 11 && trades[0].exitPrice == 12 && trades[0].exitReason == .endOfData)
   }
 }
+
+@Suite struct ReportComparisonTests {
+  @Test("numbers compare within the tolerance, text exactly, Markdown exactly")
+  func compare() {
+    let expected = "time,equity\n2024-01-02,100000.0\n2024-01-03,100123.4567\n"
+    #expect(ReportComparison.differences(file: "e.csv", expected: expected, actual: expected).isEmpty)
+    let close = "time,equity\n2024-01-02,100000.00000000001\n2024-01-03,100123.4567\n"
+    #expect(ReportComparison.differences(file: "e.csv", expected: expected, actual: close).isEmpty)
+    let far = "time,equity\n2024-01-02,100000.0\n2024-01-03,100123.5\n"
+    let d = ReportComparison.differences(file: "e.csv", expected: expected, actual: far)
+    #expect(d == ["e.csv:3:\n    expected: 2024-01-03,100123.4567\n    actual:   2024-01-03,100123.5"])
+    #expect(ReportComparison.differences(file: "e.csv", expected: "a,STOP_LOSS\n", actual: "a,TECHNICAL\n").count == 1)
+    #expect(ReportComparison.differences(file: "e.csv", expected: "x\n", actual: "x\ny\n").count == 1)
+    #expect(ReportComparison.differences(file: "r.md", expected: "| 1.0 |\n", actual: "| 1.00000000001 |\n").count == 1)
+    #expect(ReportComparison.differences(file: "s.json", expected: "  \"sharpe\": null,", actual: "  \"sharpe\": 0.1,").count == 1)
+    #expect(ReportComparison.differences(file: "s.json", expected: "  \"a\": -1.5e-05,", actual: "  \"a\": -1.5000000000001e-05,").isEmpty)
+  }
+}

@@ -1,0 +1,74 @@
+import BacktestCore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite(.serialized) struct RegressionTests {
+  @Test("every shipped run file reproduces its committed reference report")
+  func shippedReferences() throws {
+    let r = try CLI.run(["regress", "Strategies"])
+    #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("ok    gpix-swing"))
+  }
+
+  @Test("a reference that differs beyond the tolerance fails with a readable diff; within it, passes")
+  func detectsDifferences() throws {
+    let copy = try CLI.temporaryFolder() + "/reference"
+    try FileManager.default.copyItem(atPath: CLI.root + "/Reports/reference", toPath: copy)
+    let summary = copy + "/goog-swing/summary.json"
+    let original = try String(contentsOfFile: summary, encoding: .utf8)
+    let line = try #require(original.split(separator: "\n").first { $0.contains("\"final_equity\"") })
+    let value = try #require(Double(line.split(separator: ":")[1].trimmingCharacters(in: CharacterSet(charactersIn: " ,"))))
+
+    try original.replacingOccurrences(of: String(line), with: "  \"final_equity\": \(value * (1 + 1e-12)),")
+      .write(toFile: summary, atomically: true, encoding: .utf8)
+    #expect(try CLI.run(["regress", "Strategies", "--reference", copy]).status == 0)
+
+    try original.replacingOccurrences(of: String(line), with: "  \"final_equity\": \(value + 0.01),")
+      .write(toFile: summary, atomically: true, encoding: .utf8)
+    let r = try CLI.run(["regress", "Strategies", "--reference", copy])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("FAIL  goog-swing") && r.stdout.contains("summary.json:") && r.stdout.contains("expected:"))
+    #expect(r.stdout.contains("ok    gpix-swing"))
+  }
+
+  @Test("killing a run at any moment leaves every report file complete: the old one or the new one")
+  func killMidWrite() throws {
+    let dir = try CLI.temporaryFolder()
+    try SyntheticBars.csv(SyntheticBars.generate(count: 150_000, seed: 4)).write(toFile: dir + "/bars.csv", atomically: true, encoding: .utf8)
+    try "name: k\ndata: {bars: bars.csv, timezone: America/New_York}\nstrategy: {type: bollinger_rsi}\nreport: {out: out}\n"
+      .write(toFile: dir + "/run.yaml", atomically: true, encoding: .utf8)
+    let names = ["trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md"]
+    func snapshot() -> [Data?] { names.map { FileManager.default.contents(atPath: dir + "/out/" + $0) } }
+
+    #expect(try CLI.run(["run", dir + "/run.yaml", "--quiet"]).status == 0)
+    let old = snapshot()
+    #expect(try CLI.run(["run", dir + "/run.yaml", "--quiet", "--out", dir + "/new", "--set", "strategy.rsi.period=9"]).status == 0)
+    let new = names.map { FileManager.default.contents(atPath: dir + "/new/" + $0) }
+    #expect(old != new)
+
+    var sawOld = false
+    for delayMilliseconds in stride(from: 30, through: 2400, by: 330) {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: CLI.binary)
+      process.arguments = ["run", dir + "/run.yaml", "--quiet", "--set", "strategy.rsi.period=9"]
+      try process.run()
+      usleep(useconds_t(delayMilliseconds * 1000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let now = snapshot()
+      for (k, name) in names.enumerated() {
+        #expect(now[k] == old[k] || now[k] == new[k], "\(name) is neither the old nor the new file after a kill at \(delayMilliseconds) ms")
+        if now[k] == old[k] { sawOld = true }
+      }
+      // Put the old report back for the next attempt.
+      for (k, name) in names.enumerated() { FileManager.default.createFile(atPath: dir + "/out/" + name, contents: old[k]) }
+    }
+    #expect(sawOld, "no kill landed before the files were replaced; the test proved nothing")
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir + "/out").filter { $0.hasPrefix(".") }
+    #expect(leftovers.isEmpty || leftovers.allSatisfy { $0.contains(".tmp-") }, "\(leftovers)")
+  }
+}
