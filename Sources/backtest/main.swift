@@ -23,6 +23,8 @@ let usage = """
   commands:
     run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
         run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/)
+    cycle CONFIG [--out DIR] [--set key.path=value]...
+        print the economic-cycle stage timeline and write DIR/cycle_stages.csv
     regress [DIR] [--update] [--reference DIR] [--tolerance X]
         run every run file in DIR (default Strategies) and compare its reports with
         Reports/reference/<name>/: numbers within X relative (default 1e-9), text exactly
@@ -71,6 +73,7 @@ func main() -> Int32 {
     case "run": return try RunCommand(rest).run()
     case "bench": return try BenchCommand(rest).run()
     case "regress": return try RegressCommand(rest).run()
+    case "cycle": return try CycleCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -78,7 +81,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

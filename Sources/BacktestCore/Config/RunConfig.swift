@@ -31,6 +31,8 @@ public struct RunConfig: Sendable {
   public var strategy: ConfiguredStrategy
   public var broker: BrokerSettings
   public var report: ReportSettings
+  /// The economic-cycle section, when the run file has one.
+  public var cycle: CycleRunSettings?
 
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   ///
@@ -77,6 +79,7 @@ public struct RunConfig: Sendable {
     let strategy = try StrategyRegistry.configure(strategyTable)
 
     let broker = try readPortfolio(try table.table("portfolio"))
+    let cycle = try CycleRunSettings.read(table, directory: directory)
 
     let reportTable = try table.table("report")
     let out = try reportTable.string("out", default: "../Reports/\(name)")!
@@ -94,7 +97,7 @@ public struct RunConfig: Sendable {
     try reportTable.finish()
     try table.finish()
     return RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
-                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats))
+                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats), cycle: cycle)
   }
 
   static func readPortfolio(_ table: ConfigTable) throws -> BrokerSettings {

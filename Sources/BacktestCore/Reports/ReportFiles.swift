@@ -2,6 +2,11 @@
 public struct ReportFile: Sendable, Equatable {
   public var name: String
   public var contents: String
+
+  public init(name: String, contents: String) {
+    self.name = name
+    self.contents = contents
+  }
 }
 
 /// Builds the report files of a run. Only formats text; writing is the caller's.

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The `cycle:` section of a run file: where the macro data is, the
+/// classifier's parameters (spec §9), and what the filter does.
+public struct CycleRunSettings: Sendable {
+  /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
+  public var macroFiles: [String]
+  public var classifier: CycleSettings
+  /// Whether entries are limited to `buyStages` (stages are reported either way).
+  public var filter: Bool
+  public var buyStages: Set<CycleStage>
+  /// Stages that force an open position out at the next open (reason `CYCLE_EXIT`).
+  public var exitStages: Set<CycleStage>
+
+  static let stageNames = CycleStage.allCases.filter { $0 != .unknown }.map(\.rawValue)
+
+  /// Reads the section; `nil` when the run file has none.
+  static func read(_ table: ConfigTable, directory: String) throws -> CycleRunSettings? {
+    guard let node = table.node("cycle") else { return nil }
+    let t = try ConfigTable(node, path: "cycle")
+    var files: [String]
+    if let f = t.node("macro_file"), case .sequence = f.kind {
+      files = try t.stringList("macro_file", default: [])
+    } else if let f = try t.string("macro_file") {
+      files = [f]
+    } else {
+      files = []
+    }
+    files = files.map { resolvePath($0, relativeTo: directory) }
+    let filter = try t.choice("filter", ["true", "false"], default: "true")! == "true"
+    if files.isEmpty {
+      throw InputError("missing 'cycle.macro_file'; expected the path of a macro CSV (required for the cycle filter and stages)",
+                       at: t.location)
+    }
+    var s = CycleSettings()
+    s.trend = CycleSettings.Trend(rawValue: try t.choice("trend", ["trailing", "fixed"], default: "trailing")!)!
+    s.trendWindowQuarters = try t.int("trend_window_quarters", default: 40, in: 1...10_000)!
+    s.trendMinQuarters = try t.int("trend_min_quarters", default: 8, in: 1...s.trendWindowQuarters)!
+    s.fixedTrendPct = try t.double("fixed_trend_pct", default: 3.0)!
+    s.momentumQuarters = try t.int("momentum_quarters", default: 2, in: 1...10_000)!
+    s.unemploymentRule = CycleSettings.UnemploymentRule(rawValue: try t.choice("unemployment_rule", ["require", "off"], default: "require")!)!
+    s.unemploymentThresholdPP = try t.double("unemployment_threshold_pp", default: 0.5, where: { $0 > 0 }, expected: "a number > 0")!
+    s.unemploymentLookbackQuarters = try t.int("unemployment_lookback_quarters", default: 4, in: 1...10_000)!
+    s.maxStageAgeDays = try t.int("max_stage_age_days", default: 190, in: 0...1_000_000)!
+    let lags = try t.table("release_lag_days")
+    for series in MacroSeries.allCases {
+      s.releaseLagDays[series] = try lags.int(series.rawValue, default: series.defaultReleaseLagDays, in: 0...10_000)!
+    }
+    try lags.finish()
+    func stages(_ key: String, default fallback: [String]) throws -> Set<CycleStage> {
+      var out: Set<CycleStage> = []
+      for name in try t.stringList(key, default: fallback) {
+        guard let stage = CycleStage(name: name), stage != .unknown else {
+          let hint = closestMatch(to: name, in: stageNames).map { "; did you mean '\($0)'?" } ?? ""
+          throw InputError("unknown stage '\(name)' in 'cycle.\(key)'\(hint); expected some of \(stageNames.joined(separator: ", "))",
+                           at: t.node(key)!.location)
+        }
+        out.insert(stage)
+      }
+      return out
+    }
+    let buy = try stages("buy_stages", default: ["Expansion"])
+    if buy.isEmpty {
+      throw InputError("expected at least one stage in 'cycle.buy_stages'", at: t.node("buy_stages")!.location)
+    }
+    let exit = try stages("exit_stages", default: [])
+    try t.finish()
+    return CycleRunSettings(macroFiles: files, classifier: s, filter: filter, buyStages: buy, exitStages: exit)
+  }
+
+  /// Loads and classifies the macro files.
+  public func classify() throws -> [QuarterRow] {
+    var data = MacroData()
+    for file in macroFiles { try data.merge(try MacroReader.read(file: file)) }
+    return try CycleClassifier.classify(data, settings: classifier)
+  }
+}
+
+/// The stage table of spec §8 as CSV.
+public enum CycleStageTable {
+  public static let columns = "period,period_start,period_end,available_at,real_gdp,gdp_yoy,trend,gap,gap_change,direction,base_stage,unemployment_rate,unemployment_min_prior,unemployment_gap,unemployment_triggered,stage,reason,inflation_yoy,term_spread"
+
+  public static func csv(_ rows: [QuarterRow]) -> String {
+    func n(_ x: Double?) -> String { x.map { $0.description } ?? "" }
+    func quoted(_ s: String) -> String { s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
+    var out = columns + "\n"
+    for r in rows {
+      let fields: [String] = [
+        r.period, CivilDate.isoDate(days: r.firstDay), CivilDate.isoDate(days: r.lastDay), r.availableAt.map(isoInstant) ?? "",
+        n(r.realGDP), n(r.gdpYoY), n(r.trend), n(r.gap), n(r.gapChange), r.rising.map { $0 ? "rising" : "falling" } ?? "",
+        r.baseStage?.rawValue ?? "", n(r.unemploymentRate), n(r.unemploymentMinPrior), n(r.unemploymentGap),
+        r.unemploymentTriggered.map { $0 ? "1" : "0" } ?? "", r.stage.rawValue, quoted(r.reason), n(r.inflationYoY), n(r.termSpread),
+      ]
+      out += fields.joined(separator: ",") + "\n"
+    }
+    return out
+  }
+}
