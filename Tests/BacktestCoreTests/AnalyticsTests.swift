@@ -46,8 +46,8 @@ import Testing
     // Day 0 decide; buy 1000 @100 on day 1; sell @110 on day 3; buy @110 on day 4... (cash 110000 → 1000 shares)
     let bars = handBars([(100, 100, 100, 100), (100, 100, 100, 100), (100, 110, 100, 110), (110, 110, 110, 110),
                          (110, 110, 104.5, 104.5), (104.5, 104.5, 104.5, 104.5), (104.5, 104.5, 104.5, 104.5)])
-    let signals: [Int: Signal] = [0: .enterLong(stopLoss: nil, profitTarget: nil), 2: .exitLong,
-                                  3: .enterLong(stopLoss: nil, profitTarget: nil), 4: .exitLong]
+    let signals: [Int: Signal] = [0: .enterLong(stopLoss: nil, profitTarget: nil), 2: .exitLong(.technical),
+                                  3: .enterLong(stopLoss: nil, profitTarget: nil), 4: .exitLong(.technical)]
     let result = runScripted(bars, signals).result
     let s = PerformanceSummary(result: result, bars: bars)
     #expect(s.totalTrades == 2 && s.wins == 1 && s.losses == 1 && s.winRate == 0.5)

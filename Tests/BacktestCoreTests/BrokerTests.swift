@@ -16,7 +16,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
   static let all: [FillCase] = [
     FillCase(name: "market buy fills at the next open; technical sell at the next open",
              bars: [(100, 101, 99, 100), (100.5, 101, 99.5, 100.8), (101, 102, 100.5, 101.5), (101.2, 102, 100.9, 101)],
-             signals: [0: buyNoTarget, 1: .exitLong],
+             signals: [0: buyNoTarget, 1: .exitLong(.technical)],
              expected: [(1, 100.5, 2, 101, .technical)]),
     FillCase(name: "gap through the stop exits at the open, not at the stop",
              bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (97, 99, 96, 98.5), (98, 99, 97, 98)],
@@ -48,11 +48,11 @@ struct FillCase: CustomTestStringConvertible, Sendable {
              expected: [(1, 100, 1, 98, .stopLoss), (2, 99.2, 3, 99.4, .endOfData)]),
     FillCase(name: "a technical sell due at the open wins over a stop touched later in that bar",
              bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100), (99.5, 99.6, 97, 98), (98, 98, 97, 97.5)],
-             signals: [0: buyNoTarget, 1: .exitLong],
+             signals: [0: buyNoTarget, 1: .exitLong(.technical)],
              expected: [(1, 100, 2, 99.5, .technical)]),
     FillCase(name: "a decision on the last bar is dropped; an open position closes at the last close",
              bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100.2), (100.3, 100.9, 99.9, 100.6)],
-             signals: [0: buyNoTarget, 2: .exitLong],
+             signals: [0: buyNoTarget, 2: .exitLong(.technical)],
              expected: [(1, 100, 2, 100.6, .endOfData)]),
     FillCase(name: "a buy decided on the last bar never fills",
              bars: [(100, 101, 99, 100), (100, 100.5, 99.5, 100.2)],
@@ -79,7 +79,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
   @Test("whole shares: floor(cash / price); cash and equity follow the fills")
   func accounting() {
     let bars = handBars([(100, 101, 99, 100), (33, 34, 32, 33.5), (34, 35, 33, 34.5), (35, 36, 34, 35)])
-    let (result, _) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong])
+    let (result, _) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong(.technical)])
     let t = result.trades[0]
     #expect(t.shares == 3030)  // floor(100000 / 33)
     #expect(result.cash[1] == 100_000 - 3030 * 33)
@@ -100,7 +100,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
   @Test("commission models: per trade, per share and percent, worked by hand")
   func commissions() {
     let bars = handBars([(100, 101, 99, 100), (50, 51, 49, 50), (60, 61, 59, 60), (60, 61, 59, 60)])
-    let signals: [Int: Signal] = [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong]
+    let signals: [Int: Signal] = [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong(.technical)]
     var broker = BrokerSettings()
     broker.initialCash = 1000
 
@@ -129,7 +129,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     let bars = handBars([(100, 101, 99, 100), (100, 100.05, 99, 100), (100, 101, 99.99, 100), (100, 101, 99, 100)])
     var broker = BrokerSettings()
     broker.slippageBasisPoints = 10
-    let t = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong], broker: broker).result.trades[0]
+    let t = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 1: .exitLong(.technical)], broker: broker).result.trades[0]
     #expect(t.entryPrice == 100.05)   // 100 * 1.001 = 100.1, capped at the high
     #expect(t.exitPrice == 99.99)     // 100 * 0.999 = 99.9, raised to the low
   }

@@ -10,6 +10,9 @@ public struct DataSettings: Sendable {
   public var resample: ResampleInterval?
   /// Free text shown in reports (for example "synthetic data").
   public var description: String?
+  /// Keep bars whose date is on or after / on or before these days (days since 1970), when set.
+  public var startDay: Int?
+  public var endDay: Int?
 }
 
 /// The report formats a run can write.
@@ -71,9 +74,18 @@ public struct RunConfig: Sendable {
       resample = r
     }
     let description = try dataTable.string("description")
+    func day(_ key: String) throws -> Int? {
+      guard let text = try dataTable.string(key) else { return nil }
+      let bytes = Array(text.utf8)
+      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
+        throw InputError("expected a date YYYY-MM-DD for 'data.\(key)', found '\(text)'", at: dataTable.node(key)!.location)
+      }
+      return d
+    }
+    let startDay = try day("start"), endDay = try day("end")
     try dataTable.finish()
     let data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
-                            resample: resample, description: description)
+                            resample: resample, description: description, startDay: startDay, endDay: endDay)
 
     let strategyTable = try table.table("strategy")
     let strategy = try StrategyRegistry.configure(strategyTable)

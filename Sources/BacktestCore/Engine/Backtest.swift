@@ -9,6 +9,20 @@ public struct RunOutput: Sendable {
   public var benchmarkSummary: PerformanceSummary
   /// Bars in the file before the session filter and resampling.
   public var barsInFile: Int
+  /// The economic-cycle context, when the run file has a `cycle:` section.
+  public var cycle: CycleContext?
+}
+
+/// The classified quarters and the stage of every bar.
+public struct CycleContext: Sendable {
+  public var settings: CycleRunSettings
+  public var rows: [QuarterRow]
+  public var timeline: StageTimeline
+  public var gate: CycleGate
+  /// With the filter on: the same strategy run without it, for comparison.
+  public var unfiltered: PerformanceSummary?
+  /// With the filter on: trades of the unfiltered run whose entry the filter blocks.
+  public var skippedTrades: Int?
 }
 
 /// The run pipeline: load bars, run the strategy and the benchmark, summarize.
@@ -19,8 +33,13 @@ public enum Backtest {
   public static func loadBars(_ data: DataSettings) throws -> (bars: BarSeries, barsInFile: Int) {
     let raw = try BarCSVReader(timeZone: data.timeZone).read(file: data.bars)
     var bars = raw.filtered(session: data.session, timeZone: data.timeZone)
+    if data.startDay != nil || data.endDay != nil {
+      let first = data.startDay ?? .min, last = data.endDay ?? .max
+      let all = bars
+      bars = all.filtered { Int(all.day[$0]) >= first && Int(all.day[$0]) <= last }
+    }
     if bars.isEmpty {
-      throw InputError("no bar lies inside the session \(data.session) in \(data.timeZone.identifier); check data.session and data.timezone",
+      throw InputError("no bar lies inside the session \(data.session) in \(data.timeZone.identifier) and the dates from data.start to data.end; check data.session, data.timezone, data.start and data.end",
                        file: data.bars)
     }
     if let interval = data.resample {
@@ -29,13 +48,39 @@ public enum Backtest {
     return (bars, raw.count)
   }
 
+  /// Reads and classifies the macro files and finds the stage of every bar.
+  ///
+  /// - Throws: `InputError` for a missing or bad macro file.
+  public static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
+    guard let settings = config.cycle else { return nil }
+    let rows = try settings.classify()
+    let timeline = StageTimeline(rows: rows, settings: settings.classifier)
+    let gate = CycleGate(stages: timeline.stages(at: bars.time), filterEntries: settings.filter,
+                         buyStages: settings.buyStages, exitStages: settings.exitStages)
+    return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
+  }
+
   /// Runs the configured strategy and the buy-and-hold benchmark over `bars`.
-  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int) -> RunOutput {
-    let run = config.strategy.run(bars: bars, broker: config.broker)
+  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil) -> RunOutput {
+    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate)
+    var cycle = cycle
+    if let context = cycle, context.gate.filterEntries {
+      var open = context.gate
+      open.filterEntries = false
+      let unfiltered = config.strategy.run(bars: bars, broker: config.broker, cycle: open).result
+      cycle?.unfiltered = PerformanceSummary(result: unfiltered, bars: bars)
+      cycle?.skippedTrades = unfiltered.trades.filter { !context.settings.buyStages.contains(context.gate.stages[$0.entryBar]) }.count
+    }
     var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
     let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker)
     return RunOutput(config: config, bars: bars, run: run, summary: PerformanceSummary(result: run.result, bars: bars),
                      benchmark: benchmark, benchmarkSummary: PerformanceSummary(result: benchmark, bars: bars),
-                     barsInFile: barsInFile)
+                     barsInFile: barsInFile, cycle: cycle)
+  }
+
+  /// Loads everything a run file names and runs it.
+  public static func run(_ config: RunConfig) throws -> RunOutput {
+    let (bars, count) = try loadBars(config.data)
+    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars))
   }
 }

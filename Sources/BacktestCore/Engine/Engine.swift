@@ -29,7 +29,7 @@ public enum Engine {
   /// position is closed at the last close (`END_OF_DATA`).
   ///
   /// - Complexity: O(bars); allocates only when a trade closes.
-  public static func run<S: Strategy>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings) -> BacktestResult {
+  public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings) -> BacktestResult {
     let n = bars.count
     var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
@@ -87,8 +87,8 @@ public enum Engine {
           } else {
             skippedEntries += 1
           }
-        case .exitLong:
-          exit(t, sellPrice(t, open[t]), .technical)
+        case .exitLong(let reason):
+          exit(t, sellPrice(t, open[t]), reason)
         case .hold:
           break
         }

@@ -3,6 +3,8 @@ public enum ExitReason: String, Sendable, CaseIterable, Comparable {
   case stopLoss = "STOP_LOSS"
   case profitTarget = "PROFIT_TARGET"
   case technical = "TECHNICAL"
+  /// The economic-cycle stage turned to one of `cycle.exit_stages`.
+  case cycleExit = "CYCLE_EXIT"
   case endOfData = "END_OF_DATA"
 
   public static func < (a: ExitReason, b: ExitReason) -> Bool {

@@ -68,6 +68,8 @@ public enum MarkdownReport {
       md += "\n\(output.run.result.ambiguousBars) bar(s) touched both the stop and the target; the stop was taken (conservative rule).\n"
     }
 
+    if let cycle = output.cycle { md += cycleSection(output, cycle) }
+
     md += "\n## Trades\n\n"
     if trades.count > tradeListLimit {
       md += "The first \(tradeListLimit) of \(HumanFormat.integer(trades.count)) trades; every trade is in `trades.csv`.\n\n"
@@ -78,6 +80,42 @@ public enum MarkdownReport {
       md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice)) | \(bars.timeLabel(t.exitBar)) | "
       md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(Int(t.shares))) | \(HumanFormat.money(t.pnl)) | "
       md += "\(HumanFormat.percent(t.returnFraction)) | \(t.exitReason.rawValue) | \(t.barsHeld) |\n"
+    }
+    return md
+  }
+
+  static func cycleSection(_ output: RunOutput, _ cycle: CycleContext) -> String {
+    let settings = cycle.settings
+    let last = output.bars.count - 1
+    var md = "\n## Economic cycle\n\n"
+    let current = cycle.gate.stages[last]
+    md += "Current stage (at the last bar): **\(current.rawValue)**"
+    if let row = cycle.timeline.row(at: output.bars.time[last]) {
+      md += current == .unknown && row.stage != .unknown ? " (the latest release is stale). " : ". "
+      md += "Inputs: \(CycleDescription.inputs(row)).\n\n"
+    } else {
+      md += " (no quarter released yet).\n\n"
+    }
+    if settings.filter {
+      md += "Filter: new entries only in \(settings.buyStages.sorted().map(\.rawValue).joined(separator: ", ")) (never in unknown). "
+      md += "**\(output.run.blockedEntries) buy signal(s) were skipped by the filter.** "
+      if let u = cycle.unfiltered, let skipped = cycle.skippedTrades {
+        md += "Without the entry filter (same exits) the same rule takes \(u.totalTrades) trade(s) (total return \(HumanFormat.percent(u.totalReturn)), "
+        md += "Sharpe \(HumanFormat.ratio(u.sharpe)), max drawdown \(HumanFormat.percent(u.maxDrawdown))); "
+        md += "\(skipped) of them enter in stages the filter blocks. "
+      }
+    } else {
+      md += "Filter: off (stages are reported, entries are not limited). "
+    }
+    if !settings.exitStages.isEmpty {
+      md += "Positions are closed (CYCLE_EXIT) when the stage turns to \(settings.exitStages.sorted().map(\.rawValue).joined(separator: ", ")). "
+    }
+    md += "Stages come from `\(settings.macroFiles.joined(separator: "`, `"))`, each quarter usable only from its release date.\n\n"
+    md += "### Performance by cycle stage\n\n| Stage | Bars | Trades entered | Win rate | Average return | Equity return in stage |\n"
+    md += "|---|---:|---:|---:|---:|---:|\n"
+    for r in CycleBreakdown(result: output.run.result, stages: cycle.gate.stages).rows where r.bars > 0 || r.trades > 0 {
+      md += "| \(r.stage.rawValue) | \(HumanFormat.integer(r.bars)) | \(r.trades) | \(HumanFormat.percent(r.winRate)) | "
+      md += "\(HumanFormat.percent(r.averageReturn)) | \(HumanFormat.percent(r.totalReturn)) |\n"
     }
     return md
   }

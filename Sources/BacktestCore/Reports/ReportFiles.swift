@@ -35,15 +35,23 @@ public enum RunReport {
   public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees"
 
   public static func tradesCSV(_ output: RunOutput) -> String {
-    var out = tradeColumns + "\n"
+    let stages = output.cycle?.gate.stages
+    var out = tradeColumns + (stages == nil ? "\n" : ",entry_cycle,exit_cycle\n")
     let bars = output.bars
     for t in output.run.result.trades {
-      out += bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
-        + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
-        + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + ","
-        + formatNumber(t.fees) + "\n"
+      if let stages {
+        out += tradeLine(t, bars) + "," + stages[t.entryBar].rawValue + "," + stages[t.exitBar].rawValue + "\n"
+      } else {
+        out += tradeLine(t, bars) + "\n"
+      }
     }
     return out
+  }
+
+  static func tradeLine(_ t: Trade, _ bars: BarSeries) -> String {
+    bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
+      + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
+      + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
   }
 
   public static func equityCSV(_ output: RunOutput) -> String {
@@ -51,7 +59,8 @@ public enum RunReport {
     let bars = output.bars
     let dd = drawdowns(r.equity)
     var out = TextBuffer(capacity: bars.count * 100)
-    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity\n")
+    let stages = output.cycle?.gate.stages
+    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity" + (stages == nil ? "\n" : ",cycle\n"))
     for i in bars.indices {
       bars.appendLabel(i, to: &out)
       out.append(byte: 44); out.append(r.equity[i])
@@ -60,6 +69,7 @@ public enum RunReport {
       out.append(byte: 44); out.append(bars.close[i])
       out.append(byte: 44); out.append(dd[i])
       out.append(byte: 44); out.append(output.benchmark.equity[i])
+      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
       out.append(byte: 10)
     }
     return out.string
@@ -69,11 +79,13 @@ public enum RunReport {
     let bars = output.bars
     let columns = output.run.indicators
     var out = TextBuffer(capacity: bars.count * 110)
-    out.append((["time", "close"] + columns.map(\.name)).joined(separator: ",") + "\n")
+    let stages = output.cycle?.gate.stages
+    out.append((["time", "close"] + columns.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n")
     for i in bars.indices {
       bars.appendLabel(i, to: &out)
       out.append(byte: 44); out.append(bars.close[i])
       for c in columns { out.append(byte: 44); out.append(c.values[i]) }
+      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
       out.append(byte: 10)
     }
     return out.string
@@ -108,7 +120,32 @@ public enum RunReport {
       ("total_return", .number(b.totalReturn)), ("final_equity", .number(b.finalEquity)), ("cagr", .optional(b.cagr)),
       ("max_drawdown", .number(b.maxDrawdown)), ("sharpe", .optional(b.sharpe)), ("sortino", .optional(b.sortino)),
     ]
-    return .object(metrics(output.summary) + [("exit_reasons", .object(byReason)), ("benchmark", .object(benchmark)),
-                                              ("run", .object(run))])
+    var fields = metrics(output.summary) + [("exit_reasons", .object(byReason)), ("benchmark", .object(benchmark))]
+    if let cycle = output.cycle {
+      let breakdown = CycleBreakdown(result: output.run.result, stages: cycle.gate.stages)
+      fields.append(("by_cycle", .object(breakdown.rows.map { r in
+        (r.stage.rawValue, .object([("bars", .integer(r.bars)), ("trades", .integer(r.trades)), ("win_rate", .optional(r.winRate)),
+                                    ("avg_return", .optional(r.averageReturn)), ("total_return", .number(r.totalReturn))]))
+      })))
+      let last = bars.count - 1
+      let row = cycle.timeline.row(at: bars.time[last])
+      fields.append(("cycle", .object([
+        ("filter", .bool(cycle.settings.filter)),
+        ("buy_stages", .array(cycle.settings.buyStages.sorted().map { .string($0.rawValue) })),
+        ("exit_stages", .array(cycle.settings.exitStages.sorted().map { .string($0.rawValue) })),
+        ("blocked_entries", .integer(output.run.blockedEntries)),
+        ("unfiltered_trades", cycle.unfiltered.map { .integer($0.totalTrades) } ?? .null),
+        ("unfiltered_total_return", cycle.unfiltered.map { .number($0.totalReturn) } ?? .null),
+        ("skipped_trades", cycle.skippedTrades.map { .integer($0) } ?? .null),
+        ("current_stage", .string(cycle.gate.stages[last].rawValue)),
+        ("current_period", row.map { .string($0.period) } ?? .null),
+        ("current_released_at", row.flatMap { $0.availableAt }.map { .string(isoInstant($0)) } ?? .null),
+        ("current_gdp_yoy", .optional(row?.gdpYoY)), ("current_unemployment_rate", .optional(row?.unemploymentRate)),
+        ("current_inflation_yoy", .optional(row?.inflationYoY)),
+        ("macro_files", .array(cycle.settings.macroFiles.map { .string($0) })),
+      ])))
+    }
+    fields.append(("run", .object(run)))
+    return .object(fields)
   }
 }

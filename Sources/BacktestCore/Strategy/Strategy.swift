@@ -2,8 +2,9 @@
 /// next bar's open.
 public enum Signal: Equatable, Sendable {
   case hold
-  /// Close the open position (reason `TECHNICAL`).
-  case exitLong
+  /// Close the open position at the next open, for this reason (a strategy's
+  /// own rule is `.technical`).
+  case exitLong(ExitReason)
   /// Open a long position. `stopLoss` and `profitTarget` are fractions of the
   /// entry fill price (`0.02` = 2%), checked intrabar by the broker from the
   /// entry bar on; `nil` disables each.
@@ -44,7 +45,15 @@ public protocol StrategyParameters: Sendable, Equatable {
 /// depend on bars `0...i` only) and answers `decide(at:position:)` per bar.
 /// The engine is generic over the strategy, so the per-bar call is
 /// specialized and inlined, never dynamically dispatched.
-public protocol Strategy: SendableMetatype {
+/// Anything that decides at each bar's close: a strategy, or a wrapper around one.
+public protocol BarDecider {
+  /// The first bar index at which every input of `decide` is defined.
+  var firstDecisionBar: Int { get }
+  /// Decides at the close of bar `i`, reading only bars `0...i`.
+  mutating func decide(at i: Int, position: PositionView) -> Signal
+}
+
+public protocol Strategy: BarDecider, SendableMetatype {
   associatedtype Parameters: StrategyParameters
   /// The name a run file uses in `strategy.type`, e.g. `bollinger_rsi`.
   static var name: String { get }
@@ -57,10 +66,6 @@ public protocol Strategy: SendableMetatype {
   static func parameters(from table: ConfigTable) throws -> Parameters
   /// Precomputes every indicator over `bars`.
   init(parameters: Parameters, bars: BarSeries)
-  /// The first bar index at which every input of `decide` is defined.
-  var firstDecisionBar: Int { get }
-  /// Decides at the close of bar `i`, reading only bars `0...i`.
-  mutating func decide(at i: Int, position: PositionView) -> Signal
   /// The indicator columns for `indicators.csv`, in order.
   var indicatorColumns: [IndicatorColumn] { get }
 }

@@ -5,7 +5,7 @@
 public struct ConfiguredStrategy: Sendable {
   public let name: String
   public let parameterSummary: [(name: String, value: String)]
-  private let body: @Sendable (BarSeries, BrokerSettings) -> StrategyRun
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
@@ -18,21 +18,30 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     parameterSummary = parameters.summary
-    body = { bars, broker in
+    body = { bars, broker, gate in
       var strategy = S(parameters: parameters, bars: bars)
-      let result = Engine.run(&strategy, bars: bars, broker: broker)
-      return StrategyRun(result: result, indicators: strategy.indicatorColumns)
+      guard let gate else {
+        let result = Engine.run(&strategy, bars: bars, broker: broker)
+        return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0)
+      }
+      var filtered = CycleFilter(strategy, gate: gate)
+      let result = Engine.run(&filtered, bars: bars, broker: broker)
+      return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries)
     }
   }
 
-  /// Runs the strategy over `bars`.
-  public func run(bars: BarSeries, broker: BrokerSettings) -> StrategyRun { body(bars, broker) }
+  /// Runs the strategy over `bars`, through the cycle filter when `gate` is given.
+  public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil) -> StrategyRun {
+    body(bars, broker, gate)
+  }
 }
 
 /// A backtest's result together with the strategy's indicator columns.
 public struct StrategyRun: Sendable {
   public var result: BacktestResult
   public var indicators: [IndicatorColumn]
+  /// Buy signals the cycle filter blocked.
+  public var blockedEntries: Int
 }
 
 /// The built-in strategies, by the name a run file gives in `strategy.type`.

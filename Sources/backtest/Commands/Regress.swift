@@ -35,8 +35,7 @@ struct RegressCommand {
       let path = directory + "/" + name
       let text = String(decoding: try readInputFile(path), as: UTF8.self)
       let config = try RunConfig.parse(text, file: path)
-      let (bars, count) = try Backtest.loadBars(config.data)
-      let files = RunReport.files(Backtest.execute(config, bars: bars, barsInFile: count))
+      let files = RunReport.files(try Backtest.run(config))
       let folder = reference + "/" + config.name
       if update {
         try AtomicWriter.write(files, into: folder)

@@ -43,8 +43,9 @@ struct RunCommand {
     if let out { config.report.out = out }
     let parsed = clock.now
     let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    let cycle = try Backtest.loadCycle(config, bars: bars)
     let loaded = clock.now
-    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile)
+    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle)
     let ran = clock.now
     let files = RunReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
@@ -66,6 +67,10 @@ struct RunCommand {
     print("  trades \(s.totalTrades) (win rate \(HumanFormat.percent(s.winRate))), total return \(HumanFormat.percent(s.totalReturn)), "
       + "CAGR \(HumanFormat.percent(s.cagr)), max drawdown \(HumanFormat.percent(s.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(s.sharpe)), final equity \(HumanFormat.money(s.finalEquity))")
+    if let cycle = output.cycle {
+      print("  cycle: \(cycle.settings.filter ? "entries only in \(cycle.settings.buyStages.sorted().map(\.rawValue).joined(separator: ", ")), \(output.run.blockedEntries) buy signal(s) skipped" : "filter off")"
+        + ", stage at the last bar: \(cycle.gate.stages[bars.count - 1].rawValue)")
+    }
     print("  buy & hold: total return \(HumanFormat.percent(b.totalReturn)), max drawdown \(HumanFormat.percent(b.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(b.sharpe))")
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(c.report.out)/")

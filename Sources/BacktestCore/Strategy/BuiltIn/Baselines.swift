@@ -46,7 +46,7 @@ public struct SMACross: Strategy {
     if !position.isOpen && above && !wasAbove {
       return .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget)
     }
-    if position.isOpen && !above && wasAbove { return .exitLong }
+    if position.isOpen && !above && wasAbove { return .exitLong(.technical) }
     return .hold
   }
 

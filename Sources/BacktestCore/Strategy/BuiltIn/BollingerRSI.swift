@@ -74,7 +74,7 @@ public struct BollingerRSI: Strategy {
         return .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget)
       }
     } else if close[i] > bands.upper[i] || rsi[i] > parameters.overbought {
-      return .exitLong
+      return .exitLong(.technical)
     }
     return .hold
   }

@@ -1,0 +1,33 @@
+/// Performance split by economic-cycle stage.
+public struct CycleBreakdown: Sendable, Equatable {
+  public struct Row: Sendable, Equatable {
+    public var stage: CycleStage
+    /// Bars whose stage this is.
+    public var bars: Int
+    /// Trades entered in this stage (the stage at the entry fill's bar).
+    public var trades: Int
+    public var winRate: Double?
+    public var averageReturn: Double?
+    /// The equity's compounded bar-to-bar return over the bars in this stage
+    /// (the first bar measured against the initial cash).
+    public var totalReturn: Double
+  }
+
+  public var rows: [Row]
+
+  public init(result: BacktestResult, stages: ContiguousArray<CycleStage>) {
+    rows = CycleStage.allCases.map { stage in
+      var bars = 0
+      var growth = 1.0
+      for t in stages.indices where stages[t] == stage {
+        bars += 1
+        growth *= result.equity[t] / (t == 0 ? result.initialCash : result.equity[t - 1])
+      }
+      let trades = result.trades.filter { stages[$0.entryBar] == stage }
+      let wins = trades.filter { $0.pnl > 0 }.count
+      return Row(stage: stage, bars: bars, trades: trades.count,
+                 winRate: trades.isEmpty ? nil : Double(wins) / Double(trades.count),
+                 averageReturn: mean(trades.map(\.returnFraction)), totalReturn: growth - 1)
+    }
+  }
+}
