@@ -23,6 +23,11 @@ let usage = """
   commands:
     run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
         run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/)
+    sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
+        run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
+        from DIR/results.csv; --shard runs every n-th combination from i (0-based)
+    merge DIR... --out DIR
+        combine sweep shards (checks none is missing or duplicated) and rank
     cycle CONFIG [--out DIR] [--set key.path=value]...
         print the economic-cycle stage timeline and write DIR/cycle_stages.csv
     regress [DIR] [--update] [--reference DIR] [--tolerance X]
@@ -74,6 +79,8 @@ func main() -> Int32 {
     case "bench": return try BenchCommand(rest).run()
     case "regress": return try RegressCommand(rest).run()
     case "cycle": return try CycleCommand(rest).run()
+    case "sweep": return try SweepCommand(rest).run()
+    case "merge": return try MergeCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -81,7 +88,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

@@ -40,49 +40,14 @@ public struct PerformanceSummary: Sendable, Equatable {
 
   /// Computes the statistics of `result` over `bars`.
   public init(result: BacktestResult, bars: BarSeries) {
-    let trades = result.trades
-    totalTrades = trades.count
-    var returnsOfWins: [Double] = [], returnsOfLosses: [Double] = []
-    var grossProfit = 0.0, grossLoss = 0.0, heldBars = 0
-    for trade in trades {
-      let pnl = trade.pnl
-      totalPnl += pnl
-      fees += trade.fees
-      heldBars += trade.barsHeld
-      if pnl > 0 { wins += 1; returnsOfWins.append(trade.returnFraction); grossProfit += pnl }
-      if pnl < 0 { losses += 1; returnsOfLosses.append(trade.returnFraction); grossLoss -= pnl }
-      bestTrade = max(bestTrade ?? -.infinity, trade.returnFraction)
-      worstTrade = min(worstTrade ?? .infinity, trade.returnFraction)
+    var accumulator = SummaryAccumulator(expectedDays: bars.count)
+    for trade in result.trades { accumulator.add(trade) }
+    for i in bars.indices {
+      accumulator.mark(equity: result.equity[i], held: result.shares[i] > 0,
+                       dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
     }
-    if totalTrades > 0 {
-      winRate = Double(wins) / Double(totalTrades)
-      averageBarsHeld = Double(heldBars) / Double(totalTrades)
-    }
-    avgWin = mean(returnsOfWins)
-    avgLoss = mean(returnsOfLosses)
-    profitFactor = grossLoss > 0 ? grossProfit / grossLoss : nil
-
-    self.bars = bars.count
-    guard let last = result.equity.last else { return }
-    finalEquity = last
-    totalReturn = finalEquity / result.initialCash - 1
-    let calendarDays = Int(bars.day[bars.count - 1]) - Int(bars.day[0])
-    if calendarDays > 0 && finalEquity > 0 {
-      cagr = pow(finalEquity / result.initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
-    }
-    var peak = -Double.infinity, worst = 0.0, run = 0
-    for e in result.equity {
-      if e >= peak { peak = e; run = 0 } else { run += 1; longestDrawdownBars = max(longestDrawdownBars, run) }
-      worst = min(worst, e / peak - 1)
-    }
-    maxDrawdown = worst
-    let daily = dailyReturns(equity: result.equity, day: bars.day)
-    days = daily.count + 1
-    sharpe = sharpeRatio(dailyReturns: daily)
-    sortino = sortinoRatio(dailyReturns: daily)
-    var held = 0
-    for s in result.shares where s > 0 { held += 1 }
-    exposure = Double(held) / Double(bars.count)
+    let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
+    self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
   }
 
   /// The statistics as ordered (key, value) pairs, the keys as in `summary.json`.

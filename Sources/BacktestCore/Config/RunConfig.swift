@@ -47,6 +47,11 @@ public struct RunConfig: Sendable {
     for (k, override) in overrides.enumerated() {
       root = try applyOverride(override, index: k, to: root)
     }
+    return try parse(document: root, file: file)
+  }
+
+  /// Reads an already parsed run-file document.
+  public static func parse(document root: YAMLNode, file: String) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
     let directory = (file as NSString).deletingLastPathComponent
 
@@ -169,7 +174,7 @@ public struct RunConfig: Sendable {
   }
 
   /// Applies one `key.path=value` override to the document.
-  static func applyOverride(_ text: String, index: Int, to root: YAMLNode) throws -> YAMLNode {
+  public static func applyOverride(_ text: String, index: Int, to root: YAMLNode) throws -> YAMLNode {
     let file = "--set \(text)"
     guard let eq = text.firstIndex(of: "=") else {
       throw InputError("expected --set key.path=value, found '\(text)'",

@@ -72,24 +72,6 @@ public struct BarCSVReader {
     var previousInstant: Int64?
     var previousLabel = (start: 0, end: 0, line: 0)
 
-    func number(_ k: Int, _ name: String, positive: Bool) throws -> Double {
-      let f = fields[k]
-      guard let x = parseDecimal(bytes, f.start, f.end) else {
-        let found = scanner.shown(f)
-        throw InputError(found.isEmpty ? "expected a number for '\(name)', found an empty field"
-                                       : "expected a number for '\(name)', found '\(found)'",
-                         at: scanner.location(f))
-      }
-      if !x.isFinite {
-        throw InputError("expected a finite number for '\(name)', found '\(scanner.shown(f))'", at: scanner.location(f))
-      }
-      if positive ? !(x > 0) : x < 0 {
-        throw InputError("expected a \(positive ? "positive" : "non-negative") number for '\(name)', found '\(scanner.shown(f))'",
-                         at: scanner.location(f))
-      }
-      return x
-    }
-
     while try scanner.next(into: &fields) {
       if fields.count != fieldCount {
         let column = fields.count > fieldCount ? fields[fieldCount].column : (fields.last.map { $0.end - $0.start + $0.column } ?? 1)
@@ -133,11 +115,11 @@ public struct BarCSVReader {
             : "timestamp '\(scanner.shown(tf))' is earlier than '\(before)' on line \(previousLabel.line); expected strictly increasing timestamps",
           at: scanner.location(tf))
       }
-      let open = try number(o, "open", positive: true)
-      let high = try number(h, "high", positive: true)
-      let low = try number(l, "low", positive: true)
-      let close = try number(c, "close", positive: true)
-      let volume = try v.map { try number($0, "volume", positive: false) } ?? 0
+      let open = try Self.number(fields[o], "open", positive: true, bytes, scanner)
+      let high = try Self.number(fields[h], "high", positive: true, bytes, scanner)
+      let low = try Self.number(fields[l], "low", positive: true, bytes, scanner)
+      let close = try Self.number(fields[c], "close", positive: true, bytes, scanner)
+      let volume = try v.map { try Self.number(fields[$0], "volume", positive: false, bytes, scanner) } ?? 0
       if low > min(open, close) {
         throw InputError("expected 'low' <= min(open, close) = \(min(open, close)), found \(low)", at: scanner.location(fields[l]))
       }
@@ -154,6 +136,27 @@ public struct BarCSVReader {
                        at: SourceLocation(file: file, line: headerLine + 1, column: 1))
     }
     return bars
+  }
+
+  /// Parses one price or volume field; a static function, so the hot loop
+  /// captures no mutable state (no dynamic exclusivity checks).
+  @inline(__always)
+  static func number(_ f: CSVField, _ name: String, positive: Bool, _ bytes: UnsafeBufferPointer<UInt8>,
+                     _ scanner: CSVScanner) throws -> Double {
+    if let x = parseDecimal(bytes, f.start, f.end), x.isFinite, positive ? x > 0 : x >= 0 { return x }
+    throw numberError(f, name, positive: positive, bytes, scanner)
+  }
+
+  static func numberError(_ f: CSVField, _ name: String, positive: Bool, _ bytes: UnsafeBufferPointer<UInt8>,
+                          _ scanner: CSVScanner) -> InputError {
+    let found = scanner.shown(f)
+    guard let x = parseDecimal(bytes, f.start, f.end) else {
+      return InputError(found.isEmpty ? "expected a number for '\(name)', found an empty field"
+                                      : "expected a number for '\(name)', found '\(found)'", at: scanner.location(f))
+    }
+    if !x.isFinite { return InputError("expected a finite number for '\(name)', found '\(found)'", at: scanner.location(f)) }
+    return InputError("expected a \(positive ? "positive" : "non-negative") number for '\(name)', found '\(found)'",
+                      at: scanner.location(f))
   }
 
   /// Reads a bar file from disk.

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One field of a CSV record: byte offsets into the scanned buffer.
 ///
@@ -53,6 +58,7 @@ public struct CSVScanner {
     }
     if position >= n { return false }
     line = nextLine
+    if let record = fastRecord(into: &fields) { position = record; nextLine += 1; return true }
     var lineStart = position
     var i = position
     while true {
@@ -90,11 +96,7 @@ public struct CSVScanner {
         }
       } else {
         var j = i
-        while j < n {
-          let b = bytes[j]
-          if b == UInt8(ascii: ",") || b == UInt8(ascii: "\n") { break }
-          j += 1
-        }
+        while j < n && bytes[j] != UInt8(ascii: ",") && bytes[j] != UInt8(ascii: "\n") { j += 1 }
         var end = j
         if end > i && bytes[end - 1] == UInt8(ascii: "\r") && (j == n || bytes[j] == UInt8(ascii: "\n")) { end -= 1 }
         fields.append(CSVField(start: i, end: end, quoted: false, hasEscapedQuote: false, column: column))
@@ -111,6 +113,29 @@ public struct CSVScanner {
       position = i
       return true
     }
+  }
+
+  /// Splits a line without quotes with `memchr` (the common case); returns the
+  /// position after the line, or `nil` when the line has a quote.
+  @inline(__always)
+  private func fastRecord(into fields: inout [CSVField]) -> Int? {
+    let n = bytes.count
+    let base = bytes.baseAddress!
+    let lineEnd = memchr(base + position, Int32(UInt8(ascii: "\n")), n - position)
+      .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? n
+    if memchr(base + position, Int32(UInt8(ascii: "\"")), lineEnd - position) != nil { return nil }
+    var contentEnd = lineEnd
+    if contentEnd > position && bytes[contentEnd - 1] == UInt8(ascii: "\r") { contentEnd -= 1 }
+    var start = position
+    while true {
+      let comma = memchr(base + start, Int32(UInt8(ascii: ",")), contentEnd - start)
+        .map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+      let end = comma ?? contentEnd
+      fields.append(CSVField(start: start, end: end, quoted: false, hasEscapedQuote: false, column: start - position + 1))
+      guard let comma else { break }
+      start = comma + 1
+    }
+    return lineEnd < n ? lineEnd + 1 : n
   }
 
   /// Returns the field's text (quotes removed, `""` unescaped).

@@ -28,36 +28,26 @@ public func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ en
     negative = bytes[i] == UInt8(ascii: "-")
     i += 1
   }
+  // Every digit goes into `mantissa` (wrapping past 19 digits, which then takes the slow path).
   var mantissa: UInt64 = 0
-  var digits = 0          // significant digits accumulated into `mantissa`
-  var sawDigit = false
+  var digits = 0
   var exponent = 0
-  var exact = true        // false once a nonzero digit could not be accumulated
   while i < end, bytes[i] &- 0x30 < 10 {
-    sawDigit = true
-    let d = UInt64(bytes[i] &- 0x30)
-    if digits < 19 {
-      if mantissa != 0 || d != 0 { mantissa = mantissa &* 10 &+ d; if mantissa != 0 { digits += 1 } }
-    } else {
-      exponent += 1
-      if d != 0 { exact = false }
-    }
+    mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+    digits += 1
     i += 1
   }
   if i < end && bytes[i] == UInt8(ascii: ".") {
     i += 1
     while i < end, bytes[i] &- 0x30 < 10 {
-      sawDigit = true
-      let d = UInt64(bytes[i] &- 0x30)
-      if digits < 19 {
-        if mantissa != 0 || d != 0 { mantissa = mantissa &* 10 &+ d; if mantissa != 0 { digits += 1 } }
-        exponent -= 1
-      } else if d != 0 {
-        exact = false
-      }
+      mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
+      digits += 1
+      exponent -= 1
       i += 1
     }
   }
+  let sawDigit = digits > 0
+  let exact = digits <= 19
   if !sawDigit { return nil }
   if i < end && (bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")) {
     i += 1
@@ -77,20 +67,44 @@ public func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ en
     exponent += expNegative ? -e : e
   }
   if i != end { return nil }
-  if mantissa == 0 { return negative ? -0.0 : 0.0 }
+  if exact && mantissa == 0 { return negative ? -0.0 : 0.0 }
   if exact && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
     let m = Double(mantissa)
-    let value = exponent >= 0 ? m * _powersOfTen[exponent] : m / _powersOfTen[-exponent]
+    let value = exponent >= 0 ? m * _powerOfTen(exponent) : m / _powerOfTen(-exponent)
     return negative ? -value : value
   }
   return _strtodSlowPath(bytes, first, end)
 }
 
-@usableFromInline
-let _powersOfTen: [Double] = (0...22).map { e in
-  var p = 1.0
-  for _ in 0..<e { p *= 10 }
-  return p
+/// 10^e for 0 <= e <= 22, all exact in binary64 (a switch, not a global array:
+/// no lazy-initialization check on the hot path).
+@usableFromInline @inline(__always)
+func _powerOfTen(_ e: Int) -> Double {
+  switch e {
+  case 0: return 1e0
+  case 1: return 1e1
+  case 2: return 1e2
+  case 3: return 1e3
+  case 4: return 1e4
+  case 5: return 1e5
+  case 6: return 1e6
+  case 7: return 1e7
+  case 8: return 1e8
+  case 9: return 1e9
+  case 10: return 1e10
+  case 11: return 1e11
+  case 12: return 1e12
+  case 13: return 1e13
+  case 14: return 1e14
+  case 15: return 1e15
+  case 16: return 1e16
+  case 17: return 1e17
+  case 18: return 1e18
+  case 19: return 1e19
+  case 20: return 1e20
+  case 21: return 1e21
+  default: return 1e22
+  }
 }
 
 @usableFromInline

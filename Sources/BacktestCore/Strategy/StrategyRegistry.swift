@@ -5,6 +5,8 @@
 public struct ConfiguredStrategy: Sendable {
   public let name: String
   public let parameterSummary: [(name: String, value: String)]
+  /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
+  public let parameters: any StrategyParameters
   private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
@@ -18,6 +20,7 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     parameterSummary = parameters.summary
+    self.parameters = parameters
     body = { bars, broker, gate in
       var strategy = S(parameters: parameters, bars: bars)
       guard let gate else {

@@ -4,16 +4,48 @@ import Foundation
 /// `backtest bench`: timings on generated bars, for release builds.
 struct BenchCommand {
   var bars: Int
+  var sweepBars: Int
   var seed: UInt64
+  var jobs: Int
+  var writeFolder: String?
 
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["bars", "seed"])
+    let a = try Arguments(args, flags: [], options: ["bars", "sweep-bars", "seed", "jobs", "write"])
     if !a.positionals.isEmpty { throw UsageError(message: "bench takes no arguments, found '\(a.positionals[0])'") }
     bars = try a.integer("bars", default: 1_000_000, minimum: 100)
+    sweepBars = try a.integer("sweep-bars", default: 100_000, minimum: 100)
     seed = UInt64(try a.integer("seed", default: 1, minimum: 0))
+    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
+    writeFolder = a.option("write")
+  }
+
+  /// The benchmark grid of issue 4: 5 × 3 × 3 × 4 = 180 combinations, stop-loss 2%.
+  static let sweepSection = """
+    sweep:
+      parameters:
+        bb_period: [10, 15, 20, 25, 30]
+        bb_std: [1.5, 2.0, 2.5]
+        rsi_period: [7, 14, 21]
+        oversold: [20, 25, 30, 35]
+      metric: sharpe
+    """
+
+  static func sweepFile(bars: String) -> String {
+    "name: bench-sweep\ndata: {bars: \(bars), timezone: America/New_York}\n"
+      + "strategy: {type: bollinger_rsi, stop_loss: 2%}\nreport: {out: bench-sweep-out}\n" + sweepSection + "\n"
   }
 
   func run() throws -> Int32 {
+    if let folder = writeFolder {
+      // Files to time whole processes with (for example: hyperfine 'backtest sweep DIR/bench-sweep.yaml --quiet --fresh').
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try AtomicWriter.write([
+        ReportFile(name: "bars.csv", contents: SyntheticBars.csv(SyntheticBars.generate(count: sweepBars, seed: seed))),
+        ReportFile(name: "bench-sweep.yaml", contents: Self.sweepFile(bars: "bars.csv")),
+      ], into: folder)
+      print("wrote \(folder)/bars.csv (\(HumanFormat.integer(sweepBars)) bars) and \(folder)/bench-sweep.yaml (180 combinations)")
+      return ExitCode.ok
+    }
     let clock = ContinuousClock()
     func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
     let csv = SyntheticBars.csv(SyntheticBars.generate(count: bars, seed: seed))
@@ -40,6 +72,21 @@ struct BenchCommand {
     }
     print(String(format: "single backtest: %8.1f M bars/s (%.4f s for %d bars incl. indicators, %d trades, best of 5)",
                  Double(series.count) / engineBest / 1e6, engineBest, series.count, trades))
+
+    // Sweep: the 180-combination grid over sweepBars bars, in process (bars already in memory).
+    let sweepSeries = SyntheticBars.generate(count: sweepBars, seed: seed)
+    let (root, settings) = try SweepRunner.parse(Self.sweepFile(bars: "unused.csv"), file: "bench-sweep.yaml")
+    let sweepJobs = try SweepRunner.jobs(root: root, file: "bench-sweep.yaml", settings: settings,
+                                         combinations: SweepPlan.combinations(settings))
+    var sweepBest = Double.infinity
+    for _ in 0..<5 {
+      let t0 = clock.now
+      SweepRunner.run(sweepJobs, bars: sweepSeries, cycle: nil, workers: jobs) { _, _ in }
+      sweepBest = min(sweepBest, seconds(clock.now - t0))
+    }
+    let barCombinations = Double(sweepBars) * Double(sweepJobs.count)
+    print(String(format: "sweep:           %8.1f M bar-combinations/s (%d combinations × %d bars in %.4f s on %d jobs, indicators included, best of 5)",
+                 barCombinations / sweepBest / 1e6, sweepJobs.count, sweepBars, sweepBest, jobs))
     return ExitCode.ok
   }
 }

@@ -1,0 +1,174 @@
+import Foundation
+
+/// One finished combination as `results.csv` holds it.
+public struct SweepRecord: Sendable, Equatable {
+  public var values: [String]
+  /// Summary values in `PerformanceSummary.fields` order (`nil` = null).
+  public var metrics: [Double?]
+  public var fingerprint: String
+
+  public var key: String { values.joined(separator: "\u{1F}") }
+
+  public func metric(_ name: String) -> Double? {
+    SweepReport.metricKeys.firstIndex(of: name).flatMap { metrics[$0] }
+  }
+}
+
+/// `results.csv`, the ranking and `sweep.md`.
+public enum SweepReport {
+  public static let metricKeys = PerformanceSummary().fields.map(\.key)
+
+  public static func header(_ s: SweepSettings) -> String {
+    (s.parameters.map(\.name) + metricKeys + ["fingerprint"]).joined(separator: ",")
+  }
+
+  public static func record(_ c: SweepCombination, _ summary: PerformanceSummary, fingerprint: String) -> SweepRecord {
+    SweepRecord(values: c.values, metrics: summary.fields.map(\.value), fingerprint: fingerprint)
+  }
+
+  /// One CSV line, without its newline.
+  public static func line(_ r: SweepRecord) -> String {
+    let metrics = zip(metricKeys, r.metrics).map { key, v -> String in
+      guard let v, v.isFinite else { return "" }
+      return PerformanceSummary.integerKeys.contains(key) ? String(Int(v)) : v.description
+    }
+    return (r.values.map(csvField) + metrics + [r.fingerprint]).joined(separator: ",")
+  }
+
+  static func csvField(_ s: String) -> String {
+    s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+  }
+
+  /// Reads `results.csv`; a last line cut short by a kill is dropped (`complete` is then false).
+  ///
+  /// - Throws: `InputError` when the header does not match the sweep's columns or a line is malformed.
+  public static func parse(_ text: String, file: String, settings: SweepSettings) throws -> (records: [SweepRecord], complete: Bool) {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    var complete = true
+    if let last = lines.last, !last.isEmpty { lines.removeLast(); complete = false }  // no final newline: cut short
+    if lines.last == "" { lines.removeLast() }
+    guard let first = lines.first else { return ([], complete) }
+    guard first == header(settings) else {
+      throw InputError("the columns of results.csv differ from this sweep's (\(header(settings).prefix(60))…); expected the same parameters, or use --fresh or another --out",
+                       at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let p = settings.parameters.count
+    var records: [SweepRecord] = []
+    for (k, line) in lines.dropFirst().enumerated() {
+      let bytes = Array(line.utf8)
+      var fields: [String] = []
+      try bytes.withUnsafeBufferPointer { b in
+        var scanner = CSVScanner(bytes: b, file: file)
+        var raw: [CSVField] = []
+        if try scanner.next(into: &raw) { fields = raw.map { scanner.text($0) } }
+      }
+      guard fields.count == p + metricKeys.count + 1 else {
+        throw InputError("expected \(p + metricKeys.count + 1) fields, found \(fields.count)",
+                         at: SourceLocation(file: file, line: k + 2, column: 1))
+      }
+      let metrics = fields[p..<(p + metricKeys.count)].map { $0.isEmpty ? nil : Double($0) }
+      records.append(SweepRecord(values: Array(fields[0..<p]), metrics: Array(metrics), fingerprint: fields[fields.count - 1]))
+    }
+    return (records, complete)
+  }
+
+  /// The whole file, records in plan order.
+  public static func csv(_ records: [SweepRecord], settings: SweepSettings) -> String {
+    ([header(settings)] + records.map(line)).joined(separator: "\n") + "\n"
+  }
+
+  /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
+  public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
+    let eligible = records.enumerated().filter { ($0.element.metric("total_trades") ?? 0) >= Double(settings.minTrades) }
+    return eligible.sorted { a, b in
+      switch (a.element.metric(settings.metric), b.element.metric(settings.metric)) {
+      case (let x?, let y?) where x != y: return x > y
+      case (_?, nil): return true
+      case (nil, _?): return false
+      default: return a.offset < b.offset
+      }
+    }.map(\.element)
+  }
+
+  /// `sweep.md`: the top combinations, the best one's metrics, and the sensitivity of the metric to each parameter.
+  public static func markdown(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> String {
+    let ranked = ranking(records, settings: settings)
+    var md = "# Sweep: \(title)\n\n"
+    md += "\(HumanFormat.integer(records.count)) of \(HumanFormat.integer(total)) combinations finished; "
+    md += "\(HumanFormat.integer(ranked.count)) meet the constraints (min_trades \(settings.minTrades)); ranked by `\(settings.metric)` (higher is better).\n\n"
+    let names = settings.parameters.map(\.name)
+    let shown = ["total_trades", "win_rate", "total_return", "max_drawdown", "sharpe"].filter { $0 != settings.metric }
+    md += "## Top \(min(settings.top, ranked.count))\n\n| # | " + names.joined(separator: " | ")
+    md += " | **\(settings.metric)** | " + shown.joined(separator: " | ") + " |\n"
+    md += "|---:|" + String(repeating: "---:|", count: names.count + 1 + shown.count) + "\n"
+    for (k, r) in ranked.prefix(settings.top).enumerated() {
+      md += "| \(k + 1) | " + r.values.joined(separator: " | ") + " | **\(formatMetric(r.metric(settings.metric)))** | "
+      md += shown.map { key -> String in
+        let v = r.metric(key)
+        switch key {
+        case "total_trades": return String(Int(v ?? 0))
+        case "sharpe": return HumanFormat.ratio(v)
+        default: return HumanFormat.percent(v)
+        }
+      }.joined(separator: " | ") + " |\n"
+    }
+    if let best = ranked.first {
+      md += "\n## Best combination\n\n" + zip(names, best.values).map { "`\($0)` = \($1)" }.joined(separator: ", ") + "\n\n"
+      md += "| Metric | Value |\n|---|---:|\n"
+      for (key, value) in zip(metricKeys, best.metrics) { md += "| \(key) | \(formatMetric(value)) |\n" }
+    } else {
+      md += "\nNo combination meets the constraints.\n"
+    }
+    md += "\n## Sensitivity\n\nThe ranking metric (`\(settings.metric)`) over the combinations that meet the constraints, per value of each parameter.\n"
+    for (k, p) in settings.parameters.enumerated() {
+      md += "\n### \(p.name)\n\n| value | combinations | mean | best |\n|---|---:|---:|---:|\n"
+      for v in p.values {
+        let group = ranked.filter { $0.values[k] == v }.compactMap { $0.metric(settings.metric) }
+        md += "| \(v) | \(group.count) | \(formatMetric(mean(group))) | \(formatMetric(group.max())) |\n"
+      }
+    }
+    return md
+  }
+
+  public static func formatMetric(_ x: Double?) -> String {
+    guard let x, x.isFinite else { return "—" }
+    return String(format: "%.4f", x)
+  }
+}
+
+/// FNV-1a, 64 bits: a fast fingerprint of inputs (not a cryptographic hash).
+public struct Fingerprint: Sendable {
+  public private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
+  public init() {}
+  public mutating func add<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
+    for b in bytes { value = (value ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+  }
+
+  /// Adds raw bytes eight at a time (FNV-1a over 64-bit words, then the tail): fast for whole files.
+  public mutating func add(raw: UnsafeRawBufferPointer) {
+    let words = raw.count / 8
+    var v = value
+    for k in 0..<words {
+      v = (v ^ raw.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)) &* 0x0000_0100_0000_01B3
+    }
+    value = v
+    add(UnsafeRawBufferPointer(rebasing: raw[(words * 8)...]))
+  }
+  public mutating func add(_ text: String) { add(text.utf8); add([0]) }
+  public var hex: String {
+    let s = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - s.count) + s
+  }
+}
+
+extension YAMLNode {
+  /// A canonical one-line rendering (for fingerprints).
+  public var canonicalText: String {
+    switch kind {
+    case .null: return "null"
+    case .scalar(let s, let quoted): return quoted ? "\"" + s + "\"" : s
+    case .sequence(let items): return "[" + items.map(\.canonicalText).joined(separator: ",") + "]"
+    case .mapping(let entries): return "{" + entries.map { $0.key + ":" + $0.value.canonicalText }.joined(separator: ",") + "}"
+    }
+  }
+}

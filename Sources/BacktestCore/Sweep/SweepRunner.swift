@@ -1,0 +1,87 @@
+import Foundation
+
+/// One combination ready to run.
+public struct SweepJob: Sendable {
+  public var combination: SweepCombination
+  public var config: RunConfig
+}
+
+/// Runs sweep combinations in parallel, sharing bars and indicators.
+public enum SweepRunner {
+  /// Reads a sweep file: the base run configuration's YAML and the sweep section.
+  public static func parse(_ text: String, file: String, overrides: [String] = []) throws -> (root: YAMLNode, settings: SweepSettings) {
+    var root = try YAMLReader.parse(text, file: file)
+    for (k, o) in overrides.enumerated() { root = try RunConfig.applyOverride(o, index: k, to: root) }
+    guard case .mapping(var entries) = root.kind, let at = entries.firstIndex(where: { $0.key == "sweep" }) else {
+      throw InputError("no 'sweep:' section; expected sweep.parameters with the values to try", at: root.location)
+    }
+    let settings = try SweepSettings.read(entries[at].value)
+    entries.remove(at: at)
+    return (YAMLNode(.mapping(entries), at: root.location), settings)
+  }
+
+  /// Builds each combination's configuration, checking every value as a run file would.
+  public static func jobs(root: YAMLNode, file: String, settings: SweepSettings,
+                          combinations: [SweepCombination]) throws -> [SweepJob] {
+    let base = try RunConfig.parse(document: root, file: file)
+    // When only strategy parameters vary, only the strategy section needs reading per combination.
+    let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
+    guard case .mapping(let entries) = root.kind else { return [] }
+    let strategyNode = entries.first { $0.key == "strategy" }?.value ?? YAMLNode(.null, at: root.location)
+    return try combinations.map { c in
+      var node = strategyOnly ? YAMLNode(.mapping([YAMLEntry(key: "strategy", keyLocation: root.location, value: strategyNode)]), at: root.location) : root
+      for (k, o) in SweepPlan.overrides(c, settings).enumerated() { node = try RunConfig.applyOverride(o, index: k, to: node) }
+      if strategyOnly {
+        var config = base
+        config.strategy = try StrategyRegistry.configure(try ConfigTable(node, path: "").table("strategy"))
+        return SweepJob(combination: c, config: config)
+      }
+      return SweepJob(combination: c, config: try RunConfig.parse(document: node, file: file))
+    }
+  }
+
+  /// Runs `jobs` on `workers` threads; `onResult` is called from the workers
+  /// as each combination finishes (in no particular order).
+  ///
+  /// Bars are shared; for `bollinger_rsi` without a cycle filter each distinct
+  /// indicator column is computed once and the fused kernel runs; any other
+  /// strategy runs through the general engine.
+  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, workers: Int,
+                         onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
+    let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
+      cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
+    }
+    let shared = SharedIndicators(bars: bars, bollingerPeriods: Set(kernelParameters.compactMap { $0?.bollingerPeriod }),
+                                  rsiPeriods: Set(kernelParameters.compactMap { $0?.rsiPeriod }))
+    let counter = JobCounter()
+    let days = shared.dayEnd.reduce(0) { $0 + ($1 ? 1 : 0) }
+    DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
+      var accumulator = SummaryAccumulator(expectedDays: days)
+      while let k = counter.next(below: jobs.count) {
+        let job = jobs[k]
+        let summary: PerformanceSummary
+        if let p = kernelParameters[k] {
+          summary = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker,
+                                    accumulator: &accumulator)
+        } else {
+          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
+          summary = PerformanceSummary(result: run.result, bars: bars)
+        }
+        onResult(job.combination, summary)
+      }
+    }
+  }
+}
+
+/// Hands out job indices to worker threads.
+final class JobCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var next = 0
+  func next(below limit: Int) -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard next < limit else { return nil }
+    next += 1
+    return next - 1
+  }
+}

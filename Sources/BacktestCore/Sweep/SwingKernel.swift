@@ -1,0 +1,176 @@
+import Foundation
+
+/// Indicator columns shared by every sweep combination that needs them.
+public struct SharedIndicators: Sendable {
+  /// Rolling mean and population deviation of the close, by Bollinger period.
+  public var meanDeviation: [Int: (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>)] = [:]
+  /// RSI of the close, by period.
+  public var rsi: [Int: ContiguousArray<Double>] = [:]
+  /// Whether bar `i` is the last of its calendar day.
+  public var dayEnd: ContiguousArray<Bool> = []
+  /// How many bars before bar `i` are the last of their day (`n + 1` entries).
+  public var dayEndsBefore: ContiguousArray<Int> = []
+
+  /// Computes each distinct column once for the given periods.
+  public init(bars: BarSeries, bollingerPeriods: Set<Int>, rsiPeriods: Set<Int>) {
+    // Each column is independent: compute them on all cores.
+    let tasks = bollingerPeriods.sorted().map { (true, $0) } + rsiPeriods.sorted().map { (false, $0) }
+    let results = ConcurrentSlots<(ContiguousArray<Double>, ContiguousArray<Double>)>(count: tasks.count)
+    DispatchQueue.concurrentPerform(iterations: tasks.count) { k in
+      let (isBollinger, p) = tasks[k]
+      if isBollinger {
+        var state = StreamingMeanDeviation(period: p)
+        var mean = ContiguousArray<Double>(), deviation = ContiguousArray<Double>()
+        mean.reserveCapacity(bars.count); deviation.reserveCapacity(bars.count)
+        for x in bars.close {
+          let v = state.update(x)
+          mean.append(v.mean); deviation.append(v.deviation)
+        }
+        results.set(k, (mean, deviation))
+      } else {
+        results.set(k, (BacktestCore.rsi(bars.close, period: p), []))
+      }
+    }
+    for (k, task) in tasks.enumerated() {
+      let r = results.get(k)
+      if task.0 { meanDeviation[task.1] = (r.0, r.1) } else { rsi[task.1] = r.0 }
+    }
+    dayEnd = ContiguousArray(bars.indices.map { $0 == bars.count - 1 || bars.day[$0 + 1] != bars.day[$0] })
+    dayEndsBefore = [0]
+    for e in dayEnd { dayEndsBefore.append(dayEndsBefore.last! + (e ? 1 : 0)) }
+  }
+}
+
+/// The `bollinger_rsi` strategy and its broker fused into one loop for sweeps.
+///
+/// It follows `Engine.run` with `BollingerRSI` event for event (fills at the
+/// open, intrabar stop and target, marks, decisions at the close) and feeds
+/// the same `SummaryAccumulator`, so its statistics are bit-identical to a
+/// full run's (a property test holds it to that). It stores nothing per bar
+/// and reads the bands as `mean ± k × deviation` from shared columns.
+public enum SwingKernel {
+  public static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
+                         broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
+    accumulator.reset()
+    let n = bars.count
+    guard n > 0, let md = indicators.meanDeviation[p.bollingerPeriod], let rsiColumn = indicators.rsi[p.rsiPeriod] else {
+      preconditionFailure("indicators missing for \(p)")
+    }
+    let k = p.bollingerDeviations, oversold = p.oversold, overbought = p.overbought
+    let stopLoss = p.stopLoss, profitTarget = p.profitTarget
+    let slip = broker.slippageBasisPoints / 10_000
+    let commission = broker.commission
+    let sizing = broker.sizing
+    let firstDecision = max(p.bollingerPeriod - 1, p.rsiPeriod)
+    var cash = broker.initialCash
+    var shares = 0.0, entryPrice = 0.0, entryFee = 0.0
+    var entryBar = -1
+    var stop = -Double.infinity, target = Double.infinity
+    var pendingBuy = false, pendingSell = false
+
+    bars.open.withUnsafeBufferPointer { open in
+    bars.high.withUnsafeBufferPointer { high in
+    bars.low.withUnsafeBufferPointer { low in
+    bars.close.withUnsafeBufferPointer { close in
+    md.mean.withUnsafeBufferPointer { mean in
+    md.deviation.withUnsafeBufferPointer { deviation in
+    rsiColumn.withUnsafeBufferPointer { rsi in
+    indicators.dayEnd.withUnsafeBufferPointer { dayEnd in
+    indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
+      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason) {
+        let fee = commission.fee(shares: shares, price: price)
+        cash += shares * price - fee
+        accumulator.add(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
+                              entryFee: entryFee, exitFee: fee, exitReason: reason))
+        shares = 0
+      }
+      @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
+        slip == 0 ? price : max(low[t], price * (1 - slip))
+      }
+      var t = 0
+      while t < n {
+        if pendingBuy {
+          pendingBuy = false
+          let price = slip == 0 ? open[t] : min(high[t], open[t] * (1 + slip))
+          var qty: Double
+          switch sizing {
+          case .allIn: qty = commission.affordableShares(cash: cash, price: price)
+          case .fraction(let f): qty = commission.affordableShares(cash: cash * f, price: price)
+          case .fixedShares(let s): qty = min(s, commission.affordableShares(cash: cash, price: price))
+          }
+          if qty > 0 {
+            entryFee = commission.fee(shares: qty, price: price)
+            cash -= qty * price + entryFee
+            shares = qty
+            entryPrice = price
+            entryBar = t
+            stop = stopLoss.map { price * (1 - $0) } ?? -.infinity
+            target = profitTarget.map { price * (1 + $0) } ?? .infinity
+          }
+        } else if pendingSell {
+          pendingSell = false
+          exit(t, sellPrice(t, open[t]), .technical)
+        }
+        if shares > 0 {
+          let o = open[t]
+          if o <= stop {
+            exit(t, sellPrice(t, o), .stopLoss)
+          } else if o >= target {
+            exit(t, sellPrice(t, o), .profitTarget)
+          } else if low[t] <= stop {
+            exit(t, sellPrice(t, stop), .stopLoss)
+          } else if high[t] >= target {
+            exit(t, sellPrice(t, target), .profitTarget)
+          }
+        }
+        let held = shares > 0
+        if !held && t < n - 1 {
+          // Flat: the account stands still until the next buy signal. Find it (the
+          // RSI test first: it is the rarer one), and mark the bars up to it at once.
+          var s = max(t, firstDecision)
+          let threshold = SIMD4<Double>(repeating: oversold)
+          let rsiBase = UnsafeRawPointer(rsi.baseAddress!)
+          while true {
+            // Skip four bars at a time while no RSI is below the threshold (NaN compares false, as below).
+            while s + 4 <= n - 1 && !any(rsiBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self) .< threshold) {
+              s += 4
+            }
+            if s >= n - 1 || (rsi[s] < oversold && close[s] < mean[s] - k * deviation[s]) { break }
+            s += 1
+          }
+          let end = s < n - 1 ? s + 1 : n - 1
+          accumulator.markFlat(equity: cash, count: end - t, dayEnds: dayEndsBefore[end] - dayEndsBefore[t])
+          pendingBuy = s < n - 1
+          t = end
+          continue
+        }
+        var equity = cash + shares * close[t]
+        if t == n - 1 {
+          if held {
+            // As in Engine.run: marked before the END_OF_DATA close, less that close's commission.
+            equity -= commission.fee(shares: shares, price: close[t])
+            exit(t, close[t], .endOfData)
+          }
+          accumulator.mark(equity: equity, held: held, dayEnd: true)
+          break
+        }
+        accumulator.mark(equity: equity, held: true, dayEnd: dayEnd[t])
+        if t >= firstDecision && (close[t] > mean[t] + k * deviation[t] || rsi[t] > overbought) {
+          pendingSell = true
+        }
+        t += 1
+      }
+    }}}}}}}}}
+    let calendarDays = Int(bars.day[n - 1]) - Int(bars.day[0])
+    return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays)
+  }
+}
+
+/// Write-once slots filled from concurrent tasks, each slot by one task.
+final class ConcurrentSlots<T>: @unchecked Sendable {
+  private var slots: [T?]
+  private let lock = NSLock()
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  func set(_ k: Int, _ value: T) { lock.lock(); slots[k] = value; lock.unlock() }
+  func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
+}

@@ -1,0 +1,175 @@
+import BacktestCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `backtest sweep FILE`: runs a parameter sweep, resumably.
+struct SweepCommand {
+  var path: String
+  var out: String?
+  var jobs: Int
+  var shard: (index: Int, count: Int)?
+  var overrides: [String]
+  var fresh: Bool
+  var quiet: Bool
+  var timing: Bool
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, flags: ["fresh", "quiet", "timing"], options: ["out", "jobs", "shard", "set"])
+    guard a.positionals.count == 1 else { throw UsageError(message: "expected one sweep file: backtest sweep FILE") }
+    path = RunCommand.locate(a.positionals[0])
+    out = a.option("out")
+    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
+    overrides = a.options["set"] ?? []
+    fresh = a.flags.contains("fresh")
+    quiet = a.flags.contains("quiet")
+    timing = a.flags.contains("timing")
+    if let text = a.option("shard") {
+      let parts = text.split(separator: "/")
+      guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else {
+        throw UsageError(message: "expected --shard i/n with 0 <= i < n (for example --shard 0/4), found '\(text)'")
+      }
+      shard = (i, n)
+    }
+  }
+
+  func run() throws -> Int32 {
+    let clock = ContinuousClock()
+    var marks: [(String, ContinuousClock.Instant)] = [("start", clock.now)]
+    func mark(_ name: String) { marks.append((name, clock.now)) }
+    defer {
+      if timing {
+        let parts = zip(marks, marks.dropFirst()).map { String(format: "%@ %.1f ms", $1.0, Progress.seconds($1.1 - $0.1) * 1000) }
+        printError("timing: " + parts.joined(separator: ", "))
+      }
+    }
+    let text = String(decoding: try readInputFile(path), as: UTF8.self)
+    let (root, settings) = try SweepRunner.parse(text, file: path, overrides: overrides)
+    let base = try RunConfig.parse(document: root, file: path)
+    let plan = SweepPlan.combinations(settings)
+    let mine = shard.map { SweepPlan.shard(plan, index: $0.index, of: $0.count) } ?? plan
+    var folder = out ?? base.report.out
+    if out == nil, let shard { folder += "/shard-\(shard.index)-of-\(shard.count)" }
+    let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine)
+    mark("config")
+
+    let (bars, _) = try Backtest.loadBars(base.data)
+    let cycle = try Backtest.loadCycle(base, bars: bars)
+    mark("load")
+    let fingerprint = try Self.fingerprint(base: base, root: root)
+    mark("fingerprint")
+
+    // Resume: keep what a previous run of the same sweep finished.
+    let resultsPath = folder + "/results.csv"
+    var records: [SweepRecord] = []
+    if !fresh, let data = FileManager.default.contents(atPath: resultsPath) {
+      let (old, complete) = try SweepReport.parse(String(decoding: data, as: UTF8.self), file: resultsPath, settings: settings)
+      if let other = old.first(where: { $0.fingerprint != fingerprint }) {
+        throw InputError("results.csv was made from other data or settings (fingerprint \(other.fingerprint), now \(fingerprint)); run with --fresh to start over, or choose another --out",
+                         file: resultsPath)
+      }
+      records = old
+      if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
+    } else {
+      try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
+    }
+    mark("resume")
+    let done = Set(records.map(\.key))
+    let todo = jobs.filter { !done.contains($0.combination.values.joined(separator: "\u{1F}")) }
+
+    let sink = try ResultSink(path: resultsPath, fingerprint: fingerprint)
+    let progress = Progress(total: todo.count, label: "sweep", enabled: !quiet)
+    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs) { combination, summary in
+      sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
+    }
+    try sink.close()
+    let seconds = progress.elapsed
+    mark("sweep")
+
+    // Final files, in plan order whatever the job count.
+    let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
+    let all = (records + sink.records).sorted { order[$0.key]! < order[$1.key]! }
+    let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
+    try AtomicWriter.write([
+      ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
+      ReportFile(name: "sweep.md", contents: SweepReport.markdown(all, settings: settings, title: title, total: mine.count)),
+      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
+                                                              total: plan.count, shard: shard).rendered() + "\n"),
+    ], into: folder)
+
+    mark("reports")
+    let ranked = SweepReport.ranking(all, settings: settings)
+    if !quiet {
+      let barCombos = Double(bars.count) * Double(todo.count)
+      print("\(base.name): \(todo.count) combinations run" + (records.isEmpty ? "" : ", \(records.count) resumed")
+        + " on \(HumanFormat.integer(bars.count)) bars with \(self.jobs) jobs in \(String(format: "%.3f", seconds)) s"
+        + (seconds > 0 && todo.count > 0 ? String(format: " (%.1f M bar-combinations/s)", barCombos / seconds / 1e6) : ""))
+      if let best = ranked.first {
+        print("  best by \(settings.metric): " + zip(settings.parameters.map(\.name), best.values).map { "\($0)=\($1)" }.joined(separator: " ")
+          + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric))), trades \(Int(best.metric("total_trades") ?? 0))")
+      }
+      print("wrote results.csv, sweep.md, sweep.json to \(folder)/")
+    }
+    return ExitCode.ok
+  }
+
+  /// A fingerprint of what the results depend on: the bar and macro files' bytes and the base settings.
+  static func fingerprint(base: RunConfig, root: YAMLNode) throws -> String {
+    var f = Fingerprint()
+    for file in [base.data.bars] + (base.cycle?.macroFiles ?? []) {
+      try readInputFile(file).withUnsafeBytes { f.add(raw: $0) }
+    }
+    guard case .mapping(let entries) = root.kind else { return f.hex }
+    for e in entries where e.key != "report" && e.key != "name" { f.add(e.key + "=" + e.value.canonicalText) }
+    return f.hex
+  }
+
+  static func planJSON(settings: SweepSettings, path: String, fingerprint: String, total: Int,
+                       shard: (index: Int, count: Int)?) -> JSONValue {
+    .object([
+      ("sweep_file", .string(path)), ("fingerprint", .string(fingerprint)), ("combinations", .integer(total)),
+      ("shard", .integer(shard?.index ?? 0)), ("shards", .integer(shard?.count ?? 1)),
+      ("parameters", .array(settings.parameters.map { .string($0.name) })), ("metric", .string(settings.metric)),
+    ])
+  }
+}
+
+/// Appends result lines to `results.csv` as combinations finish, one write
+/// per line, so a killed sweep keeps every line it finished.
+final class ResultSink: @unchecked Sendable {
+  private let lock = NSLock()
+  private let fd: Int32
+  private let path: String
+  private(set) var records: [SweepRecord] = []
+  private var failure: String?
+
+  init(path: String, fingerprint: String) throws {
+    self.path = path
+    fd = open(path, O_WRONLY | O_APPEND)
+    if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(String(cString: strerror(errno))))") }
+  }
+
+  func append(_ record: SweepRecord, progress: Progress) {
+    var line = SweepReport.line(record) + "\n"
+    lock.lock()
+    defer { lock.unlock() }
+    records.append(record)
+    line.withUTF8 { b in
+      if write(fd, b.baseAddress!, b.count) != b.count && failure == nil { failure = String(cString: strerror(errno)) }
+    }
+    progress.update(done: records.count)
+  }
+
+  func close() throws {
+    fsync(fd)
+    _ = closeDescriptor(fd)
+    if let failure { throw OutputError(path: path, message: "cannot append results (\(failure))") }
+  }
+}
+
+/// The C library's `close`, named apart from `ResultSink.close`.
+private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }

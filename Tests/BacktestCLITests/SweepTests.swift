@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite(.serialized) struct SweepTests {
+  static func contents(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+  @Test("results are byte-identical whatever the job count, and sharded runs merge to the same file")
+  func determinism() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/j1", "--jobs", "1", "--quiet"]).status == 0)
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/j2", "--jobs", "2", "--quiet"]).status == 0)
+    let one = Self.contents(dir + "/j1/results.csv")
+    #expect(one.split(separator: "\n").count == 181)
+    #expect(one.hasPrefix("bb_period,bb_std,rsi_period,oversold,total_trades,wins,losses,win_rate,avg_win,avg_loss,"))
+    #expect(one == Self.contents(dir + "/j2/results.csv"))
+    #expect(Self.contents(dir + "/j1/sweep.md") == Self.contents(dir + "/j2/sweep.md"))
+    for i in 0..<3 {
+      #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "\(i)/3", "--out", dir + "/s\(i)", "--quiet"]).status == 0)
+    }
+    var r = try CLI.run(["merge", dir + "/s0", dir + "/s1", dir + "/s2", "--out", dir + "/merged"])
+    #expect(r.status == 0 && one == Self.contents(dir + "/merged/results.csv"))
+    r = try CLI.run(["merge", dir + "/s0", dir + "/s2", "--out", dir + "/bad"])
+    #expect(r.status == 65 && r.stderr.contains("shards 1/3 are missing"))
+    r = try CLI.run(["merge", dir + "/s0", dir + "/s1", dir + "/s2", dir + "/s1", "--out", dir + "/bad"])
+    #expect(r.status == 65 && r.stderr.contains("is given twice"))
+  }
+
+  @Test("the default combination's row equals what backtest run reports for the same settings")
+  func kernelMatchesRun() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet"]).status == 0)
+    let rows = Self.contents(dir + "/results.csv").split(separator: "\n")
+    let header = rows[0].split(separator: ",").map(String.init)
+    let row = try #require(rows.first { $0.hasPrefix("20,2.0,14,30,") }).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    let summary = Self.contents(CLI.root + "/Reports/reference/gpix-swing/summary.json")
+    for key in ["total_trades", "total_return", "sharpe", "sortino", "max_drawdown", "exposure", "profit_factor"] {
+      let value = row[header.firstIndex(of: key)!]
+      #expect(summary.contains("\"\(key)\": \(value),"), "\(key) = \(value)")
+    }
+  }
+
+  @Test("a sweep cut short resumes: finished rows are kept, a half-written last line is dropped, nothing is duplicated")
+  func resume() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/full", "--quiet"]).status == 0)
+    let full = Self.contents(dir + "/full/results.csv")
+    let lines = full.split(separator: "\n", omittingEmptySubsequences: false)
+    // As if killed: 60 finished rows in another order, then half a line.
+    let partial = ([lines[0]] + lines[1...60].reversed()).joined(separator: "\n") + "\n" + lines[61].prefix(30)
+    try FileManager.default.createDirectory(atPath: dir + "/cut", withIntermediateDirectories: true)
+    try partial.write(toFile: dir + "/cut/results.csv", atomically: true, encoding: .utf8)
+    let r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/cut"])
+    #expect(r.status == 0 && r.stdout.contains("120 combinations run, 60 resumed"), "\(r.stdout)")
+    #expect(Self.contents(dir + "/cut/results.csv") == full)
+  }
+
+  @Test("killing a sweep at any moment, then rerunning it, gives the uninterrupted results")
+  func killAndResume() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/full", "--quiet"]).status == 0)
+    let full = Self.contents(dir + "/full/results.csv")
+    for (k, delay) in [40, 120, 250, 400].enumerated() {
+      let out = dir + "/k\(k)"
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: CLI.binary)
+      process.arguments = ["sweep", "gpix-sweep.yaml", "--out", out, "--quiet", "--jobs", "1"]
+      process.currentDirectoryURL = URL(fileURLWithPath: CLI.root)
+      try process.run()
+      usleep(useconds_t(delay * 1000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", out, "--quiet"]).status == 0)
+      #expect(Self.contents(out + "/results.csv") == full, "killed after \(delay) ms")
+    }
+  }
+
+  @Test("results from other data are not mixed in: a changed file stops the resume with a clear message")
+  func fingerprint() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet"]).status == 0)
+    var r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet", "--set", "portfolio.initial_cash=5000"])
+    #expect(r.status == 65 && r.stderr.contains("results.csv was made from other data or settings"))
+    r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet", "--set", "portfolio.initial_cash=5000", "--fresh"])
+    #expect(r.status == 0)
+  }
+
+  @Test("sweep file errors name the place")
+  func errors() throws {
+    let r = try CLI.run(["sweep", "gpix-sweep.yaml", "--set", "sweep.parameters.bb_perod=[1]"])
+    #expect(r.status == 65 && r.stderr.contains("unknown sweep parameter 'bb_perod'; did you mean 'bb_period'?"))
+    let r2 = try CLI.run(["sweep", "gpix-sweep.yaml", "--set", "sweep.parameters.oversold=[20, 200]"])
+    #expect(r2.status == 65 && r2.stderr.contains("expected a number from 0 to 100 for 'strategy.rsi.oversold', found 200"))
+    let r3 = try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "3/3"])
+    #expect(r3.status == 64)
+  }
+}
