@@ -158,7 +158,15 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(files.contains("gpix.yaml"))
     for f in files {
       let path = Repo.path("Strategies/" + f)
-      let c = try RunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path)
+      let text = try String(contentsOfFile: path, encoding: .utf8)
+      let c: RunConfig
+      if text.contains("\nsweep:") {
+        let (root, settings) = try SweepRunner.parse(text, file: path)
+        #expect(!SweepPlan.combinations(settings).isEmpty)
+        c = try RunConfig.parse(document: root, file: path)
+      } else {
+        c = try RunConfig.parse(text, file: path)
+      }
       #expect(FileManager.default.fileExists(atPath: c.data.bars), "\(f): \(c.data.bars)")
     }
   }

@@ -23,6 +23,29 @@ struct RegressCommand {
     }
   }
 
+  /// The report files a run file or a sweep file produces, in memory.
+  static func outputs(_ text: String, path: String) throws -> (name: String, files: [ReportFile]) {
+    let root = try YAMLReader.parse(text, file: path)
+    guard case .mapping(let entries) = root.kind, entries.contains(where: { $0.key == "sweep" }) else {
+      let config = try RunConfig.parse(document: root, file: path)
+      return (config.name, RunReport.files(try Backtest.run(config)))
+    }
+    let (base, settings) = try SweepRunner.parse(text, file: path)
+    let config = try RunConfig.parse(document: base, file: path)
+    let plan = SweepPlan.combinations(settings)
+    let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan)
+    let (bars, _) = try Backtest.loadBars(config.data)
+    let collected = Collected()
+    SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
+                    workers: ProcessInfo.processInfo.activeProcessorCount) { combination, summary in
+      collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
+    }
+    let records = collected.sorted
+    return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
+                          ReportFile(name: "sweep.md", contents: SweepReport.markdown(records, settings: settings, title: config.name,
+                                                                                      total: plan.count))])
+  }
+
   func run() throws -> Int32 {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -34,9 +57,8 @@ struct RegressCommand {
     for name in runFiles {
       let path = directory + "/" + name
       let text = String(decoding: try readInputFile(path), as: UTF8.self)
-      let config = try RunConfig.parse(text, file: path)
-      let files = RunReport.files(try Backtest.run(config))
-      let folder = reference + "/" + config.name
+      let (name, files) = try Self.outputs(text, path: path)
+      let folder = reference + "/" + name
       if update {
         try AtomicWriter.write(files, into: folder)
         print("updated \(folder)/ (\(files.count) files)")
@@ -57,10 +79,10 @@ struct RegressCommand {
         differences.append("\(extra): in the reference but no longer produced")
       }
       if differences.isEmpty {
-        print("ok    \(config.name) (\(path), \(files.count) files)")
+        print("ok    \(name) (\(path), \(files.count) files)")
       } else {
         failed += 1
-        print("FAIL  \(config.name) (\(path))")
+        print("FAIL  \(name) (\(path))")
         for d in differences { print("  " + d.replacingOccurrences(of: "\n", with: "\n  ")) }
       }
     }
@@ -69,4 +91,12 @@ struct RegressCommand {
                       : "\(failed) of \(runFiles.count) run files differ from their references; after a deliberate change run: backtest regress --update")
     return failed == 0 ? ExitCode.ok : ExitCode.failure
   }
+}
+
+/// Sweep records gathered from worker threads.
+final class Collected: @unchecked Sendable {
+  private let lock = NSLock()
+  private var records: [(Int, SweepRecord)] = []
+  func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
+  var sorted: [SweepRecord] { records.sorted { $0.0 < $1.0 }.map(\.1) }
 }
