@@ -1,0 +1,57 @@
+import BacktestCore
+import Testing
+
+@Suite struct SweepPlanTests {
+  static func settings(_ section: String) throws -> SweepSettings {
+    let text = "name: s\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi}\n" + section
+    return try SweepRunner.parse(text, file: "s.yaml").settings
+  }
+
+  @Test("a grid varies the last parameter fastest; ranges include both ends without float residue")
+  func grid() throws {
+    let s = try Self.settings("sweep:\n  parameters:\n    bb_std: {from: 1.5, to: 2.0, step: 0.1}\n    rsi_period: [7, 14]\n")
+    #expect(s.parameters[0].values == ["1.5", "1.6", "1.7", "1.8", "1.9", "2"])
+    #expect(s.parameters[0].path == "strategy.bollinger.std_dev")
+    let plan = SweepPlan.combinations(s)
+    #expect(plan.count == 12)
+    #expect(plan.prefix(3).map(\.values) == [["1.5", "7"], ["1.5", "14"], ["1.6", "7"]])
+    #expect(plan.map(\.index) == Array(0..<12))
+  }
+
+  @Test("random mode draws a seeded sample of the grid: the same for a seed, different for another")
+  func random() throws {
+    let section = "sweep:\n  parameters:\n    bb_period: {from: 10, to: 40}\n    oversold: [20, 25, 30]\n  mode: random\n  samples: 15\n"
+    let a = SweepPlan.combinations(try Self.settings(section + "  seed: 7\n"))
+    let b = SweepPlan.combinations(try Self.settings(section + "  seed: 7\n"))
+    let c = SweepPlan.combinations(try Self.settings(section + "  seed: 8\n"))
+    #expect(a.count == 15 && a == b && a != c)
+    #expect(Set(a.map { $0.values.joined(separator: ",") }).count == 15)
+    let grid = SweepPlan.combinations(try Self.settings("sweep:\n  parameters:\n    bb_period: {from: 10, to: 40}\n    oversold: [20, 25, 30]\n"))
+    #expect(grid.count == 93)
+    let gridKeys = Set(grid.map { $0.values.joined(separator: ",") })
+    #expect(a.allSatisfy { gridKeys.contains($0.values.joined(separator: ",")) })
+  }
+
+  @Test("shards partition the plan: every combination in exactly one", arguments: [1, 2, 3, 7, 200])
+  func shards(n: Int) throws {
+    let plan = SweepPlan.combinations(try Self.settings("sweep:\n  parameters:\n    bb_period: [10, 15, 20, 25, 30]\n    oversold: [20, 25, 30, 35]\n"))
+    let parts = (0..<n).map { SweepPlan.shard(plan, index: $0, of: n) }
+    #expect(parts.flatMap { $0 }.map(\.index).sorted() == plan.map(\.index))
+  }
+
+  @Test("sweep section errors", arguments: [
+    ("sweep:\n  parameters:\n    bb_perod: [1]\n", "s.yaml:6:5: error: unknown sweep parameter 'bb_perod'; did you mean 'bb_period'?; expected one of bb_period, bb_std, overbought, oversold, profit_target, rsi_period, stop_loss or a key path such as strategy.rsi.period"),
+    ("sweep:\n  parameters: {}\n", "s.yaml:5:15: error: expected at least one parameter under 'sweep.parameters'"),
+    ("sweep:\n  parameters: {oversold: [20, 20]}\n", "s.yaml:5:26: error: a value appears twice in 'sweep.parameters.oversold'"),
+    ("sweep:\n  parameters: {oversold: [20]}\n  mode: random\n", "s.yaml:5:3: error: expected 'sweep.samples' (how many random combinations) with mode: random"),
+    ("sweep:\n  parameters: {oversold: [20]}\n  metric: sharp\n", "s.yaml:6:11: error: expected one of total_trades, wins, losses, win_rate, avg_win, avg_loss, best_trade, worst_trade, total_pnl, total_return, final_equity, cagr, max_drawdown, sharpe, sortino, profit_factor, exposure, fees, avg_bars_held, longest_drawdown_bars, bars, days for 'sweep.metric', found 'sharp'; did you mean 'sharpe'?"),
+  ])
+  func errors(_ section: String, _ message: String) {
+    do {
+      _ = try Self.settings(section)
+      Issue.record("no error")
+    } catch {
+      #expect("\(error)" == message)
+    }
+  }
+}
