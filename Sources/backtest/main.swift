@@ -23,6 +23,10 @@ let usage = """
   commands:
     run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
         run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/)
+    signal CONFIG [--position FILE] [--journal FILE] [--json] [--now TIME]
+        the BUY / SELL / HOLD signal for the newest closed bar, with its reason
+    journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
+        the history of trades actually taken, with the same analytics as a backtest
     sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
         run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
         from DIR/results.csv; --shard runs every n-th combination from i (0-based)
@@ -81,6 +85,8 @@ func main() -> Int32 {
     case "cycle": return try CycleCommand(rest).run()
     case "sweep": return try SweepCommand(rest).run()
     case "merge": return try MergeCommand(rest).run()
+    case "signal": return try SignalCommand(rest).run()
+    case "journal": return try JournalCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -88,7 +94,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

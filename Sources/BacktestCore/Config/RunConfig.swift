@@ -13,6 +13,8 @@ public struct DataSettings: Sendable {
   /// Keep bars whose date is on or after / on or before these days (days since 1970), when set.
   public var startDay: Int?
   public var endDay: Int?
+  /// Market holidays (days since 1970, local): no bar closes on them (for the live signal's clock).
+  public var holidays: Set<Int> = []
 }
 
 /// The report formats a run can write.
@@ -36,6 +38,10 @@ public struct RunConfig: Sendable {
   public var report: ReportSettings
   /// The economic-cycle section, when the run file has one.
   public var cycle: CycleRunSettings?
+  /// Price alerts for the live signal (`alerts: [{above: 27.5}, {below: 25}]`).
+  public var alerts: [PriceAlert] = []
+  /// The trade journal file (`journal:`), resolved against the run file's folder.
+  public var journal: String?
 
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   ///
@@ -88,15 +94,42 @@ public struct RunConfig: Sendable {
       return d
     }
     let startDay = try day("start"), endDay = try day("end")
+    var holidays: Set<Int> = []
+    for text in try dataTable.stringList("holidays", default: []) {
+      let bytes = Array(text.utf8)
+      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
+        throw InputError("expected dates YYYY-MM-DD in 'data.holidays', found '\(text)'", at: dataTable.node("holidays")!.location)
+      }
+      holidays.insert(d)
+    }
     try dataTable.finish()
-    let data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
+    var data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
                             resample: resample, description: description, startDay: startDay, endDay: endDay)
+    data.holidays = holidays
 
     let strategyTable = try table.table("strategy")
     let strategy = try StrategyRegistry.configure(strategyTable)
 
     let broker = try readPortfolio(try table.table("portfolio"))
     let cycle = try CycleRunSettings.read(table, directory: directory)
+    var alerts: [PriceAlert] = []
+    if let node = table.node("alerts") {
+      guard case .sequence(let items) = node.kind else {
+        throw InputError("expected a list like [{above: 27.5}, {below: 25}] for 'alerts', found \(node.typeDescription)", at: node.location)
+      }
+      for item in items {
+        let a = try ConfigTable(item, path: "alerts")
+        let above = try a.double("above", where: { $0 > 0 }, expected: "a price > 0")
+        let below = try a.double("below", where: { $0 > 0 }, expected: "a price > 0")
+        try a.finish()
+        switch (above, below) {
+        case (let x?, nil): alerts.append(PriceAlert(direction: .above, level: x))
+        case (nil, let x?): alerts.append(PriceAlert(direction: .below, level: x))
+        default: throw InputError("expected {above: PRICE} or {below: PRICE} in 'alerts'", at: item.location)
+        }
+      }
+    }
+    let journal = try table.string("journal").map { resolvePath($0, relativeTo: directory) }
 
     let reportTable = try table.table("report")
     let out = try reportTable.string("out", default: "../Reports/\(name)")!
@@ -114,7 +147,8 @@ public struct RunConfig: Sendable {
     try reportTable.finish()
     try table.finish()
     return RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
-                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats), cycle: cycle)
+                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats), cycle: cycle,
+                     alerts: alerts, journal: journal)
   }
 
   static func readPortfolio(_ table: ConfigTable) throws -> BrokerSettings {

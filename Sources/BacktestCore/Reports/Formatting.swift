@@ -57,6 +57,18 @@ public enum HumanFormat {
     return "$" + grouped(String(format: "%.\(decimals)f", x))
   }
 
+  /// The decimals a price needs (2 to 6), for showing computed levels at the data's precision.
+  public static func decimals(of x: Double) -> Int {
+    var decimals = 2
+    while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 { decimals += 1 }
+    return decimals
+  }
+
+  /// A price with a fixed number of decimals: `$26.60`.
+  public static func price(_ x: Double, decimals: Int) -> String {
+    "$" + grouped(String(format: "%.\(decimals)f", x))
+  }
+
   /// `3.79%`; `—` for `nil`.
   public static func percent(_ x: Double?, decimals: Int = 2) -> String {
     guard let x, x.isFinite else { return "—" }

@@ -1,0 +1,122 @@
+import BacktestCore
+import Foundation
+
+/// `backtest signal CONFIG`: the signal for the newest closed bar.
+struct SignalCommand {
+  var configPath: String
+  var positionFile: String?
+  var journalFile: String?
+  var json: Bool
+  var now: String?
+  var overrides: [String]
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set"])
+    guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
+    configPath = RunCommand.locate(a.positionals[0])
+    positionFile = a.option("position")
+    journalFile = a.option("journal")
+    json = a.flags.contains("json")
+    now = a.option("now")
+    overrides = a.options["set"] ?? []
+  }
+
+  /// Reads `--position FILE`: `entry_price`, `shares` and optionally `entry_time`.
+  static func readPosition(_ path: String) throws -> HeldPosition {
+    let root = try YAMLReader.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path)
+    let t = try ConfigTable(root, path: "")
+    guard let price = try t.double("entry_price", where: { $0 > 0 }, expected: "a price > 0"),
+      let shares = try t.double("shares", where: { $0 > 0 }, expected: "a number of shares > 0")
+    else { throw InputError("expected entry_price and shares (and optionally entry_time)", at: t.location) }
+    let time = try t.string("entry_time", default: "")!
+    try t.finish()
+    return HeldPosition(entryPrice: price, entryTime: time, entryInstant: instant(time), shares: shares)
+  }
+
+  static func instant(_ text: String) -> Int64? {
+    let bytes = Array(text.utf8)
+    switch bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) {
+    case .zoned(let t, _)?: return t
+    case .epoch(let t)?: return t
+    case .local(let s)?: return s
+    case .date(let d)?: return Int64(d) * 86_400
+    case nil: return nil
+    }
+  }
+
+  func run() throws -> Int32 {
+    let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
+    let config = try RunConfig.parse(text, file: configPath, overrides: overrides)
+    guard config.strategy.parameters is BollingerRSI.Parameters else {
+      throw InputError("signal supports the bollinger_rsi strategy; expected strategy.type: bollinger_rsi", file: configPath)
+    }
+    let output = try Backtest.run(config)
+    var held: HeldPosition?
+    if let positionFile { held = try Self.readPosition(positionFile) }
+    if held == nil, let journal = journalFile ?? config.journal, FileManager.default.fileExists(atPath: journal) {
+      let j = try Journal.parse(String(decoding: try readInputFile(journal), as: UTF8.self), file: journal)
+      held = j.openTrade.map { HeldPosition(entryPrice: $0.entryPrice, entryTime: $0.entryTime, entryInstant: Self.instant($0.entryTime), shares: $0.shares) }
+      if held == nil { held = HeldPosition(entryPrice: 0, entryTime: "", entryInstant: nil, shares: 0) }  // journal says: flat
+    }
+    let nowInstant: Int64
+    if let now {
+      guard let t = Self.instant(now) else { throw UsageError(message: "expected an ISO 8601 time for '--now', found '\(now)'") }
+      nowInstant = t
+    } else {
+      nowInstant = Int64(Date().timeIntervalSince1970)
+    }
+    var signal = LiveSignalAnalyzer.analyze(output, held: held.flatMap { $0.shares > 0 ? $0 : nil }, alerts: config.alerts,
+                                            holidays: config.data.holidays, now: nowInstant)
+    if held != nil && held!.shares == 0 { signal.position = nil }
+    if json {
+      print(SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars).rendered())
+    } else {
+      printText(signal, config)
+    }
+    return ExitCode.ok
+  }
+
+  func printText(_ s: LiveSignal, _ c: RunConfig) {
+    let p = c.strategy.parameters as! BollingerRSI.Parameters
+    let decimals = HumanFormat.decimals(of: s.close)
+    let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
+    print("\(c.name): \(s.action.rawValue) at the close of \(s.time) (newest bar)")
+    if let d = c.data.description { print("  \(d)") }
+    print("  \(s.reason)")
+    var line = "  price \(price(s.close))"
+    if let change = s.dayChange, let fraction = s.dayChangeFraction {
+      line += ", day \(change >= 0 ? "+" : "-")\(HumanFormat.money(abs(change))) (\(fraction >= 0 ? "+" : "")\(HumanFormat.percent(fraction)))"
+    }
+    print(line)
+    if let seconds = s.secondsToNextBarClose, let at = s.nextBarClose {
+      let h = seconds / 3600, m = seconds / 60 % 60, sec = seconds % 60
+      print("  next bar closes in \(h > 0 ? "\(h)h " : "")\(m)m \(sec)s (\(isoInstant(at)))")
+    }
+    if let lower = s.lower, let middle = s.middle, let upper = s.upper {
+      print("  Bollinger (\(p.bollingerPeriod), \(formatPlain(p.bollingerDeviations))): upper \(price(upper)), middle \(price(middle)), lower \(price(lower))"
+        + (s.percentB.map { String(format: ", %%B %.2f", $0) } ?? ""))
+    }
+    if let rsi = s.rsi {
+      print(String(format: "  RSI (%d): %.1f %@", p.rsiPeriod, rsi, s.zone?.rawValue ?? ""))
+    }
+    if let d = s.distanceFromMean {
+      print("  price \(HumanFormat.percent(abs(d))) \(d >= 0 ? "above" : "below") the \(p.bollingerPeriod)-period mean")
+    }
+    if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }
+    if let pos = s.position {
+      print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
+        + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")
+      var levels: [String] = []
+      if let stop = pos.stopLevel { levels.append("stop \(price(stop))") }
+      if let target = pos.targetLevel { levels.append("target \(price(target))") }
+      if let bars = pos.barsHeld { levels.append("\(bars) bars held") }
+      if !levels.isEmpty { print("    " + levels.joined(separator: ", ")) }
+      print("    exit condition: \(pos.exitCondition ?? "none met")")
+    } else {
+      print("  position: flat")
+    }
+    for a in s.alerts where a.crossed {
+      print("  ALERT: the close crossed \(a.alert.direction.rawValue) \(HumanFormat.price(a.alert.level))")
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import BacktestCore
+import Foundation
+import Testing
+
+@Suite struct LiveSignalTests {
+  static let base = "name: g\ndata: {bars: ../Data/GOOG.csv, timezone: America/New_York}\nstrategy: {type: bollinger_rsi}\n"
+
+  /// The full GOOG run, to find bars where each kind of signal happens.
+  static let full = try! Backtest.run(try! runConfig(base))
+
+  /// The signal with the data cut after the bar labelled `date`.
+  static func signal(endingAt date: String, extra: String = "", held: HeldPosition? = nil) throws -> LiveSignal {
+    let output = try Backtest.run(try runConfig(base + extra, overrides: ["data.end=\(date)"]))
+    return LiveSignalAnalyzer.analyze(output, held: held, alerts: output.config.alerts, holidays: [], now: nil)
+  }
+
+  static func label(_ i: Int) -> String { full.bars.timeLabel(i) }
+
+  @Test("BUY: close below the lower band and RSI oversold, on the bar before a backtest entry")
+  func buy() throws {
+    let entry = try #require(Self.full.run.result.trades.first).entryBar
+    let s = try Self.signal(endingAt: Self.label(entry - 1))
+    #expect(s.action == .buy && s.position == nil)
+    #expect(s.reason.hasPrefix("close ") && s.reason.contains(" < lower band ") && s.reason.contains("and RSI"))
+    #expect(s.zone == .oversold && s.percentB! < 0)
+  }
+
+  @Test("SELL: the close above the upper band, or the RSI overbought, with the backtest's open position")
+  func sell() throws {
+    let technical = Self.full.run.result.trades.filter { $0.exitReason == .technical }
+    let rsi = Self.full.run.indicators.first { $0.name == "rsi" }!.values
+    let upper = Self.full.run.indicators.first { $0.name == "bb_upper" }!.values
+    var seen: Set<String> = []
+    for t in technical {
+      let k = t.exitBar - 1
+      let s = try Self.signal(endingAt: Self.label(k))
+      #expect(s.action == .sell)
+      #expect(s.position?.source == "backtest" && s.position?.entryPrice == t.entryPrice)
+      if Self.full.bars.close[k] > upper[k] {
+        #expect(s.reason.contains("> upper band")); seen.insert("band")
+      } else {
+        #expect(rsi[k] > 70 && s.reason.hasPrefix("RSI ") && s.reason.contains("> 70")); seen.insert("rsi")
+      }
+      #expect(s.position?.exitCondition == s.reason)
+    }
+    #expect(!seen.isEmpty)
+  }
+
+  @Test("HOLD while flat says which entry condition is missing; HOLD while long says no exit is met")
+  func hold() throws {
+    let trade = try #require(Self.full.run.result.trades.first { $0.barsHeld > 3 && $0.exitReason != .endOfData })
+    let flat = try Self.signal(endingAt: Self.label(trade.entryBar - 5))
+    #expect(flat.action == .hold && flat.reason.hasPrefix("no entry: "))
+    let long = try Self.signal(endingAt: Self.label(trade.entryBar + 1))
+    #expect(long.action == .hold && long.reason.hasPrefix("holding: ") && long.position != nil)
+    #expect(long.position?.stopLevel == trade.entryPrice * (1 - 0.02))
+    #expect(long.position?.barsHeld == 2)
+  }
+
+  @Test("a user's position replaces the backtest's: P&L, levels and bars held from it")
+  func userPosition() throws {
+    let held = HeldPosition(entryPrice: 300, entryTime: "2005-01-03", entryInstant: nil, shares: 10)
+    let s = try Self.signal(endingAt: "2005-01-10", extra: "", held: held)
+    #expect(s.position?.source == "user" && s.position?.shares == 10)
+    #expect(abs(s.position!.unrealizedPnl - 10 * (s.close - 300)) < 1e-9)
+    #expect(s.position?.stopLevel == 300 * (1 - 0.02))
+  }
+
+  @Test("BUY conditions in a stage the cycle filter blocks give HOLD with the stage named")
+  func blockedByCycle() throws {
+    let extra = "cycle: {macro_file: ../Data/us_macro_quarterly.csv, buy_stages: [Expansion]}\n"
+    let output = try Backtest.run(try runConfig(Self.base + extra, overrides: ["data.end=2009-12-31"]))
+    let blockedAt = try #require(Self.full.run.result.trades.first { output.cycle!.gate.stages[$0.entryBar - 1] != .expansion })
+    let s = try Self.signal(endingAt: Self.label(blockedAt.entryBar - 1), extra: extra)
+    #expect(s.action == .hold && s.reason.contains("but the cycle stage") && s.cycle != nil)
+  }
+
+  @Test("before every indicator is defined there is no decision")
+  func warmUp() throws {
+    let s = try Self.signal(endingAt: Self.label(10))
+    #expect(s.action == .hold && s.reason == "not enough bars yet for every indicator" && s.rsi == nil)
+  }
+
+  @Test("alerts fire when the newest close crosses their level")
+  func alerts() throws {
+    let k = 300
+    let previous = Self.full.bars.close[k - 1], close = Self.full.bars.close[k]
+    let (lo, hi) = (min(previous, close), max(previous, close))
+    let level = (lo + hi) / 2
+    let direction = close > previous ? "above" : "below"
+    let s = try Self.signal(endingAt: Self.label(k), extra: "alerts: [{\(direction): \(level)}, {above: \(hi * 2)}]\n")
+    #expect(s.alerts.map(\.crossed) == [true, false])
+  }
+
+  @Test("the next bar close skips nights, weekends and holidays")
+  func nextBarClose() throws {
+    let bars = try BarCSVReader(timeZone: TimeZone(identifier: "America/New_York")!).read(file: Repo.path("Data/synthetic_gpix_30min.csv"))
+    let ny = TimeZone(identifier: "America/New_York")!
+    #expect(NextBarClose.interval(bars) == 1800)
+    // Wednesday 2024-11-13 15:45 New York → 16:00 the same day.
+    #expect(NextBarClose.after(now: instant("2024-11-13T20:45:00Z"), bars: bars, session: .regular, timeZone: ny, holidays: [])
+            == instant("2024-11-13T21:00:00Z"))
+    // Friday evening → Monday 10:00 (the close of the 09:30 bar).
+    #expect(NextBarClose.after(now: instant("2024-11-15T23:00:00Z"), bars: bars, session: .regular, timeZone: ny, holidays: [])
+            == instant("2024-11-18T15:00:00Z"))
+    // Thanksgiving 2024-11-28 as a holiday: Wednesday night → Friday.
+    let thanksgiving = CivilDate.days(year: 2024, month: 11, day: 28)
+    #expect(NextBarClose.after(now: instant("2024-11-28T02:00:00Z"), bars: bars, session: .regular, timeZone: ny, holidays: [thanksgiving])
+            == instant("2024-11-29T15:00:00Z"))
+  }
+
+  @Test("the JSON output has every key of Docs/signal.schema.json with the declared types")
+  func schema() throws {
+    let schemaData = try Data(contentsOf: URL(fileURLWithPath: Repo.path("Docs/signal.schema.json")))
+    let schema = try JSONSerialization.jsonObject(with: schemaData) as! [String: Any]
+    let entry = try #require(Self.full.run.result.trades.first).entryBar
+    for (signal, held) in [(try Self.signal(endingAt: Self.label(entry - 1)), false), (try Self.signal(endingAt: Self.label(entry + 1)), true)] {
+      let text = SignalJSON.render(signal, strategy: "bollinger_rsi", data: "x").rendered()
+      let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+      try Self.check(json, against: schema, path: "")
+      #expect((json["position"] is NSNull) == !held)
+      #expect(json["schema"] as? String == "backtest.signal/1")
+    }
+  }
+
+  /// A small JSON Schema checker: required keys, types, enums and consts.
+  static func check(_ value: Any, against schema: [String: Any], path: String) throws {
+    if let c = schema["const"] as? String { #expect(value as? String == c, "\(path)") }
+    if let options = schema["enum"] as? [Any] {
+      let ok = options.contains { o in (o is NSNull && value is NSNull) || ((o as? String) != nil && (o as? String) == (value as? String)) }
+      #expect(ok, "\(path): \(value) not in \(options)")
+    }
+    if let t = schema["type"] {
+      let types = (t as? [String]) ?? [t as! String]
+      let ok = types.contains { type in
+        switch type {
+        case "null": return value is NSNull
+        case "string": return value is String
+        case "boolean": return value is Bool
+        case "integer": return (value as? NSNumber).map { $0.doubleValue == $0.doubleValue.rounded() } ?? false
+        case "number": return value is NSNumber
+        case "object": return value is [String: Any]
+        case "array": return value is [Any]
+        default: return false
+        }
+      }
+      #expect(ok, "\(path): \(value) is not \(types)")
+    }
+    if let object = value as? [String: Any] {
+      for key in schema["required"] as? [String] ?? [] { #expect(object[key] != nil, "\(path).\(key) missing") }
+      let properties = schema["properties"] as? [String: [String: Any]] ?? [:]
+      for (key, sub) in properties { if let v = object[key] { try check(v, against: sub, path: path + "." + key) } }
+    }
+    if let array = value as? [Any], let items = schema["items"] as? [String: Any] {
+      for (k, v) in array.enumerated() { try check(v, against: items, path: "\(path)[\(k)]") }
+    }
+  }
+}
+
+@Suite struct JournalTests {
+  @Test("journal analytics worked by hand: +10%, -10%, +10% with P&L +100, -100, +10")
+  func analytics() throws {
+    var j = Journal()
+    try j.enter(JournalEntry(entryTime: "2024-01-02", entryPrice: 100, shares: 10))
+    try j.exit(time: "2024-01-05", price: 110, reason: .profitTarget)
+    try j.enter(JournalEntry(entryTime: "2024-02-01", entryPrice: 50, shares: 20))
+    try j.exit(time: "2024-02-03", price: 45, reason: .stopLoss)
+    try j.enter(JournalEntry(entryTime: "2024-03-01", entryPrice: 20, shares: 5, note: "a note, with a comma"))
+    try j.exit(time: "2024-03-04", price: 22, reason: .manual)
+    let s = j.summary
+    #expect(s.totalTrades == 3 && s.wins == 2 && s.losses == 1 && s.winRate == 2.0 / 3)
+    #expect(abs(s.avgWin! - 0.1) < 1e-12 && abs(s.avgLoss! + 0.1) < 1e-12)
+    #expect(abs(s.bestTrade! - 0.1) < 1e-12 && abs(s.worstTrade! + 0.1) < 1e-12)
+    #expect(abs(s.totalPnl - 10) < 1e-9 && abs(s.profitFactor! - 1.1) < 1e-12)
+    // The file reads back the same.
+    #expect(try Journal.parse(j.text, file: "j.csv") == j)
+  }
+
+  @Test("one open trade at most: entering twice or exiting when flat is refused")
+  func rules() throws {
+    var j = Journal()
+    #expect(throws: InputError.self) { try j.exit(time: "t", price: 1, reason: .manual) }
+    try j.enter(JournalEntry(entryTime: "t", entryPrice: 1, shares: 1))
+    #expect(j.openTrade != nil)
+    #expect(throws: InputError.self) { try j.enter(JournalEntry(entryTime: "t2", entryPrice: 1, shares: 1)) }
+    #expect(throws: InputError("expected an exit reason (STOP_LOSS, PROFIT_TARGET, TECHNICAL, MANUAL), found 'OOPS'",
+                               at: SourceLocation(file: "j.csv", line: 2, column: 20))) {
+      try Journal.parse(Journal.columns + "\n2024-01-02,1,1,t,2,OOPS,,,\n", file: "j.csv")
+    }
+  }
+}
