@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct LiveTests {
+  @Test("signal --json prints one JSON document; --position replaces the backtest's position")
+  func signal() throws {
+    let dir = try CLI.temporaryFolder()
+    try "entry_price: 40\nshares: 100\nentry_time: 2024-11-12T10:00:00-05:00\n".write(toFile: dir + "/pos.yaml", atomically: true, encoding: .utf8)
+    let r = try CLI.run(["signal", "gpix.yaml", "--json", "--now", "2024-11-13T20:45:00Z", "--position", dir + "/pos.yaml"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+    #expect(json["signal"] as? String == "HOLD")
+    #expect(json["next_bar_close"] as? String == "2024-11-13T21:00:00Z" && json["seconds_to_next_bar_close"] as? Int == 900)
+    let position = try #require(json["position"] as? [String: Any])
+    #expect(position["source"] as? String == "user" && position["entry_price"] as? Double == 40 && position["stop"] as? Double == 39.2)
+    let text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T20:45:00Z"])
+    #expect(text.status == 0 && text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:30:00-05:00"))
+    #expect(text.stdout.contains("RSI (14): 37.0 neutral") && text.stdout.contains("next bar closes in 15m 0s"))
+  }
+
+  @Test("journal enter, exit and list keep a CSV history with its analytics")
+  func journal() throws {
+    let file = try CLI.temporaryFolder() + "/journal.csv"
+    #expect(try CLI.run(["journal", "enter", "--file", file, "--price", "100", "--shares", "10", "--time", "2024-01-02"]).status == 0)
+    var r = try CLI.run(["journal", "enter", "--file", file, "--price", "101", "--shares", "1"])
+    #expect(r.status == 65 && r.stderr.contains("a trade is already open"))
+    #expect(try CLI.run(["journal", "exit", "--file", file, "--price", "110", "--time", "2024-01-05", "--reason", "profit_target"]).status == 0)
+    #expect(try CLI.run(["journal", "enter", "--file", file, "--price", "50", "--shares", "20", "--time", "2024-02-01"]).status == 0)
+    #expect(try CLI.run(["journal", "exit", "--file", file, "--price", "45", "--time", "2024-02-03", "--reason", "STOP_LOSS"]).status == 0)
+    r = try CLI.run(["journal", "list", "--file", file])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("closed trades 2, win rate 50.00%, average win 10.00%, average loss -10.00%"))
+    #expect(r.stdout.contains("total P&L $0.00") && r.stdout.contains("PROFIT_TARGET: 1") && r.stdout.contains("STOP_LOSS: 1"))
+    let csv = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(csv.hasPrefix("entry_time,entry_price,shares,exit_time,exit_price,exit_reason,pnl,return,note\n2024-01-02,100.0,10,2024-01-05,110.0,PROFIT_TARGET,100.0,0.10000000000000009,\n"))
+    r = try CLI.run(["journal", "exit", "--file", file, "--reason", "SOMETIMES", "--price", "1"])
+    #expect(r.status == 64)
+  }
+}
