@@ -27,6 +27,10 @@ let usage = """
         the BUY / SELL / HOLD signal for the newest closed bar, with its reason
     journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
         the history of trades actually taken, with the same analytics as a backtest
+    fetch SYMBOL --from DATE --to DATE --out FILE [--interval 30min] [--source polygon|fred] [--rate N] [--timezone TZ]
+        download bars from Polygon (POLYGON_API_KEY) or a series from FRED (FRED_API_KEY); appends only new data
+    convert polygon FILE.json --out FILE.csv [--timezone TZ] [--daily]
+        turn saved Polygon aggregates JSON into the standard bar CSV
     sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
         run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
         from DIR/results.csv; --shard runs every n-th combination from i (0-based)
@@ -87,6 +91,8 @@ func main() -> Int32 {
     case "merge": return try MergeCommand(rest).run()
     case "signal": return try SignalCommand(rest).run()
     case "journal": return try JournalCommand(rest).run()
+    case "fetch": return try FetchCommand(rest).run()
+    case "convert": return try ConvertCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -94,7 +100,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

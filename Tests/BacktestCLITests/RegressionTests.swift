@@ -65,7 +65,7 @@ import Glibc
         if now[k] == old[k] { sawOld = true }
       }
       // Put the old report back for the next attempt.
-      for (k, name) in names.enumerated() { FileManager.default.createFile(atPath: dir + "/out/" + name, contents: old[k]) }
+      for (k, name) in names.enumerated() { #expect(FileManager.default.createFile(atPath: dir + "/out/" + name, contents: old[k])) }
     }
     #expect(sawOld, "no kill landed before the files were replaced; the test proved nothing")
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir + "/out").filter { $0.hasPrefix(".") }

@@ -1,0 +1,209 @@
+import BacktestCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `backtest fetch SYMBOL|SERIES`: downloads bars from Polygon (or a series
+/// from FRED) into the standard CSV, appending only what is new.
+///
+/// The API key comes from `POLYGON_API_KEY` / `FRED_API_KEY` and is never
+/// printed, logged or written: every URL shown has it replaced by `***`.
+struct FetchCommand {
+  var name: String
+  var source: String
+  var interval: ResampleInterval
+  var from: String
+  var to: String
+  var out: String
+  var timeZone: TimeZone
+  var baseURL: String
+  var requestsPerMinute: Double
+  var retries: Int
+  var backoffSeconds: Double
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, flags: [], options: ["source", "interval", "from", "to", "out", "timezone", "base-url", "rate",
+                                                    "retries", "backoff"])
+    guard a.positionals.count == 1 else { throw UsageError(message: "expected one symbol or series: backtest fetch SYMBOL --from DATE --to DATE --out FILE") }
+    name = a.positionals[0]
+    source = a.option("source") ?? "polygon"
+    guard ["polygon", "fred"].contains(source) else { throw UsageError(message: "expected --source polygon or fred, found '\(source)'") }
+    let intervalText = a.option("interval") ?? "30min"
+    guard let interval = ResampleInterval(intervalText) else { throw UsageError(message: "expected --interval like 30min, 1h or 1d, found '\(intervalText)'") }
+    self.interval = interval
+    guard let from = a.option("from"), let to = a.option("to") else { throw UsageError(message: "expected --from YYYY-MM-DD and --to YYYY-MM-DD") }
+    for d in [from, to] where !Self.isDate(d) { throw UsageError(message: "expected a date YYYY-MM-DD, found '\(d)'") }
+    self.from = from
+    self.to = to
+    guard let out = a.option("out") else { throw UsageError(message: "expected --out FILE.csv") }
+    self.out = out
+    let zone = a.option("timezone") ?? "America/New_York"
+    guard let tz = TimeZone(identifier: zone) else { throw UsageError(message: "expected an IANA time zone for '--timezone', found '\(zone)'") }
+    timeZone = tz
+    baseURL = a.option("base-url") ?? (source == "polygon" ? "https://api.polygon.io" : "https://api.stlouisfed.org")
+    let rate = a.option("rate") ?? "5"
+    guard let r = Double(rate), r > 0 else { throw UsageError(message: "expected requests per minute > 0 for '--rate', found '\(rate)'") }
+    requestsPerMinute = r
+    retries = try a.integer("retries", default: 5, minimum: 0)
+    let backoff = a.option("backoff") ?? "2"
+    guard let b = Double(backoff), b >= 0 else { throw UsageError(message: "expected seconds >= 0 for '--backoff', found '\(backoff)'") }
+    backoffSeconds = b
+  }
+
+  static func isDate(_ s: String) -> Bool {
+    let bytes = Array(s.utf8)
+    if case .date? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) { return true }
+    return false
+  }
+
+  func run() throws -> Int32 {
+    let variable = source == "polygon" ? "POLYGON_API_KEY" : "FRED_API_KEY"
+    guard let key = ProcessInfo.processInfo.environment[variable], !key.isEmpty else {
+      throw UsageError(message: "\(variable) is not set; expected your \(source == "polygon" ? "Polygon" : "FRED") API key in that environment variable")
+    }
+    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds)
+    return source == "polygon" ? try fetchPolygon(key: key, client: client) : try fetchFRED(key: key, client: client)
+  }
+
+  func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
+    var url = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
+    var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)] = []
+    var pages = 0
+    while pages < 10_000 {
+      let separator = url.contains("?") ? "&" : "?"
+      let data = try client.get(url + separator + "apiKey=" + key)
+      let page = try PolygonAggregates.parse(data, file: redactingKeys(url))
+      bars += page.bars
+      pages += 1
+      guard let next = page.nextURL, !next.isEmpty else { break }
+      url = next
+    }
+    bars.sort { $0.time < $1.time }
+    let daily = interval == .daily
+    var existing = ""
+    var after = Int64.min
+    if FileManager.default.fileExists(atPath: out) {
+      let old = try BarCSVReader(timeZone: timeZone).read(file: out)
+      after = old.time[old.count - 1]
+      existing = String(decoding: try readInputFile(out), as: UTF8.self)
+      if !existing.hasSuffix("\n") { existing += "\n" }
+    }
+    var seen = Set<Int64>()
+    let fresh = bars.filter { $0.time > after && seen.insert($0.time).inserted }
+    let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
+                                : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
+    try writeAtomically(text)
+    print("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
+    return ExitCode.ok
+  }
+
+  func fetchFRED(key: String, client: RateLimitedClient) throws -> Int32 {
+    var rows: [(date: String, value: String)] = []
+    var offset = 0
+    while true {
+      let url = FREDObservations.url(base: baseURL, series: name, from: from, to: to, offset: offset)
+      let (page, count) = try FREDObservations.parse(try client.get(url + "&api_key=" + key), file: redactingKeys(url))
+      rows += page
+      offset += page.count
+      if page.isEmpty || offset >= count { break }
+    }
+    var existingRows: [(date: String, value: String)] = []
+    if let data = FileManager.default.contents(atPath: out) {
+      for line in String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst() {
+        let parts = line.split(separator: ",", maxSplits: 1).map(String.init)
+        if parts.count == 2 { existingRows.append((parts[0], parts[1])) }
+      }
+    }
+    let last = existingRows.last?.date ?? ""
+    let fresh = rows.filter { $0.date > last }
+    try writeAtomically(FREDObservations.csv(series: name, rows: existingRows + fresh))
+    print("fetched \(rows.count) observations of \(name); \(existingRows.isEmpty ? "wrote" : "appended") \(fresh.count) new to \(out)")
+    return ExitCode.ok
+  }
+
+  func writeAtomically(_ text: String) throws {
+    let folder = (out as NSString).deletingLastPathComponent
+    try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: text)], into: folder.isEmpty ? "." : folder)
+  }
+}
+
+/// GET requests with a client-side rate limit and retries with exponential
+/// backoff on 429 and 5xx (honouring `Retry-After`); keys are redacted from every message.
+final class RateLimitedClient: @unchecked Sendable {
+  let interval: Double
+  let retries: Int
+  let backoff: Double
+  private let clock = ContinuousClock()
+  private var last: ContinuousClock.Instant?
+  private let session: URLSession
+
+  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double) {
+    interval = 60 / requestsPerMinute
+    self.retries = retries
+    backoff = backoffSeconds
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = 60
+    session = URLSession(configuration: configuration)
+  }
+
+  func get(_ url: String) throws -> Data {
+    guard let u = URL(string: url) else { throw OutputError(path: redactingKeys(url), message: "not a valid URL") }
+    var attempt = 0
+    while true {
+      if let last {
+        let wait = interval - Progress.seconds(clock.now - last)
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+      }
+      last = clock.now
+      let (status, headers, body, failure) = perform(u)
+      if let failure {
+        if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
+        throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
+      }
+      switch status {
+      case 200..<300:
+        return body
+      case 401, 403:
+        throw OutputError(path: redactingKeys(url), message: "the API key was refused (HTTP \(status)); check the key in the environment variable")
+      case 429, 500..<600:
+        if attempt < retries {
+          attempt += 1
+          let retryAfter = headers["retry-after"].flatMap(Double.init)
+          Thread.sleep(forTimeInterval: retryAfter ?? backoff * pow(2, Double(attempt - 1)))
+          continue
+        }
+        throw OutputError(path: redactingKeys(url), message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
+      default:
+        let text = redactingKeys(String(decoding: body.prefix(200), as: UTF8.self))
+        throw OutputError(path: redactingKeys(url), message: "HTTP \(status): \(text)")
+      }
+    }
+  }
+
+  private func perform(_ url: URL) -> (Int, [String: String], Data, String?) {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResponseBox()
+    let task = session.dataTask(with: url) { data, response, error in
+      box.set(data: data, response: response as? HTTPURLResponse, error: error)
+      done.signal()
+    }
+    task.resume()
+    done.wait()
+    return box.result
+  }
+}
+
+private final class ResponseBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: (Int, [String: String], Data, String?) = (0, [:], Data(), "no response")
+  func set(data: Data?, response: HTTPURLResponse?, error: Error?) {
+    lock.lock()
+    defer { lock.unlock() }
+    if let error { value = (0, [:], Data(), error.localizedDescription); return }
+    var headers: [String: String] = [:]
+    for (k, v) in response?.allHeaderFields ?? [:] { headers[String(describing: k).lowercased()] = String(describing: v) }
+    value = (response?.statusCode ?? 0, headers, data ?? Data(), nil)
+  }
+  var result: (Int, [String: String], Data, String?) { lock.lock(); defer { lock.unlock() }; return value }
+}
