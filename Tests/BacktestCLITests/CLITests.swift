@@ -63,7 +63,8 @@ struct CLI {
     #expect(r.stdout.contains("SYNTHETIC"))
     #expect(r.stdout.contains("trades 113"))
     let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-    #expect(files == ["equity.csv", "indicators.csv", "report.md", "summary.json", "trades.csv"])
+    #expect(files == ["equity.csv", "equity.svg", "indicators.csv", "monthly.svg", "price.svg", "report.html", "report.md",
+                      "returns.svg", "rsi.svg", "summary.json", "trades.csv"])
     let trades = try String(contentsOfFile: out + "/trades.csv", encoding: .utf8)
     #expect(trades.hasPrefix("entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held"))
     let equity = try String(contentsOfFile: out + "/equity.csv", encoding: .utf8)

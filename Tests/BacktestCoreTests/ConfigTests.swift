@@ -91,7 +91,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(c.report.out == "Reports/t")
     #expect(c.broker == BrokerSettings())
     #expect(c.strategy.parameterSummary.first { $0.name == "stop_loss" }?.value == "2%")
-    #expect(c.report.formats == [.csv, .json, .markdown])
+    #expect(c.report.formats == [.csv, .json, .markdown, .html])
   }
 
   @Test("unknown keys are errors with a suggestion", arguments: [
@@ -118,7 +118,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     ("data.timezone=Mars/Base", "--set data.timezone=Mars/Base:1:15: error: expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found 'Mars/Base'"),
     ("data.session=9-5", "--set data.session=9-5:1:14: error: expected regular, all or a window like \"09:30-16:00\" for 'data.session', found '9-5'"),
     ("portfolio.commission=2", "--set portfolio.commission=2:1:22: error: expected 0, {per_trade: 1.0}, {per_share: 0.005} or {percent: 0.1%} for 'portfolio.commission', found '2'"),
-    ("report.formats=[csv, pdf]", "--set report.formats=[csv, pdf]:1:16: error: unknown report format 'pdf'; expected some of csv, json, markdown"),
+    ("report.formats=[csv, pdf]", "--set report.formats=[csv, pdf]:1:16: error: unknown report format 'pdf'; expected some of csv, json, markdown, html"),
     ("strategy.stop_los=2%", "--set strategy.stop_los=2%:1:1: error: unknown key 'stop_los' in 'strategy'; did you mean 'stop_loss'?"),
     ("stop_loss", "--set stop_loss:1:1: error: expected --set key.path=value, found 'stop_loss'"),
   ])

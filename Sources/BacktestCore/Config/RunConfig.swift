@@ -19,7 +19,7 @@ public struct DataSettings: Sendable {
 
 /// The report formats a run can write.
 public enum ReportFormat: String, Sendable, CaseIterable {
-  case csv, json, markdown
+  case csv, json, markdown, html
 }
 
 /// Where reports go and in which formats (`report:` section).

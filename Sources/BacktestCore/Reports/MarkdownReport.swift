@@ -29,6 +29,10 @@ public enum MarkdownReport {
     md += "| Commission | \(describe(c.broker.commission)) |\n"
     md += "| Slippage | \(formatPlain(c.broker.slippageBasisPoints)) bps |\n\n"
 
+    md += "## Charts\n\n![Price, Bollinger Bands and trades](price.svg)\n\n"
+    if output.run.indicators.contains(where: { $0.name == "rsi" }) { md += "![RSI](rsi.svg)\n\n" }
+    md += "![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n![Trade returns](returns.svg)\n\n"
+
     md += "## Performance\n\n| Metric | Strategy | Buy & hold |\n|---|---:|---:|\n"
     md += "| Final equity | \(HumanFormat.money(s.finalEquity)) | \(HumanFormat.money(b.finalEquity)) |\n"
     md += "| Total return | \(HumanFormat.percent(s.totalReturn)) | \(HumanFormat.percent(b.totalReturn)) |\n"

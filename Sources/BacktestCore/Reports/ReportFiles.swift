@@ -28,6 +28,15 @@ public enum RunReport {
     }
     if formats.contains(.markdown) {
       files.append(ReportFile(name: "report.md", contents: MarkdownReport.render(output)))
+      let charts = RunCharts(output)
+      files.append(ReportFile(name: "price.svg", contents: charts.price() + "\n"))
+      if let rsi = charts.rsi() { files.append(ReportFile(name: "rsi.svg", contents: rsi + "\n")) }
+      files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
+      files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
+      files.append(ReportFile(name: "returns.svg", contents: charts.tradeReturns() + "\n"))
+    }
+    if formats.contains(.html) {
+      files.append(ReportFile(name: "report.html", contents: HTMLReport.render(output)))
     }
     return files
   }

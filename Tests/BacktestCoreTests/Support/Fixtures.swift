@@ -48,9 +48,7 @@ func runConfig(_ yaml: String, overrides: [String] = []) throws -> RunConfig {
 
 /// Loads and runs a run file given as text.
 func runBacktest(_ yaml: String, overrides: [String] = []) throws -> RunOutput {
-  let config = try runConfig(yaml, overrides: overrides)
-  let (bars, count) = try Backtest.loadBars(config.data)
-  return Backtest.execute(config, bars: bars, barsInFile: count)
+  try Backtest.run(try runConfig(yaml, overrides: overrides))
 }
 
 /// Bars built by hand: `(open, high, low, close)` per day from 2024-01-01.

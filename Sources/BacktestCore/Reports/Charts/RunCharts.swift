@@ -1,0 +1,309 @@
+import Foundation
+
+/// The charts of one run, as standalone SVG documents.
+///
+/// Every chart maps bar index to x linearly over the plot area, and records
+/// its mapping in `data-` attributes on the root element (`data-x0`,
+/// `data-x1`, `data-n`, `data-ytop`, `data-ybottom`, `data-vmax`, `data-vmin`)
+/// so a reader can turn coordinates back into values. Dense series are
+/// reduced for display (price: one OHLC bar per pixel column; lines: LTTB),
+/// while every trade marker is kept.
+public struct RunCharts {
+  public static let width = 1000.0
+  static let left = 70.0, right = 16.0
+  public static let colors = (upper: "#FF3B30", middle: "#0071E3", lower: "#34C759", rsi: "#AF52DE")
+
+  let output: RunOutput
+  var n: Int { output.bars.count }
+  var x0: Double { Self.left }
+  var x1: Double { Self.width - Self.right }
+  var columns: Int { Int(x1 - x0) }
+
+  public init(_ output: RunOutput) { self.output = output }
+
+  func x(_ i: Int) -> Double { n <= 1 ? x0 : x0 + Double(i) / Double(n - 1) * (x1 - x0) }
+
+  /// The style every chart carries, so SVG files read well on their own, in light and dark themes.
+  public static let style = """
+    <style>
+    .axis{stroke:#8e8e93;stroke-width:1}.grid{stroke:#8e8e93;stroke-opacity:.18;stroke-width:1}
+    .label{font:11px -apple-system,Helvetica,Arial,sans-serif;fill:#3a3a3c}.title{font:600 13px -apple-system,Helvetica,Arial,sans-serif;fill:#1c1c1e}
+    .up{stroke:#34C759;fill:#34C759}.down{stroke:#FF3B30;fill:#FF3B30}.bg{fill:#ffffff}
+    .buy{fill:#0071E3;stroke:#ffffff;stroke-width:.8}.sell{fill:#FF9500;stroke:#ffffff;stroke-width:.8}.stop{fill:#FF3B30;stroke:#ffffff;stroke-width:.8}
+    @media (prefers-color-scheme: dark){.label{fill:#d1d1d6}.title{fill:#f2f2f7}.bg{fill:#1c1c1e}.buy,.sell,.stop{stroke:#1c1c1e}}
+    </style>
+    """
+
+  func open(_ height: Double, _ title: String, top: Double, bottom: Double, vmin: Double, vmax: Double, id: String) -> SVGBuilder {
+    var svg = SVGBuilder()
+    let c = SVGBuilder.coordinate
+    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(Self.width)) \(c(height))\" width=\"\(c(Self.width))\" height=\"\(c(height))\" ")
+    svg.raw("id=\"\(id)\" data-x0=\"\(c(x0))\" data-x1=\"\(c(x1))\" data-n=\"\(n)\" data-ytop=\"\(c(top))\" data-ybottom=\"\(c(bottom))\" ")
+    svg.raw("data-vmin=\"\(vmin)\" data-vmax=\"\(vmax)\" role=\"img\"><title>\(SVGBuilder.escape(title))</title>" + Self.style)
+    svg.rect(x: 0, y: 0, width: Self.width, height: height, attributes: "class=\"bg\"")
+    svg.label(title, x: x0, y: 16, attributes: "class=\"title\"")
+    return svg
+  }
+
+  /// Horizontal grid with value labels, and date labels along the bottom.
+  func axes(_ svg: inout SVGBuilder, top: Double, bottom: Double, vmin: Double, vmax: Double, format: (Double) -> String, dates: Bool) {
+    for v in niceTicks(low: vmin, high: vmax) {
+      let y = bottom - (v - vmin) / (vmax - vmin) * (bottom - top)
+      svg.line(x0, y, x1, y, attributes: "class=\"grid\"")
+      svg.label(format(v), x: x0 - 6, y: y + 4, attributes: "class=\"label\" text-anchor=\"end\"")
+    }
+    svg.line(x0, bottom, x1, bottom, attributes: "class=\"axis\"")
+    guard dates, n > 1 else { return }
+    let bars = output.bars
+    let spanDays = Int(bars.day[n - 1]) - Int(bars.day[0])
+    var last = ""
+    var lastX = -100.0
+    for i in 0..<n {
+      let c = CivilDate.components(days: Int(bars.day[i]))
+      let key = spanDays > 3 * 365 ? "\(c.year)" : spanDays > 60 ? "\(c.year)-\(CivilDate.pad(c.month, 2))" : CivilDate.isoDate(days: Int(bars.day[i]))
+      if key != last {
+        let xi = x(i)
+        if i > 0 && xi - lastX > 60 {
+          svg.line(xi, bottom, xi, bottom + 4, attributes: "class=\"axis\"")
+          svg.label(key, x: xi, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
+          lastX = xi
+        }
+        last = key
+      }
+    }
+  }
+
+  func y(_ v: Double, _ top: Double, _ bottom: Double, _ vmin: Double, _ vmax: Double) -> Double {
+    bottom - (v - vmin) / (vmax - vmin) * (bottom - top)
+  }
+
+  func lineSeries(_ values: ContiguousArray<Double>, top: Double, bottom: Double, vmin: Double, vmax: Double) -> [(Double, Double)] {
+    largestTriangleThreeBuckets(values, threshold: columns * 2).map { (x($0), y(values[$0], top, bottom, vmin, vmax)) }
+  }
+
+  func indicator(_ name: String) -> ContiguousArray<Double>? { output.run.indicators.first { $0.name == name }?.values }
+
+  static func priceText(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : v >= 1 ? String(format: "%.2f", v) : String(format: "%.4f", v) }
+  static func percentText(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }
+
+  // MARK: Price
+
+  public func price() -> String {
+    let bars = output.bars
+    let height = 400.0, top = 44.0, bottom = 370.0
+    var vmin = Double.infinity, vmax = -Double.infinity
+    for i in 0..<n { vmin = min(vmin, bars.low[i]); vmax = max(vmax, bars.high[i]) }
+    for name in ["bb_lower", "bb_upper"] { for v in indicator(name) ?? [] where !v.isNaN { vmin = min(vmin, v); vmax = max(vmax, v) } }
+    let pad = (vmax - vmin) * 0.04 + 1e-9
+    vmin -= pad; vmax += pad
+    var svg = open(height, "\(output.config.name): price, Bollinger Bands and trades", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "price")
+    // Economic-cycle stages as background bands.
+    if let stages = output.cycle?.gate.stages {
+      var start = 0
+      for i in 1...n where i == n || stages[i] != stages[start] {
+        if let color = stages[start].color {
+          svg.rect(x: x(start), y: top, width: x(i - 1) - x(start) + 1, height: bottom - top,
+                   attributes: "fill=\"\(color)\" fill-opacity=\"0.10\" class=\"stage\" data-stage=\"\(stages[start].rawValue)\"")
+        }
+        start = i
+      }
+    }
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: Self.priceText, dates: true)
+    let Y = { (v: Double) in self.y(v, top, bottom, vmin, vmax) }
+    let c = SVGBuilder.coordinate
+    if n <= columns / 3 {
+      // Candlesticks.
+      let w = max(1, (x1 - x0) / Double(max(n, 1)) * 0.6)
+      for i in 0..<n {
+        let up = bars.close[i] >= bars.open[i]
+        svg.line(x(i), Y(bars.high[i]), x(i), Y(bars.low[i]), attributes: "class=\"\(up ? "up" : "down")\"")
+        let yTop = Y(max(bars.open[i], bars.close[i])), yBottom = Y(min(bars.open[i], bars.close[i]))
+        svg.rect(x: x(i) - w / 2, y: yTop, width: w, height: max(1, yBottom - yTop), attributes: "class=\"\(up ? "up" : "down")\"")
+      }
+    } else {
+      // One OHLC bar per pixel column: high–low line, open tick left, close tick right.
+      var upPath = "", downPath = ""
+      let perColumn = Double(n) / Double(columns)
+      for col in 0..<columns {
+        let a = Int(Double(col) * perColumn), b = min(n, max(a + 1, Int(Double(col + 1) * perColumn)))
+        if a >= n { break }
+        var high = -Double.infinity, low = Double.infinity
+        for i in a..<b { high = max(high, bars.high[i]); low = min(low, bars.low[i]) }
+        let xc = x0 + Double(col) + 0.5
+        let d = "M\(c(xc)) \(c(Y(high)))V\(c(Y(low)))M\(c(xc - 1)) \(c(Y(bars.open[a])))h1M\(c(xc)) \(c(Y(bars.close[b - 1])))h1"
+        if bars.close[b - 1] >= bars.open[a] { upPath += d } else { downPath += d }
+      }
+      svg.raw("<path class=\"up\" fill=\"none\" d=\"\(upPath)\"/><path class=\"down\" fill=\"none\" d=\"\(downPath)\"/>")
+    }
+    for (name, color) in [("bb_upper", Self.colors.upper), ("bb_mid", Self.colors.middle), ("bb_lower", Self.colors.lower)] {
+      if let v = indicator(name) {
+        svg.polyline(lineSeries(v, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
+                     attributes: "stroke=\"\(color)\" stroke-width=\"1.2\" id=\"\(name)\"")
+      }
+    }
+    // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit.
+    svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
+    for t in output.run.result.trades {
+      svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(x(t.entryBar)))\" y=\"\(c(Y(t.entryPrice) + 9))\"/>")
+      let stop = t.exitReason == .stopLoss
+      svg.raw("<use href=\"#m-\(stop ? "stop" : "sell")\" class=\"\(stop ? "stop" : "sell")\" x=\"\(c(x(t.exitBar)))\" y=\"\(c(Y(t.exitPrice) - (stop ? 0 : 9)))\"/>")
+    }
+    // Legend and the current stage badge.
+    var lx = x0
+    for (text, color) in [("upper", Self.colors.upper), ("middle", Self.colors.middle), ("lower", Self.colors.lower)] {
+      svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(color)\" stroke-width=\"2\"")
+      svg.label(text, x: lx + 20, y: 34)
+      lx += 70
+    }
+    svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(lx + 6))\" y=\"31\"/>"); svg.label("buy", x: lx + 14, y: 34); lx += 50
+    svg.raw("<use href=\"#m-sell\" class=\"sell\" x=\"\(c(lx + 6))\" y=\"29\"/>"); svg.label("sell", x: lx + 14, y: 34); lx += 50
+    svg.raw("<use href=\"#m-stop\" class=\"stop\" x=\"\(c(lx + 6))\" y=\"30\"/>"); svg.label("stop-loss", x: lx + 14, y: 34); lx += 80
+    if let cycle = output.cycle {
+      for stage in CycleStage.allCases where stage != .unknown {
+        svg.rect(x: lx, y: 24, width: 12, height: 10, attributes: "fill=\"\(stage.color!)\" fill-opacity=\"0.35\"")
+        svg.label(stage.rawValue, x: lx + 16, y: 34)
+        lx += 92
+      }
+      let current = cycle.gate.stages[n - 1]
+      svg.rect(x: x1 - 150, y: 4, width: 150, height: 18, attributes: "rx=\"9\" fill=\"\(current.color ?? "#8e8e93")\"")
+      svg.label("now: \(current.rawValue)", x: x1 - 75, y: 17, attributes: "class=\"label\" text-anchor=\"middle\" style=\"fill:#fff\"")
+    }
+    svg.raw("</svg>")
+    return svg.text
+  }
+
+  // MARK: RSI
+
+  public func rsi() -> String? {
+    guard let values = indicator("rsi") else { return nil }
+    let p = output.config.strategy.parameters as? BollingerRSI.Parameters
+    let height = 170.0, top = 28.0, bottom = 148.0
+    var svg = open(height, "RSI (\(p.map { String($0.rsiPeriod) } ?? ""))", top: top, bottom: bottom, vmin: 0, vmax: 100, id: "rsi")
+    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: 100, format: { String(Int($0)) }, dates: true)
+    for level in [p?.oversold ?? 30, p?.overbought ?? 70] {
+      let yl = y(level, top, bottom, 0, 100)
+      svg.line(x0, yl, x1, yl, attributes: "stroke=\"\(Self.colors.rsi)\" stroke-dasharray=\"4 3\" stroke-opacity=\"0.7\"")
+    }
+    svg.polyline(lineSeries(values, top: top, bottom: bottom, vmin: 0, vmax: 100), attributes: "stroke=\"\(Self.colors.rsi)\" stroke-width=\"1.2\" id=\"rsi-line\"")
+    svg.raw("</svg>")
+    return svg.text
+  }
+
+  // MARK: Equity and drawdown
+
+  public func equity() -> String {
+    let r = output.run.result
+    let height = 330.0, top = 44.0, bottom = 220.0, ddTop = 240.0, ddBottom = 310.0
+    var vmin = Double.infinity, vmax = -Double.infinity
+    for e in r.equity { vmin = min(vmin, e); vmax = max(vmax, e) }
+    for e in output.benchmark.equity { vmin = min(vmin, e); vmax = max(vmax, e) }
+    let pad = (vmax - vmin) * 0.05 + 1
+    vmin -= pad; vmax += pad
+    var svg = open(height, "Equity (strategy and buy & hold) and drawdown", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "equity")
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { HumanFormat.money($0).replacingOccurrences(of: ".00", with: "") }, dates: false)
+    svg.polyline(lineSeries(output.benchmark.equity, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
+                 attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
+    svg.polyline(lineSeries(r.equity, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
+    let dd = drawdowns(r.equity)
+    let worst = min(-0.01, dd.min() ?? 0)
+    axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
+    var area = lineSeries(dd, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0)
+    if let first = area.first, let last = area.last { area = [(first.0, ddTop)] + area + [(last.0, ddTop)] }
+    svg.raw("<polygon fill=\"#FF3B30\" fill-opacity=\"0.25\" stroke=\"#FF3B30\" stroke-width=\"1\" points=\""
+      + area.map { SVGBuilder.coordinate($0.0) + "," + SVGBuilder.coordinate($0.1) }.joined(separator: " ") + "\"/>")
+    svg.line(x0 + 300, 30, x0 + 316, 30, attributes: "stroke=\"#0071E3\" stroke-width=\"2\""); svg.label("strategy", x: x0 + 320, y: 34)
+    svg.line(x0 + 390, 30, x0 + 406, 30, attributes: "stroke=\"#8e8e93\" stroke-width=\"2\" stroke-dasharray=\"5 3\""); svg.label("buy & hold", x: x0 + 410, y: 34)
+    svg.label("drawdown", x: x0 + 4, y: ddBottom - 4)
+    svg.raw("</svg>")
+    return svg.text
+  }
+
+  // MARK: Monthly returns
+
+  /// Returns by (year, month) from month-end equity; the first month is against the initial cash.
+  public var monthlyReturns: [(year: Int, month: Int, value: Double)] {
+    let bars = output.bars, equity = output.run.result.equity
+    var out: [(Int, Int, Double)] = []
+    var previous = output.run.result.initialCash
+    for i in 0..<n {
+      let c = CivilDate.components(days: Int(bars.day[i]))
+      let last = i == n - 1 || { let d = CivilDate.components(days: Int(bars.day[i + 1])); return d.month != c.month || d.year != c.year }()
+      if last {
+        out.append((c.year, c.month, equity[i] / previous - 1))
+        previous = equity[i]
+      }
+    }
+    return out.map { (year: $0.0, month: $0.1, value: $0.2) }
+  }
+
+  static func heat(_ v: Double) -> String {
+    let a = min(1, abs(v) / 0.08) * 0.75 + 0.08
+    return v >= 0 ? "rgba(52,199,89,\(String(format: "%.2f", a)))" : "rgba(255,59,48,\(String(format: "%.2f", a)))"
+  }
+
+  public func monthly() -> String {
+    let months = monthlyReturns
+    let years = Array(Set(months.map(\.year))).sorted()
+    let cell = 62.0, rowHeight = 22.0, top = 44.0
+    let height = top + rowHeight * Double(years.count + 1) + 12
+    var svg = open(height, "Monthly returns", top: top, bottom: height - 12, vmin: 0, vmax: 0, id: "monthly")
+    let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Year"]
+    for (k, name) in names.enumerated() {
+      svg.label(name, x: x0 + 10 + cell * Double(k) + cell / 2, y: top, attributes: "class=\"label\" text-anchor=\"middle\"")
+    }
+    for (row, year) in years.enumerated() {
+      let yy = top + 8 + rowHeight * Double(row)
+      svg.label(String(year), x: x0, y: yy + 15, attributes: "class=\"label\" text-anchor=\"end\"")
+      var compounded = 1.0
+      for m in months where m.year == year {
+        compounded *= 1 + m.value
+        let xx = x0 + 10 + cell * Double(m.month - 1)
+        svg.rect(x: xx + 1, y: yy, width: cell - 2, height: rowHeight - 2, attributes: "fill=\"\(Self.heat(m.value))\"")
+        svg.label(String(format: "%.1f%%", m.value * 100), x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\"")
+      }
+      let xx = x0 + 10 + cell * 12
+      svg.rect(x: xx + 1, y: yy, width: cell - 2, height: rowHeight - 2, attributes: "fill=\"\(Self.heat(compounded - 1))\"")
+      svg.label(String(format: "%.1f%%", (compounded - 1) * 100), x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\" font-weight=\"600\"")
+    }
+    svg.raw("</svg>")
+    return svg.text
+  }
+
+  // MARK: Trade returns
+
+  public func tradeReturns() -> String {
+    let returns = output.run.result.trades.map(\.returnFraction)
+    let height = 220.0, top = 40.0, bottom = 190.0
+    guard let lo = returns.min(), let hi = returns.max() else {
+      var svg = open(height, "Trade returns (no trades)", top: top, bottom: bottom, vmin: 0, vmax: 0, id: "returns")
+      svg.raw("</svg>")
+      return svg.text
+    }
+    let width = max(0.0025, niceTicks(low: lo, high: max(hi, lo + 1e-9), count: 24).adjacentDifference ?? 0.01)
+    let first = (lo / width).rounded(.down), last = (hi / width).rounded(.down)
+    let bins = Int(last - first) + 1
+    var counts = [Int](repeating: 0, count: bins)
+    for r in returns { counts[min(bins - 1, Int((r / width).rounded(.down) - first))] += 1 }
+    let peak = Double(counts.max() ?? 1)
+    var svg = open(height, "Trade returns (\(returns.count) trades)", top: top, bottom: bottom, vmin: 0, vmax: peak, id: "returns")
+    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: peak, format: { String(Int($0)) }, dates: false)
+    let binWidth = (x1 - x0) / Double(bins)
+    for (k, count) in counts.enumerated() where count > 0 {
+      let start = (first + Double(k)) * width
+      let h = Double(count) / peak * (bottom - top)
+      svg.rect(x: x0 + binWidth * Double(k) + 1, y: bottom - h, width: binWidth - 2, height: h,
+               attributes: "class=\"\(start >= 0 ? "up" : "down")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
+    }
+    for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
+      svg.label(String(format: "%.1f%%", (first + Double(k)) * width * 100), x: x0 + binWidth * Double(k), y: bottom + 16,
+                attributes: "class=\"label\" text-anchor=\"middle\"")
+    }
+    svg.raw("</svg>")
+    return svg.text
+  }
+}
+
+extension Array where Element == Double {
+  /// The step between the first two values, if there are two.
+  var adjacentDifference: Double? { count > 1 ? self[1] - self[0] : nil }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Writes SVG markup into a string; coordinates are rounded to 0.1 px.
+public struct SVGBuilder {
+  public private(set) var text = ""
+
+  public init() {}
+
+  public static func coordinate(_ x: Double) -> String {
+    let r = (x * 10).rounded() / 10
+    return r == r.rounded() ? String(Int(r)) : String(format: "%.1f", r)
+  }
+
+  public static func escape(_ s: String) -> String {
+    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+  }
+
+  public mutating func raw(_ s: String) { text += s }
+
+  public mutating func rect(x: Double, y: Double, width: Double, height: Double, attributes: String) {
+    let c = Self.coordinate
+    text += "<rect x=\"\(c(x))\" y=\"\(c(y))\" width=\"\(c(max(0, width)))\" height=\"\(c(max(0, height)))\" \(attributes)/>"
+  }
+
+  public mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, attributes: String) {
+    let c = Self.coordinate
+    text += "<line x1=\"\(c(x1))\" y1=\"\(c(y1))\" x2=\"\(c(x2))\" y2=\"\(c(y2))\" \(attributes)/>"
+  }
+
+  public mutating func polyline(_ points: [(Double, Double)], attributes: String) {
+    guard points.count > 1 else { return }
+    text += "<polyline fill=\"none\" points=\"" + points.map { Self.coordinate($0.0) + "," + Self.coordinate($0.1) }.joined(separator: " ")
+      + "\" \(attributes)/>"
+  }
+
+  public mutating func label(_ s: String, x: Double, y: Double, attributes: String = "class=\"label\"") {
+    text += "<text x=\"\(Self.coordinate(x))\" y=\"\(Self.coordinate(y))\" \(attributes)>\(Self.escape(s))</text>"
+  }
+}
+
+/// Reduces a line to about `threshold` points that keep its shape: the
+/// largest-triangle-three-buckets algorithm (Steinarsson 2013). Returns indices
+/// into `y`, always including the first and the last; `nan` values are skipped.
+public func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
+  let defined = y.indices.filter { !y[$0].isNaN }
+  guard defined.count > threshold, threshold >= 3 else { return defined }
+  var out = [defined[0]]
+  let bucket = Double(defined.count - 2) / Double(threshold - 2)
+  var a = defined[0]
+  for b in 0..<(threshold - 2) {
+    let start = Int(Double(b) * bucket) + 1, end = min(Int(Double(b + 1) * bucket) + 1, defined.count - 1)
+    let nextStart = end, nextEnd = min(Int(Double(b + 2) * bucket) + 1, defined.count)
+    var avgX = 0.0, avgY = 0.0
+    for k in nextStart..<max(nextEnd, nextStart + 1) where k < defined.count { avgX += Double(defined[k]); avgY += y[defined[k]] }
+    let n = Double(max(1, min(nextEnd, defined.count) - nextStart))
+    avgX /= n; avgY /= n
+    var best = defined[start], bestArea = -1.0
+    for k in start..<max(end, start + 1) {
+      let i = defined[k]
+      let area = abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a]))
+      if area > bestArea { bestArea = area; best = i }
+    }
+    out.append(best)
+    a = best
+  }
+  out.append(defined[defined.count - 1])
+  return out
+}
+
+/// "Nice" tick values covering [low, high]: about `count` steps of 1, 2 or 5 × 10^k.
+public func niceTicks(low: Double, high: Double, count: Int = 5) -> [Double] {
+  guard high > low, low.isFinite, high.isFinite else { return [low] }
+  let raw = (high - low) / Double(count)
+  let magnitude = pow(10, (log10(raw)).rounded(.down))
+  let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
+  var ticks: [Double] = []
+  var v = (low / step).rounded(.up) * step
+  while v <= high + step * 1e-9 { ticks.append(abs(v) < step * 1e-9 ? 0 : v); v += step }
+  return ticks
+}

@@ -1,0 +1,72 @@
+/// `report.html`: one self-contained page (inline SVG and CSS, no scripts,
+/// nothing fetched), readable in light and dark themes.
+public enum HTMLReport {
+  static let css = """
+    :root{color-scheme:light dark;--fg:#1c1c1e;--muted:#636366;--bg:#f2f2f7;--card:#fff;--line:#e5e5ea}
+    @media (prefers-color-scheme: dark){:root{--fg:#f2f2f7;--muted:#aeaeb2;--bg:#000;--card:#1c1c1e;--line:#38383a}}
+    body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 -apple-system,Helvetica,Arial,sans-serif}
+    main{max-width:1040px;margin:0 auto;padding:20px}h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:0 0 10px}
+    .note{color:var(--muted)}.synthetic{background:#FF9500;color:#fff;border-radius:6px;padding:2px 8px;font-weight:600}
+    .card{background:var(--card);border-radius:12px;padding:14px 16px;margin:14px 0;overflow-x:auto}
+    svg{max-width:100%;height:auto;display:block}table{border-collapse:collapse;width:100%}
+    th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
+    .badge{display:inline-block;border-radius:10px;padding:2px 10px;color:#fff;font-weight:600}
+    .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px}.metric b{display:block;font-size:18px}
+    """
+
+  public static func render(_ output: RunOutput) -> String {
+    let c = output.config, s = output.summary, b = output.benchmarkSummary, bars = output.bars
+    let charts = RunCharts(output)
+    func e(_ x: String) -> String { SVGBuilder.escape(x) }
+    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+    h += "<title>Backtest: \(e(c.name))</title><style>\(css)</style></head><body><main>\n"
+    h += "<h1>Backtest: \(e(c.name))</h1>\n<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "
+    h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
+    if let d = c.data.description {
+      h += "<p>" + (d.uppercased().contains("SYNTHETIC") ? "<span class=\"synthetic\">synthetic data</span> " : "") + e(d) + "</p>\n"
+    }
+    if let cycle = output.cycle {
+      let stage = cycle.gate.stages[bars.count - 1]
+      h += "<p>Economic cycle now: <span class=\"badge\" style=\"background:\(stage.color ?? "#8e8e93")\">\(stage.rawValue)</span>"
+      if cycle.settings.filter { h += " <span class=\"note\">\(output.run.blockedEntries) buy signal(s) skipped by the filter</span>" }
+      h += "</p>\n"
+    }
+    let tiles: [(String, String, String)] = [
+      ("Total return", HumanFormat.percent(s.totalReturn), "buy & hold " + HumanFormat.percent(b.totalReturn)),
+      ("CAGR", HumanFormat.percent(s.cagr), "buy & hold " + HumanFormat.percent(b.cagr)),
+      ("Max drawdown", HumanFormat.percent(s.maxDrawdown), "buy & hold " + HumanFormat.percent(b.maxDrawdown)),
+      ("Sharpe", HumanFormat.ratio(s.sharpe), "buy & hold " + HumanFormat.ratio(b.sharpe)),
+      ("Trades", HumanFormat.integer(s.totalTrades), "win rate " + HumanFormat.percent(s.winRate)),
+      ("Final equity", HumanFormat.money(s.finalEquity), "from " + HumanFormat.money(c.broker.initialCash)),
+    ]
+    h += "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
+    h += "<div class=\"card\">\(charts.price())\n\(charts.rsi() ?? "")</div>\n"
+    h += "<div class=\"card\">\(charts.equity())</div>\n"
+    h += "<div class=\"card\">\(charts.monthly())</div>\n"
+    h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
+    h += "<div class=\"card\"><h2>Metrics</h2><table><tr><th>Metric</th><th>Strategy</th><th>Buy &amp; hold</th></tr>"
+    for (name, a, z) in [("Sortino", HumanFormat.ratio(s.sortino), HumanFormat.ratio(b.sortino)),
+                         ("Exposure", HumanFormat.percent(s.exposure), HumanFormat.percent(b.exposure)),
+                         ("Average win", HumanFormat.percent(s.avgWin), ""), ("Average loss", HumanFormat.percent(s.avgLoss), ""),
+                         ("Best trade", HumanFormat.percent(s.bestTrade), ""), ("Worst trade", HumanFormat.percent(s.worstTrade), ""),
+                         ("Profit factor", HumanFormat.ratio(s.profitFactor), ""), ("Total P&amp;L", HumanFormat.money(s.totalPnl), ""),
+                         ("Fees", HumanFormat.money(s.fees), HumanFormat.money(b.fees))] {
+      h += "<tr><td>\(name)</td><td>\(a)</td><td>\(z)</td></tr>"
+    }
+    h += "</table></div>\n<div class=\"card\"><h2>Parameters</h2><table>"
+    for p in c.strategy.parameterSummary { h += "<tr><td>\(e(p.name))</td><td>\(e(p.value))</td></tr>" }
+    h += "</table></div>\n<div class=\"card\"><h2>Trades</h2><table><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Reason</th></tr>"
+    for (k, t) in output.run.result.trades.prefix(MarkdownReport.tradeListLimit).enumerated() {
+      h += "<tr><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td><td>\(HumanFormat.price(t.entryPrice))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
+      h += "<td>\(HumanFormat.price(t.exitPrice))</td><td>\(HumanFormat.integer(Int(t.shares)))</td><td>\(HumanFormat.money(t.pnl))</td>"
+      h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td></tr>"
+    }
+    h += "</table>"
+    if output.run.result.trades.count > MarkdownReport.tradeListLimit {
+      h += "<p class=\"note\">The first \(MarkdownReport.tradeListLimit) of \(HumanFormat.integer(output.run.result.trades.count)) trades; all are in trades.csv.</p>"
+    }
+    h += "</div>\n<p class=\"note\">Charts are reduced for display (one OHLC bar per pixel column, lines by largest-triangle-three-buckets); every trade marker is drawn.</p>\n"
+    h += "</main></body></html>\n"
+    return h
+  }
+}

@@ -1,0 +1,102 @@
+import BacktestCore
+import Foundation
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Collects elements of an SVG document.
+final class SVGCollector: NSObject, XMLParserDelegate {
+  var elements: [(name: String, attributes: [String: String])] = []
+  func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+              attributes: [String: String] = [:]) {
+    elements.append((name, attributes))
+  }
+
+  static func parse(_ text: String) -> SVGCollector? {
+    let collector = SVGCollector()
+    let parser = XMLParser(data: Data(text.utf8))
+    parser.delegate = collector
+    return parser.parse() ? collector : nil
+  }
+}
+
+@Suite struct ChartTests {
+  static let output = try! runBacktest("""
+    name: c
+    data: {bars: ../Data/GOOG.csv, timezone: America/New_York, end: 2009-12-31}
+    strategy: {type: bollinger_rsi, profit_target: 3%}
+    cycle: {macro_file: ../Data/us_macro_quarterly.csv, filter: false}
+    """)
+
+  @Test("every chart is well-formed XML (Foundation's XMLParser)")
+  func wellFormed() {
+    let charts = RunCharts(Self.output)
+    for svg in [charts.price(), charts.rsi()!, charts.equity(), charts.monthly(), charts.tradeReturns()] {
+      #expect(SVGCollector.parse(svg) != nil, "\(svg.prefix(120))")
+    }
+  }
+
+  @Test("the price chart has one BUY marker per trade and one SELL or STOP marker per exit")
+  func markers() throws {
+    let svg = try #require(SVGCollector.parse(RunCharts(Self.output).price()))
+    let uses = svg.elements.filter { $0.name == "use" && $0.attributes["x"] != nil }
+    let trades = Self.output.run.result.trades
+    #expect(trades.count > 5)
+    // The legend adds one of each kind.
+    #expect(uses.filter { $0.attributes["href"] == "#m-buy" }.count == trades.count + 1)
+    #expect(uses.filter { $0.attributes["href"] == "#m-stop" }.count == trades.filter { $0.exitReason == .stopLoss }.count + 1)
+    #expect(uses.filter { $0.attributes["href"] == "#m-sell" }.count == trades.filter { $0.exitReason != .stopLoss }.count + 1)
+    #expect(svg.elements.contains { $0.attributes["data-stage"] == "Contraction" })
+  }
+
+  @Test("band values read back from the drawing equal the indicators at sampled points")
+  func bandsMatchIndicators() throws {
+    let svg = try #require(SVGCollector.parse(RunCharts(Self.output).price()))
+    let root = svg.elements[0].attributes
+    let x0 = Double(root["data-x0"]!)!, x1 = Double(root["data-x1"]!)!, n = Double(root["data-n"]!)!
+    let top = Double(root["data-ytop"]!)!, bottom = Double(root["data-ybottom"]!)!
+    let vmin = Double(root["data-vmin"]!)!, vmax = Double(root["data-vmax"]!)!
+    let tolerance = (vmax - vmin) / (bottom - top) * 0.06 + 1e-9  // coordinates are written to 0.1 px
+    for name in ["bb_upper", "bb_mid", "bb_lower"] {
+      let line = try #require(svg.elements.first { $0.attributes["id"] == name })
+      let points = line.attributes["points"]!.split(separator: " ").map { $0.split(separator: ",").map { Double($0)! } }
+      let values = Self.output.run.indicators.first { $0.name == name }!.values
+      #expect(points.count > 100)
+      for p in points.enumerated().filter({ $0.offset % 37 == 0 }).map(\.element) {
+        let index = Int(((p[0] - x0) / (x1 - x0) * (n - 1)).rounded())
+        let value = vmin + (bottom - p[1]) / (bottom - top) * (vmax - vmin)
+        #expect(abs(value - values[index]) <= tolerance + (vmax - vmin) / (x1 - x0) * 0.1, "\(name)[\(index)]: \(value) vs \(values[index])")
+      }
+    }
+  }
+
+  @Test("monthly returns compound to the total return")
+  func monthly() {
+    let months = RunCharts(Self.output).monthlyReturns
+    let total = months.reduce(1.0) { $0 * (1 + $1.value) } - 1
+    #expect(abs(total - Self.output.summary.totalReturn) < 1e-12)
+  }
+
+  @Test("a report over a million bars stays under 2 MB and keeps every trade marker")
+  func millionBars() throws {
+    let bars = SyntheticBars.generate(count: 1_000_000, seed: 3)
+    let config = try runConfig("name: big\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let html = HTMLReport.render(output)
+    #expect(html.utf8.count < 2_000_000, "report.html is \(html.utf8.count) bytes")
+    let trades = output.run.result.trades.count
+    #expect(trades > 1000)
+    #expect(html.components(separatedBy: "href=\"#m-buy\"").count - 1 == trades + 1)
+    #expect(SVGCollector.parse(RunCharts(output).price()) != nil)
+  }
+
+  @Test("LTTB keeps the ends and the extremes of a line")
+  func lttb() {
+    var y = ContiguousArray((0..<10_000).map { sin(Double($0) / 300) })
+    y[5000] = 50
+    let kept = largestTriangleThreeBuckets(y, threshold: 200)
+    #expect(kept.count == 200 && kept.first == 0 && kept.last == 9999 && kept.contains(5000))
+    #expect(niceTicks(low: 0.3, high: 9.7) == [2, 4, 6, 8])
+  }
+}
