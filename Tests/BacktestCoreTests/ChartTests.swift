@@ -100,3 +100,25 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(niceTicks(low: 0.3, high: 9.7) == [2, 4, 6, 8])
   }
 }
+
+@Suite struct SweepChartTests {
+  @Test("each heatmap cell is the mean of the metric over the other parameters")
+  func heatmap() throws {
+    let settings = try SweepPlanTests.settings("sweep:\n  parameters:\n    bb_period: [10, 20]\n    bb_std: [1.5, 2.0]\n    oversold: [20, 30]\n")
+    let keys = SweepReport.metricKeys
+    let records = SweepPlan.combinations(settings).map { c -> SweepRecord in
+      var metrics = [Double?](repeating: 0, count: keys.count)
+      metrics[keys.firstIndex(of: "sharpe")!] = Double(c.index)   // sharpe = plan index
+      metrics[keys.firstIndex(of: "total_trades")!] = 20
+      return SweepRecord(values: c.values, metrics: metrics, fingerprint: "f")
+    }
+    let svg = try #require(SVGCollector.parse(SweepCharts.heatmap(records, settings: settings, x: 0, y: 1)))
+    let cells = svg.elements.filter { $0.attributes["data-value"] != nil }
+    #expect(cells.count == 4)
+    // bb_period 10, bb_std 1.5 holds plan indices 0 and 1 (oversold 20, 30): mean 0.5.
+    let cell = try #require(cells.first { $0.attributes["data-x"] == "10" && $0.attributes["data-y"] == "1.5" })
+    #expect(cell.attributes["data-value"] == "0.5")
+    let last = try #require(cells.first { $0.attributes["data-x"] == "20" && $0.attributes["data-y"] == "2.0" })
+    #expect(last.attributes["data-value"] == "6.5")
+  }
+}

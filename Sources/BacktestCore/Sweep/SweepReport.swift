@@ -119,6 +119,7 @@ public enum SweepReport {
     } else {
       md += "\nNo combination meets the constraints.\n"
     }
+    if settings.heatmap != nil { md += "\n![Heatmap of \(settings.metric)](heatmap.svg)\n" }
     md += "\n## Sensitivity\n\nThe ranking metric (`\(settings.metric)`) over the combinations that meet the constraints, per value of each parameter.\n"
     for (k, p) in settings.parameters.enumerated() {
       md += "\n### \(p.name)\n\n| value | combinations | mean | best |\n|---|---:|---:|---:|\n"
@@ -133,6 +134,15 @@ public enum SweepReport {
   public static func formatMetric(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }
     return String(format: "%.4f", x)
+  }
+}
+
+extension SweepReport {
+  /// The chart files a sweep writes next to `sweep.md`: `heatmap.svg` and `sweep.html` (with two or more parameters).
+  public static func chartFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> [ReportFile] {
+    guard let h = settings.heatmap else { return [] }
+    return [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
+            ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total, x: h.x, y: h.y))]
   }
 }
 

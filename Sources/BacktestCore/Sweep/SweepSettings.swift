@@ -18,6 +18,8 @@ public struct SweepSettings: Sendable {
   public var metric: String
   public var minTrades: Int
   public var top: Int
+  /// The two parameters (indices) of the heatmap; the first two by default.
+  public var heatmap: (x: Int, y: Int)?
 
   /// Short names for the swing strategy's parameters, as `results.csv` columns.
   public static let aliases: [String: String] = [
@@ -61,9 +63,20 @@ public struct SweepSettings: Sendable {
     let minTrades = try constraints.int("min_trades", default: 0, in: 0...Int.max)!
     try constraints.finish()
     let top = try t.int("top", default: 10, in: 1...10_000)!
+    var heatmap: (x: Int, y: Int)? = parameters.count >= 2 ? (0, 1) : nil
+    if let node = t.node("heatmap") {
+      let names = try t.stringList("heatmap", default: [])
+      guard names.count == 2, let i = parameters.firstIndex(where: { $0.name == names[0] }),
+        let j = parameters.firstIndex(where: { $0.name == names[1] }), i != j
+      else {
+        throw InputError("expected two swept parameters for 'sweep.heatmap', such as [\(parameters.prefix(2).map(\.name).joined(separator: ", "))]",
+                         at: node.location)
+      }
+      heatmap = (i, j)
+    }
     try t.finish()
     return SweepSettings(parameters: parameters, mode: mode, samples: samples, seed: seed, metric: metric,
-                         minTrades: minTrades, top: top)
+                         minTrades: minTrades, top: top, heatmap: heatmap)
   }
 
   /// A parameter's values: a list of scalars, or `{from, to, step}`.

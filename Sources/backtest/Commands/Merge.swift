@@ -77,7 +77,7 @@ struct MergeCommand {
       ReportFile(name: "sweep.md", contents: SweepReport.markdown(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, path: first.file, fingerprint: first.fingerprint,
                                                                      total: plan.count, shard: nil).rendered() + "\n"),
-    ], into: out)
+    ] + SweepReport.chartFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count), into: out)
     let best = SweepReport.ranking(records, settings: settings).first
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))

@@ -43,7 +43,8 @@ struct RegressCommand {
     let records = collected.sorted
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
                           ReportFile(name: "sweep.md", contents: SweepReport.markdown(records, settings: settings, title: config.name,
-                                                                                      total: plan.count))])
+                                                                                      total: plan.count))]
+              + SweepReport.chartFiles(records, settings: settings, title: config.name, total: plan.count))
   }
 
   func run() throws -> Int32 {

@@ -99,7 +99,7 @@ struct SweepCommand {
       ReportFile(name: "sweep.md", contents: SweepReport.markdown(all, settings: settings, title: title, total: mine.count)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
-    ], into: folder)
+    ] + SweepReport.chartFiles(all, settings: settings, title: title, total: mine.count), into: folder)
 
     mark("reports")
     let ranked = SweepReport.ranking(all, settings: settings)

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Charts of a sweep.
+public enum SweepCharts {
+  /// The ranking metric over two parameters: each cell is the mean over the
+  /// other parameters' values (combinations meeting the constraints only).
+  public static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int) -> String {
+    let ranked = SweepReport.ranking(records, settings: settings)
+    let xs = settings.parameters[x].values, ys = settings.parameters[y].values
+    var cells: [[Double?]] = Array(repeating: Array(repeating: nil, count: xs.count), count: ys.count)
+    for (j, yv) in ys.enumerated() {
+      for (i, xv) in xs.enumerated() {
+        cells[j][i] = mean(ranked.filter { $0.values[x] == xv && $0.values[y] == yv }.compactMap { $0.metric(settings.metric) })
+      }
+    }
+    let all = cells.flatMap { $0 }.compactMap { $0 }
+    let lo = all.min() ?? 0, hi = all.max() ?? 1
+    let cellWidth = min(110.0, 860.0 / Double(xs.count)), cellHeight = 34.0, left = 90.0, top = 60.0
+    let width = left + cellWidth * Double(xs.count) + 20, height = top + cellHeight * Double(ys.count) + 50
+    var svg = SVGBuilder()
+    let c = SVGBuilder.coordinate
+    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" id=\"heatmap\">")
+    svg.raw("<title>\(settings.metric) by \(settings.parameters[x].name) and \(settings.parameters[y].name)</title>" + RunCharts.style)
+    svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
+    svg.label("\(settings.metric) (mean over the other parameters) by \(settings.parameters[x].name) and \(settings.parameters[y].name)",
+              x: left, y: 20, attributes: "class=\"title\"")
+    for (i, xv) in xs.enumerated() {
+      svg.label(xv, x: left + cellWidth * (Double(i) + 0.5), y: top - 8, attributes: "class=\"label\" text-anchor=\"middle\"")
+    }
+    svg.label(settings.parameters[x].name, x: left + cellWidth * Double(xs.count) / 2, y: top - 26, attributes: "class=\"label\" text-anchor=\"middle\" font-weight=\"600\"")
+    svg.label(settings.parameters[y].name, x: 8, y: top - 8, attributes: "class=\"label\" font-weight=\"600\"")
+    for (j, yv) in ys.enumerated() {
+      svg.label(yv, x: left - 8, y: top + cellHeight * (Double(j) + 0.5) + 4, attributes: "class=\"label\" text-anchor=\"end\"")
+      for i in xs.indices {
+        let v = cells[j][i]
+        let t = v.map { hi > lo ? ($0 - lo) / (hi - lo) : 0.5 } ?? 0
+        let fill = v == nil ? "#8e8e93\" fill-opacity=\"0.15" : String(format: "rgb(%d,%d,%d)", Int(255 - 203 * t), Int(59 + 140 * t), Int(48 + 41 * t))
+        svg.rect(x: left + cellWidth * Double(i) + 1, y: top + cellHeight * Double(j) + 1, width: cellWidth - 2, height: cellHeight - 2,
+                 attributes: "fill=\"\(fill)\" data-x=\"\(SVGBuilder.escape(xs[i]))\" data-y=\"\(SVGBuilder.escape(yv))\" data-value=\"\(v.map { String($0) } ?? "")\"")
+        svg.label(v.map { String(format: "%.2f", $0) } ?? "—", x: left + cellWidth * (Double(i) + 0.5), y: top + cellHeight * (Double(j) + 0.5) + 4,
+                  attributes: "class=\"label\" text-anchor=\"middle\" style=\"fill:#1c1c1e\"")
+      }
+    }
+    svg.raw("</svg>")
+    return svg.text
+  }
+
+  /// `sweep.html`: the heatmap and the top combinations, self-contained.
+  public static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int) -> String {
+    let ranked = SweepReport.ranking(records, settings: settings)
+    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
+    h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
+    h += "<div class=\"card\">\(heatmap(records, settings: settings, x: x, y: y))</div>\n"
+    h += "<div class=\"card\"><h2>Top \(min(settings.top, ranked.count))</h2><table><tr><th>#</th>"
+    h += settings.parameters.map { "<th>\(SVGBuilder.escape($0.name))</th>" }.joined() + "<th>\(settings.metric)</th><th>trades</th><th>total return</th><th>max drawdown</th></tr>"
+    for (k, r) in ranked.prefix(settings.top).enumerated() {
+      h += "<tr><td>\(k + 1)</td>" + r.values.map { "<td>\(SVGBuilder.escape($0))</td>" }.joined()
+      h += "<td>\(SweepReport.formatMetric(r.metric(settings.metric)))</td><td>\(Int(r.metric("total_trades") ?? 0))</td>"
+      h += "<td>\(HumanFormat.percent(r.metric("total_return")))</td><td>\(HumanFormat.percent(r.metric("max_drawdown")))</td></tr>"
+    }
+    h += "</table></div>\n<p class=\"note\">In-sample against out-of-sample comparison needs a validation split, which sweeps do not have yet.</p>\n</main></body></html>\n"
+    return h
+  }
+}
