@@ -7,6 +7,12 @@ public struct SweepRecord: Sendable, Equatable {
   public var metrics: [Double?]
   public var fingerprint: String
 
+  public init(values: [String], metrics: [Double?], fingerprint: String) {
+    self.values = values
+    self.metrics = metrics
+    self.fingerprint = fingerprint
+  }
+
   public var key: String { values.joined(separator: "\u{1F}") }
 
   public func metric(_ name: String) -> Double? {
