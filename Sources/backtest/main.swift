@@ -31,6 +31,12 @@ let usage = """
         download bars from Polygon (POLYGON_API_KEY) or a series from FRED (FRED_API_KEY); appends only new data
     convert polygon FILE.json --out FILE.csv [--timezone TZ] [--daily]
         turn saved Polygon aggregates JSON into the standard bar CSV
+    analyze HOLDINGS.yaml [--out DIR]
+        what did my ETFs return: appreciation, yield income, expenses, annualized return, allocation
+    screen FILE [--sort score|yield|performance] [--shares N] [--top N] [--out DIR]
+        rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio
+    funds FILE... [--sort 1Y] [--out DIR]
+        mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
     sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
         run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
         from DIR/results.csv; --shard runs every n-th combination from i (0-based)
@@ -93,6 +99,9 @@ func main() -> Int32 {
     case "journal": return try JournalCommand(rest).run()
     case "fetch": return try FetchCommand(rest).run()
     case "convert": return try ConvertCommand(rest).run()
+    case "analyze": return try AnalyzeCommand(rest).run()
+    case "screen": return try ScreenCommand(rest).run()
+    case "funds": return try FundsCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -100,7 +109,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

@@ -37,3 +37,35 @@ import Testing
     #expect(r.status == 64)
   }
 }
+
+@Suite(.serialized) struct ResearchCLITests {
+  /// Runs a research command into a temporary folder and compares each file with its committed reference.
+  func check(_ arguments: [String], reference: String, files: [String]) throws {
+    let out = try CLI.temporaryFolder()
+    let r = try CLI.run(arguments + ["--out", out])
+    #expect(r.status == 0, "\(r.stderr)")
+    for f in files {
+      let expected = try String(contentsOfFile: CLI.root + "/Reports/reference/" + reference + "/" + f, encoding: .utf8)
+      let actual = try String(contentsOfFile: out + "/" + f, encoding: .utf8)
+      #expect(expected == actual, "\(reference)/\(f) differs from the reference")
+    }
+  }
+
+  @Test("the shipped research examples reproduce their committed reference outputs")
+  func references() throws {
+    try check(["analyze", "holdings.yaml"], reference: "research-holdings", files: ["holdings.csv", "holdings.md", "holdings.txt"])
+    try check(["screen", "dividend-etfs.yaml", "--shares", "100"], reference: "research-screen", files: ["screen.csv", "screen.md"])
+    try check(["funds", "Data/funds/flexi_cap.json", "Data/funds/liquid.json", "Data/funds/young_fund.csv"], reference: "research-funds",
+              files: ["fund_performance.csv", "funds.md"])
+  }
+
+  @Test("research commands refuse bad input with exit 65 and the place named")
+  func errors() throws {
+    let dir = try CLI.temporaryFolder()
+    try "date,nav\n2024-01-02,10\n2024-01-03,abc\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+    let r = try CLI.run(["funds", dir + "/bad.csv"])
+    #expect(r.status == 65 && r.stderr.contains("bad.csv:3:12: error: expected a positive number for 'nav', found 'abc'"))
+    let s = try CLI.run(["screen", "dividend-etfs.yaml", "--sort", "cheapest"])
+    #expect(s.status == 64)
+  }
+}

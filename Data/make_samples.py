@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Writes the SYNTHETIC sample files for the research commands (deterministic).
+
+    python3 Data/make_samples.py
+
+Data/etfs/<SYMBOL>.csv            daily bars, 2022-01-03 .. 2024-11-15, weekdays
+Data/etfs/<SYMBOL>_dividends.csv  ex_date,pay_date,amount (monthly or quarterly)
+Data/funds/*.json                 NAV history in the Indian mutual-fund API's JSON (newest first)
+Data/funds/young_fund.csv         date,nav with only about 2 years of history
+None of these are real prices, dividends or NAVs.
+"""
+import datetime as dt, json, math, os, random
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+def weekdays(start, end):
+    d = start
+    while d <= end:
+        if d.weekday() < 5:
+            yield d
+        d += dt.timedelta(days=1)
+
+def etf(symbol, seed, price, drift, vol, monthly, amount):
+    rng = random.Random(seed)
+    days = list(weekdays(dt.date(2022, 1, 3), dt.date(2024, 11, 15)))
+    rows, p = [], price
+    for d in days:
+        o = p
+        c = max(1.0, o * math.exp(drift / 252 + vol / math.sqrt(252) * rng.gauss(0, 1)))
+        h = max(o, c) * (1 + abs(rng.gauss(0, 0.004)))
+        l = min(o, c) * (1 - abs(rng.gauss(0, 0.004)))
+        v = int(1_000_000 * math.exp(0.3 * rng.gauss(0, 1)))
+        rows.append(f"{d.isoformat()},{o:.2f},{h:.2f},{l:.2f},{c:.2f},{v}")
+        p = c
+    with open(os.path.join(here, "etfs", f"{symbol}.csv"), "w") as f:
+        f.write("date,open,high,low,close,volume\n" + "\n".join(rows) + "\n")
+    divs = []
+    months = range(1, 13) if monthly else (3, 6, 9, 12)
+    for y in (2022, 2023, 2024):
+        for m in months:
+            ex = dt.date(y, m, 1) + dt.timedelta(days=rng.randint(0, 3))
+            while ex.weekday() >= 5:
+                ex += dt.timedelta(days=1)
+            if ex > dt.date(2024, 11, 15):
+                continue
+            divs.append(f"{ex.isoformat()},{(ex + dt.timedelta(days=5)).isoformat()},{amount * (1 + rng.uniform(-0.1, 0.1)):.4f}")
+    with open(os.path.join(here, "etfs", f"{symbol}_dividends.csv"), "w") as f:
+        f.write("ex_date,pay_date,amount\n" + "\n".join(divs) + "\n")
+
+etf("INCM", 11, 55.0, 0.02, 0.12, True, 0.38)
+etf("DIVQ", 12, 72.0, 0.07, 0.16, False, 0.62)
+etf("HIYD", 13, 18.0, -0.03, 0.14, True, 0.17)
+etf("VALU", 14, 105.0, 0.08, 0.15, False, 0.85)
+
+def fund(name, code, seed, start, nav, drift, vol, path, as_json=True):
+    rng = random.Random(seed)
+    rows = []
+    for d in weekdays(start, dt.date(2024, 11, 15)):
+        nav *= math.exp(drift / 252 + vol / math.sqrt(252) * rng.gauss(0, 1))
+        rows.append((d, round(nav, 4)))
+    if as_json:
+        doc = {"meta": {"fund_house": "Sample AMC (synthetic)", "scheme_name": name, "scheme_code": code},
+               "data": [{"date": d.strftime("%d-%m-%Y"), "nav": f"{v:.4f}"} for d, v in reversed(rows)], "status": "SUCCESS"}
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    else:
+        with open(path, "w") as f:
+            f.write("date,nav\n" + "".join(f"{d.isoformat()},{v:.4f}\n" for d, v in rows))
+
+fund("Sample Flexi Cap Fund - Direct Growth (synthetic)", 119551, 21, dt.date(2018, 1, 1), 40.0, 0.12, 0.16, os.path.join(here, "funds", "flexi_cap.json"))
+fund("Sample Liquid Fund - Direct Growth (synthetic)", "120197", 22, dt.date(2018, 6, 1), 2000.0, 0.06, 0.01, os.path.join(here, "funds", "liquid.json"))
+fund("young_fund", None, 23, dt.date(2022, 9, 15), 10.0, 0.10, 0.20, os.path.join(here, "funds", "young_fund.csv"), as_json=False)
+print("ok")

@@ -1,0 +1,153 @@
+import Foundation
+
+/// One holding of `backtest analyze`: a position without price history.
+public struct Holding: Sendable, Equatable {
+  public var name: String
+  public var shares: Double
+  public var purchasePrice: Double
+  public var purchaseDay: Int
+  public var currentPrice: Double
+  public var analysisDay: Int
+  /// Fractions per year (`0.0035` = 0.35%).
+  public var expenseRatio: Double
+  public var annualYield: Double
+
+  public init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int, expenseRatio: Double, annualYield: Double) {
+    self.name = name
+    self.shares = shares
+    self.purchasePrice = purchasePrice
+    self.purchaseDay = purchaseDay
+    self.currentPrice = currentPrice
+    self.analysisDay = analysisDay
+    self.expenseRatio = expenseRatio
+    self.annualYield = annualYield
+  }
+}
+
+/// The estimate for one holding (formulas of issue 7; years held = days / 365).
+public struct HoldingAnalysis: Sendable {
+  public var holding: Holding
+  public var daysHeld: Int
+  public var initialInvestment: Double
+  public var currentValue: Double
+  /// `(current - purchase) * shares`.
+  public var capitalAppreciation: Double
+  /// `initial * annual yield * years held`.
+  public var yieldIncome: Double
+  /// `initial * expense ratio * years held`.
+  public var expenses: Double
+  /// `(appreciation + income) / initial`.
+  public var grossReturn: Double
+  /// `(appreciation + income - expenses) / initial`.
+  public var netReturn: Double
+  /// `((initial + net gain) / initial)^(365 / days) - 1`; nil for 0 days or a total loss.
+  public var annualizedReturn: Double?
+  /// Share of the portfolio's current value.
+  public var allocation: Double
+
+  init(_ h: Holding, totalCurrent: Double) {
+    holding = h
+    daysHeld = h.analysisDay - h.purchaseDay
+    let years = Double(daysHeld) / 365
+    initialInvestment = h.shares * h.purchasePrice
+    currentValue = h.shares * h.currentPrice
+    capitalAppreciation = (h.currentPrice - h.purchasePrice) * h.shares
+    yieldIncome = initialInvestment * h.annualYield * years
+    expenses = initialInvestment * h.expenseRatio * years
+    grossReturn = (capitalAppreciation + yieldIncome) / initialInvestment
+    netReturn = (capitalAppreciation + yieldIncome - expenses) / initialInvestment
+    let final = initialInvestment + capitalAppreciation + yieldIncome - expenses
+    annualizedReturn = daysHeld > 0 && final > 0 ? pow(final / initialInvestment, 365 / Double(daysHeld)) - 1 : nil
+    allocation = totalCurrent > 0 ? currentValue / totalCurrent : 0
+  }
+}
+
+/// A portfolio of holdings and its totals.
+public struct HoldingsReport: Sendable {
+  public var holdings: [HoldingAnalysis]
+  public var totalInitial: Double
+  public var totalCurrent: Double
+  public var totalAppreciation: Double
+  public var totalIncome: Double
+  public var totalExpenses: Double
+  /// Σ (initial_i / total initial) × annualized_i over holdings with an annualized return.
+  public var weightedAnnualReturn: Double?
+
+  public init(_ list: [Holding]) {
+    let current = list.reduce(0) { $0 + $1.shares * $1.currentPrice }
+    holdings = list.map { HoldingAnalysis($0, totalCurrent: current) }
+    totalInitial = holdings.reduce(0) { $0 + $1.initialInvestment }
+    totalCurrent = current
+    totalAppreciation = holdings.reduce(0) { $0 + $1.capitalAppreciation }
+    totalIncome = holdings.reduce(0) { $0 + $1.yieldIncome }
+    totalExpenses = holdings.reduce(0) { $0 + $1.expenses }
+    let withRate = holdings.filter { $0.annualizedReturn != nil }
+    weightedAnnualReturn = withRate.isEmpty ? nil
+      : withRate.reduce(0) { $0 + $1.initialInvestment / totalInitial * $1.annualizedReturn! }
+  }
+
+  public static let columns = "name,shares,purchase_price,purchase_date,current_price,analysis_date,expense_ratio,annual_yield,days_held,initial_investment,current_value,capital_appreciation,yield_income,expenses,gross_return,net_return,annualized_return,allocation"
+
+  public var csv: String {
+    var out = Self.columns + "\n"
+    for a in holdings {
+      let h = a.holding
+      let name = h.name.contains(",") || h.name.contains("\"") ? "\"" + h.name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : h.name
+      out += [name, formatNumber(h.shares), h.purchasePrice.description, CivilDate.isoDate(days: h.purchaseDay), h.currentPrice.description,
+              CivilDate.isoDate(days: h.analysisDay), h.expenseRatio.description, h.annualYield.description, String(a.daysHeld),
+              a.initialInvestment.description, a.currentValue.description, a.capitalAppreciation.description, a.yieldIncome.description,
+              a.expenses.description, a.grossReturn.description, a.netReturn.description, a.annualizedReturn.map { $0.description } ?? "",
+              a.allocation.description].joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list.
+  public static func read(_ text: String, file: String) throws -> [Holding] {
+    let t = try ConfigTable(try YAMLReader.parse(text, file: file), path: "")
+    func day(_ table: ConfigTable, _ key: String) throws -> Int? {
+      guard let s = try table.string(key) else { return nil }
+      let bytes = Array(s.utf8)
+      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
+        throw InputError("expected a date YYYY-MM-DD for '\(table.keyPath(key))', found '\(s)'", at: table.node(key)!.location)
+      }
+      return d
+    }
+    let defaultDay = try day(t, "analysis_date")
+    guard let node = t.node("holdings"), case .sequence(let items) = node.kind, !items.isEmpty else {
+      throw InputError("expected a non-empty list 'holdings:' of {name, shares, purchase_price, purchase_date, current_price, expense_ratio, annual_yield}",
+                       at: t.location)
+    }
+    try t.finish()
+    return try items.enumerated().map { k, item in
+      let h = try ConfigTable(item, path: "holdings[\(k + 1)]")
+      guard let name = try h.string("name"), !name.trimmingSpaces().isEmpty else {
+        throw InputError("expected a non-empty 'name' for holding \(k + 1)", at: h.node("name")?.location ?? item.location)
+      }
+      func required(_ key: String, _ what: String, _ valid: @escaping (Double) -> Bool) throws -> Double {
+        guard let v = try h.double(key, where: valid, expected: what) else {
+          throw InputError("missing '\(key)' for holding '\(name)'; expected \(what)", at: item.location)
+        }
+        return v
+      }
+      let shares = try required("shares", "a number of shares > 0") { $0 > 0 }
+      let purchase = try required("purchase_price", "a price > 0") { $0 > 0 }
+      let current = try required("current_price", "a price > 0") { $0 > 0 }
+      let expense = try h.fraction("expense_ratio", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
+      let yield_ = try h.fraction("annual_yield", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
+      guard let bought = try day(h, "purchase_date") else {
+        throw InputError("missing 'purchase_date' for holding '\(name)'; expected YYYY-MM-DD", at: item.location)
+      }
+      guard let analysis = try day(h, "analysis_date") ?? defaultDay else {
+        throw InputError("missing 'analysis_date' (for holding '\(name)' or at the top of the file); expected YYYY-MM-DD", at: item.location)
+      }
+      if analysis < bought {
+        throw InputError("the analysis date \(CivilDate.isoDate(days: analysis)) is before the purchase date \(CivilDate.isoDate(days: bought)) of '\(name)'; expected analysis date >= purchase date",
+                         at: h.node("purchase_date")!.location)
+      }
+      try h.finish()
+      return Holding(name: name, shares: shares, purchasePrice: purchase, purchaseDay: bought, currentPrice: current, analysisDay: analysis,
+                     expenseRatio: expense, annualYield: yield_)
+    }
+  }
+}

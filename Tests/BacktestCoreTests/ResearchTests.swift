@@ -1,0 +1,109 @@
+import BacktestCore
+import Foundation
+import Testing
+
+@Suite struct ResearchTests {
+  static let folder = Repo.fixtures + "/research"
+
+  /// Compares `actual` CSV text with an expected file: rows matched by `key` columns, listed columns compared
+  /// (numbers to 1e-9 relative, else exactly; empty must be empty).
+  static func expectCSV(_ actual: String, expected path: String, key: [String]) throws {
+    let e = try SimpleCSV(path: path), a = SimpleCSV(text: actual)
+    #expect(a.rows.count == e.rows.count, "rows")
+    func keyOf(_ row: [String], _ header: [String]) -> String { key.map { row[header.firstIndex(of: $0)!] }.joined(separator: "|") }
+    let byKey = Dictionary(uniqueKeysWithValues: a.rows.map { (keyOf($0, a.header), $0) })
+    for row in e.rows {
+      let k = keyOf(row, e.header)
+      let mine = try #require(byKey[k], "no row \(k)")
+      for (c, column) in e.header.enumerated() {
+        let x = row[c], y = mine[a.header.firstIndex(of: column)!]
+        if let u = Double(x), let v = Double(y) {
+          #expect(abs(u - v) <= 1e-9 * max(abs(u), abs(v), 1e-12), "\(k) \(column): expected \(x), found \(y)")
+        } else {
+          #expect(x == y, "\(k) \(column): expected '\(x)', found '\(y)'")
+        }
+      }
+    }
+  }
+
+  @Test("analyze: every holding's figures equal the independent computation")
+  func holdings() throws {
+    let path = Repo.path("Strategies/holdings.yaml")
+    let report = HoldingsReport(try HoldingsReport.read(try String(contentsOfFile: path, encoding: .utf8), file: path))
+    try Self.expectCSV(report.csv, expected: Self.folder + "/holdings.csv", key: ["name"])
+    #expect(report.csv.hasPrefix(HoldingsReport.columns + "\n"))
+    // Weighted annual return: by initial investment, worked from the expected file.
+    let e = try SimpleCSV(path: Self.folder + "/holdings.csv")
+    let initial = e.column("initial_investment").map { Double($0)! }, annual = e.column("annualized_return").map { Double($0)! }
+    let weighted = zip(initial, annual).reduce(0) { $0 + $1.0 / initial.reduce(0, +) * $1.1 }
+    #expect(abs(report.weightedAnnualReturn! - weighted) < 1e-12)
+  }
+
+  @Test("analyze: a tiny case by hand — 10 shares 100 → 110 over 365 days, 4% yield, 1% expense")
+  func holdingByHand() {
+    let h = Holding(name: "X", shares: 10, purchasePrice: 100, purchaseDay: 0, currentPrice: 110, analysisDay: 365,
+                    expenseRatio: 0.01, annualYield: 0.04)
+    let a = HoldingsReport([h]).holdings[0]
+    #expect(a.capitalAppreciation == 100 && a.yieldIncome == 40 && a.expenses == 10)
+    #expect(a.grossReturn == 0.14 && abs(a.netReturn - 0.13) < 1e-15 && abs(a.annualizedReturn! - 0.13) < 1e-15 && a.allocation == 1)
+  }
+
+  @Test("analyze: invalid holdings are refused with the place named", arguments: [
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: '', shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1}\n",
+     "h.yaml:3:12: error: expected a non-empty 'name' for holding 1"),
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 0, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1}\n",
+     "h.yaml:3:23: error: expected a number of shares > 0 for 'holdings[1].shares', found 0"),
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: -2, purchase_date: 2023-01-01, current_price: 1}\n",
+     "h.yaml:3:42: error: expected a price > 0 for 'holdings[1].purchase_price', found -2"),
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1, expense_ratio: -1%}\n",
+     "h.yaml:3:105: error: expected a fraction >= 0 for 'holdings[1].expense_ratio', found -1%"),
+    ("analysis_date: 2022-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1}\n",
+     "h.yaml:3:60: error: the analysis date 2022-01-01 is before the purchase date 2023-01-01 of 'A'; expected analysis date >= purchase date"),
+  ])
+  func holdingErrors(_ text: String, _ message: String) {
+    do { _ = try HoldingsReport.read(text, file: "h.yaml"); Issue.record("no error") } catch { #expect("\(error)" == message) }
+  }
+
+  @Test("funds: every period of every sample fund equals the independent computation; short histories are unavailable")
+  func funds() throws {
+    let funds = try ["Data/funds/flexi_cap.json", "Data/funds/liquid.json", "Data/funds/young_fund.csv"].map {
+      FundPerformance(try NAVHistory.read(try Data(contentsOf: URL(fileURLWithPath: Repo.path($0))), file: $0))
+    }
+    try Self.expectCSV(FundPerformance.csv(funds), expected: Self.folder + "/fund_performance.csv", key: ["fund", "period"])
+    let young = funds[2].rows.first { $0.period == .threeYears }!
+    #expect(young.totalReturn == nil && young.startDay == nil)
+  }
+
+  @Test("funds: periods clamp month ends, and the start is the last NAV on or before")
+  func periods() {
+    let march31 = CivilDate.days(year: 2024, month: 3, day: 31)
+    #expect(CivilDate.isoDate(days: FundPerformance.Period.month.start(from: march31)) == "2024-02-29")
+    #expect(CivilDate.isoDate(days: FundPerformance.Period.year.start(from: CivilDate.days(year: 2024, month: 2, day: 29))) == "2023-02-28")
+    let history = NAVHistory(name: "f", days: [0, 3, 10, 14], navs: [10, 11, 12, 13])
+    let week = FundPerformance(history).rows.first { $0.period == .week }!
+    #expect(week.startDay == 3 && week.startNAV == 11 && week.totalReturn == 13.0 / 11 - 1)
+  }
+
+  @Test("screen: yields, frequencies, 1-month returns, volumes and scores equal the independent computation")
+  func screen() throws {
+    var rows: [ScreenRow] = []
+    for (symbol, er) in [("INCM", 0.0035), ("DIVQ", 0.0006), ("HIYD", 0.006), ("VALU", 0.0008)] {
+      let bars = try BarCSVReader().read(file: Repo.path("Data/etfs/\(symbol).csv"))
+      let path = Repo.path("Data/etfs/\(symbol)_dividends.csv")
+      rows.append(DividendScreener.row(symbol: symbol, bars: bars, dividends: try DividendReader.read(try Data(contentsOf: URL(fileURLWithPath: path)), file: path),
+                                       expenseRatio: er))
+    }
+    DividendScreener.score(&rows, weights: .init())
+    rows.sort { $0.score > $1.score }
+    let csv = DividendScreener.csv(rows)
+    try Self.expectCSV(csv, expected: Self.folder + "/screen.csv", key: ["symbol"])
+  }
+
+  @Test("payment frequency from ex-date spacing")
+  func frequency() {
+    func divs(_ gap: Int) -> [Dividend] { (0..<5).map { Dividend(exDay: $0 * gap, payDay: $0 * gap, amount: 1) } }
+    #expect(PaymentFrequency.detect(divs(30)) == .monthly && PaymentFrequency.detect(divs(91)) == .quarterly)
+    #expect(PaymentFrequency.detect(divs(182)) == .semiAnnual && PaymentFrequency.detect(divs(365)) == .annual)
+    #expect(PaymentFrequency.detect(Array(divs(30).prefix(1))) == .unknown)
+  }
+}
