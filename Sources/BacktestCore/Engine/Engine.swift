@@ -63,27 +63,21 @@ public enum Engine {
         shares = 0
       }
       @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
-        slip == 0 ? price : max(low[t], price * (1 - slip))
+        BrokerRules.sellPrice(price, low: low[t], slip: slip)
       }
       for t in 0..<n {
         // 1. Orders decided at the previous close fill at this open.
         switch pending {
         case .enterLong(let stopLoss, let profitTarget):
-          let price = slip == 0 ? open[t] : min(high[t], open[t] * (1 + slip))
-          var qty: Double
-          switch broker.sizing {
-          case .allIn: qty = commission.affordableShares(cash: cash, price: price)
-          case .fraction(let f): qty = commission.affordableShares(cash: cash * f, price: price)
-          case .fixedShares(let k): qty = min(k, commission.affordableShares(cash: cash, price: price))
-          }
+          let price = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
+          let qty = BrokerRules.entryShares(cash: cash, price: price, sizing: broker.sizing, commission: commission)
           if qty > 0 {
             entryFee = commission.fee(shares: qty, price: price)
             cash -= qty * price + entryFee
             shares = qty
             entryPrice = price
             entryBar = t
-            stop = stopLoss.map { price * (1 - $0) } ?? -.infinity
-            target = profitTarget.map { price * (1 + $0) } ?? .infinity
+            (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
           } else {
             skippedEntries += 1
           }
@@ -95,18 +89,9 @@ public enum Engine {
         pending = .hold
 
         // 2. Intrabar stop-loss and profit target; the open is the bar's first price.
-        if shares > 0 {
-          let o = open[t]
-          if o <= stop {
-            exit(t, sellPrice(t, o), .stopLoss)
-          } else if o >= target {
-            exit(t, sellPrice(t, o), .profitTarget)
-          } else if low[t] <= stop {
-            if high[t] >= target { ambiguousBars += 1 }
-            exit(t, sellPrice(t, stop), .stopLoss)
-          } else if high[t] >= target {
-            exit(t, sellPrice(t, target), .profitTarget)
-          }
+        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target) {
+          if e.ambiguous { ambiguousBars += 1 }
+          exit(t, sellPrice(t, e.price), e.reason)
         }
 
         // 3. Mark to the close.

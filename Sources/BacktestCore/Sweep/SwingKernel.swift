@@ -85,43 +85,28 @@ public enum SwingKernel {
         shares = 0
       }
       @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
-        slip == 0 ? price : max(low[t], price * (1 - slip))
+        BrokerRules.sellPrice(price, low: low[t], slip: slip)
       }
       var t = 0
       while t < n {
         if pendingBuy {
           pendingBuy = false
-          let price = slip == 0 ? open[t] : min(high[t], open[t] * (1 + slip))
-          var qty: Double
-          switch sizing {
-          case .allIn: qty = commission.affordableShares(cash: cash, price: price)
-          case .fraction(let f): qty = commission.affordableShares(cash: cash * f, price: price)
-          case .fixedShares(let s): qty = min(s, commission.affordableShares(cash: cash, price: price))
-          }
+          let price = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
+          let qty = BrokerRules.entryShares(cash: cash, price: price, sizing: sizing, commission: commission)
           if qty > 0 {
             entryFee = commission.fee(shares: qty, price: price)
             cash -= qty * price + entryFee
             shares = qty
             entryPrice = price
             entryBar = t
-            stop = stopLoss.map { price * (1 - $0) } ?? -.infinity
-            target = profitTarget.map { price * (1 + $0) } ?? .infinity
+            (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
           }
         } else if pendingSell {
           pendingSell = false
           exit(t, sellPrice(t, open[t]), .technical)
         }
-        if shares > 0 {
-          let o = open[t]
-          if o <= stop {
-            exit(t, sellPrice(t, o), .stopLoss)
-          } else if o >= target {
-            exit(t, sellPrice(t, o), .profitTarget)
-          } else if low[t] <= stop {
-            exit(t, sellPrice(t, stop), .stopLoss)
-          } else if high[t] >= target {
-            exit(t, sellPrice(t, target), .profitTarget)
-          }
+        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target) {
+          exit(t, sellPrice(t, e.price), e.reason)
         }
         let held = shares > 0
         if !held && t < n - 1 {
