@@ -11,7 +11,7 @@ import Testing
   /// The signal with the data cut after the bar labelled `date`.
   static func signal(endingAt date: String, extra: String = "", held: HeldPosition? = nil) throws -> LiveSignal {
     let output = try Backtest.run(try runConfig(base + extra, overrides: ["data.end=\(date)"]))
-    return LiveSignalAnalyzer.analyze(output, held: held, alerts: output.config.alerts, holidays: [], now: nil)
+    return LiveSignalAnalyzer.analyze(output, position: held.map { .user($0) } ?? .backtest, alerts: output.config.alerts, holidays: [], now: nil)
   }
 
   static func label(_ i: Int) -> String { full.bars.timeLabel(i) }
@@ -64,6 +64,16 @@ import Testing
     #expect(s.position?.source == "user" && s.position?.shares == 10)
     #expect(abs(s.position!.unrealizedPnl - 10 * (s.close - 300)) < 1e-9)
     #expect(s.position?.stopLevel == 300 * (1 - 0.02))
+  }
+
+  @Test("a journal that says flat is flat: no SELL from the backtest's position (it used to only hide the position)")
+  func journalFlat() throws {
+    let t = try #require(Self.full.run.result.trades.first { $0.exitReason == .technical })
+    let output = try Backtest.run(try runConfig(Self.base, overrides: ["data.end=\(Self.label(t.exitBar - 1))"]))
+    let backtest = LiveSignalAnalyzer.analyze(output, position: .backtest, alerts: [], holidays: [], now: nil)
+    let flat = LiveSignalAnalyzer.analyze(output, position: .flat, alerts: [], holidays: [], now: nil)
+    #expect(backtest.action == .sell && backtest.position != nil)
+    #expect(flat.action == .hold && flat.position == nil && flat.reason.hasPrefix("no entry"))
   }
 
   @Test("BUY conditions in a stage the cycle filter blocks give HOLD with the stage named")
@@ -187,5 +197,15 @@ import Testing
                                at: SourceLocation(file: "j.csv", line: 2, column: 20))) {
       try Journal.parse(Journal.columns + "\n2024-01-02,1,1,t,2,OOPS,,,\n", file: "j.csv")
     }
+  }
+}
+
+@Suite struct RedactionTests {
+  @Test("every API key in a text is hidden, however many (index reuse after replacing used to be unsafe)")
+  func redaction() {
+    #expect(redactingKeys("GET /a?x=1&apiKey=SECRET&y=2") == "GET /a?x=1&apiKey=***&y=2")
+    #expect(redactingKeys("u?apiKey=AAA and v?api_key=BBB\"") == "u?apiKey=*** and v?api_key=***\"")
+    #expect(redactingKeys("apiKey=K1 apiKey=K2 apiKey=K3") == "apiKey=*** apiKey=*** apiKey=***")
+    #expect(redactingKeys("no keys here") == "no keys here")
   }
 }

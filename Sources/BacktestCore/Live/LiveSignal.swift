@@ -71,10 +71,19 @@ public struct LiveSignal: Sendable {
 
 /// Computes the live signal of a `bollinger_rsi` run.
 public enum LiveSignalAnalyzer {
+  /// Whose position the signal is for.
+  public enum PositionSource: Sendable {
+    /// The position the backtest holds after the newest bar.
+    case backtest
+    /// The user's open position (from the journal or `--position`).
+    case user(HeldPosition)
+    /// The user holds nothing (the journal has no open trade).
+    case flat
+  }
+
   /// - Parameters:
   ///   - now: the current instant (seconds since 1970), for the time to the next bar close.
-  ///   - held: the user's position; `nil` means the position the backtest holds.
-  public static func analyze(_ output: RunOutput, held: HeldPosition?, alerts: [PriceAlert], holidays: Set<Int>,
+  public static func analyze(_ output: RunOutput, position source: PositionSource, alerts: [PriceAlert], holidays: Set<Int>,
                              now: Int64?) -> LiveSignal {
     let bars = output.bars
     let i = bars.count - 1
@@ -100,12 +109,18 @@ public enum LiveSignalAnalyzer {
     // The position: the user's, or the backtest's after the newest bar.
     let result = output.run.result
     var position: LiveSignal.PositionStatus?
-    if let held {
+    switch source {
+    case .user(let held):
       position = status(entryPrice: held.entryPrice, entryTime: held.entryTime, shares: held.shares, close: close, p: p,
                         barsHeld: held.entryInstant.map { t in bars.time.filter { $0 >= t }.count }, source: "user")
-    } else if result.shares[i] > 0, let last = result.trades.last, last.exitReason == .endOfData {
+    case .flat:
+      position = nil
+    case .backtest where result.shares[i] > 0:
+      guard let last = result.trades.last, last.exitReason == .endOfData else { break }
       position = status(entryPrice: last.entryPrice, entryTime: bars.timeLabel(last.entryBar), shares: last.shares, close: close,
                         p: p, barsHeld: i - last.entryBar + 1, source: "backtest")
+    case .backtest:
+      position = nil
     }
 
     // The decision at the newest close, explained.

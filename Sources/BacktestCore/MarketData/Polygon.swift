@@ -85,14 +85,13 @@ public enum FREDObservations {
 
 /// Hides API keys in anything that might be shown: `apiKey=…` and `api_key=…` become `…=***`.
 public func redactingKeys(_ text: String) -> String {
-  var out = text
-  for name in ["apiKey=", "api_key="] {
-    var searchStart = out.startIndex
-    while let r = out.range(of: name, range: searchStart..<out.endIndex) {
-      let end = out[r.upperBound...].firstIndex { $0 == "&" || $0 == " " || $0 == "\"" || $0 == "\n" } ?? out.endIndex
-      out.replaceSubrange(r.upperBound..<end, with: "***")
-      searchStart = out.index(r.upperBound, offsetBy: 3)
-    }
+  var out = ""
+  var rest = Substring(text)
+  while let r = ["apiKey=", "api_key="].compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+    out += rest[..<r.upperBound] + "***"
+    rest = rest[r.upperBound...]
+    let end = rest.firstIndex { $0 == "&" || $0 == " " || $0 == "\"" || $0 == "\n" || $0 == ")" } ?? rest.endIndex
+    rest = rest[end...]
   }
-  return out
+  return out + rest
 }

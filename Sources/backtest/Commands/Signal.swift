@@ -51,12 +51,14 @@ struct SignalCommand {
       throw InputError("signal supports the bollinger_rsi strategy; expected strategy.type: bollinger_rsi", file: configPath)
     }
     let output = try Backtest.run(config)
-    var held: HeldPosition?
-    if let positionFile { held = try Self.readPosition(positionFile) }
-    if held == nil, let journal = journalFile ?? config.journal, FileManager.default.fileExists(atPath: journal) {
+    var source = LiveSignalAnalyzer.PositionSource.backtest
+    if let positionFile {
+      source = .user(try Self.readPosition(positionFile))
+    } else if let journal = journalFile ?? config.journal, FileManager.default.fileExists(atPath: journal) {
       let j = try Journal.parse(String(decoding: try readInputFile(journal), as: UTF8.self), file: journal)
-      held = j.openTrade.map { HeldPosition(entryPrice: $0.entryPrice, entryTime: $0.entryTime, entryInstant: Self.instant($0.entryTime), shares: $0.shares) }
-      if held == nil { held = HeldPosition(entryPrice: 0, entryTime: "", entryInstant: nil, shares: 0) }  // journal says: flat
+      source = j.openTrade.map {
+        .user(HeldPosition(entryPrice: $0.entryPrice, entryTime: $0.entryTime, entryInstant: Self.instant($0.entryTime), shares: $0.shares))
+      } ?? .flat
     }
     let nowInstant: Int64
     if let now {
@@ -65,9 +67,7 @@ struct SignalCommand {
     } else {
       nowInstant = Int64(Date().timeIntervalSince1970)
     }
-    var signal = LiveSignalAnalyzer.analyze(output, held: held.flatMap { $0.shares > 0 ? $0 : nil }, alerts: config.alerts,
-                                            holidays: config.data.holidays, now: nowInstant)
-    if held != nil && held!.shares == 0 { signal.position = nil }
+    let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
     if json {
       print(SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars).rendered())
     } else {
