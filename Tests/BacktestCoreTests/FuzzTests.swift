@@ -102,3 +102,60 @@ import Testing
     }
   }
 }
+
+/// The parsers added after the bar and YAML readers get the same treatment.
+@Suite(.timeLimit(.minutes(2))) struct MoreFuzzTests {
+  static let seeds: [UInt64] = [5, 6, 7]
+
+  static func inputs(_ seedText: String, _ rng: inout SplitMix64, _ round: Int) -> [UInt8] {
+    round % 4 == 0 ? FuzzTests.randomBytes(&rng) : FuzzTests.mutate(Array(seedText.utf8), &rng)
+  }
+
+  static func expectOnlyInputErrors(_ seed: UInt64, _ round: Int, _ body: () throws -> Void) {
+    do { try body() } catch is InputError {} catch { Issue.record("seed \(seed) round \(round): unexpected \(error)") }
+  }
+
+  @Test("macro, dividend, NAV, journal and sweep-result readers survive random and mutated bytes", arguments: seeds)
+  func readers(seed: UInt64) throws {
+    var rng = SplitMix64(seed: seed)
+    let macroSeed = "year,quarter,realgdp,unemp\n2000,1,100,4\n2000,2,101,4.1\n2000,3,102,4.2\n"
+    let tidySeed = "date,series,value,available_at\n2008-01-01,GDPC1,1,2008-05-01\n2008-01-01,UNRATE,5,\n2008-02-01,UNRATE,.,\n"
+    let dividendSeed = "ex_date,pay_date,amount,symbol\n2024-01-02,2024-01-09,0.25,X\n2024-02-01,2024-02-08,0.26,X\n"
+    let navSeed = "{\"meta\": {\"scheme_code\": 1}, \"data\": [{\"date\": \"02-01-2024\", \"nav\": \"10.5\"}, {\"date\": \"01-01-2024\", \"nav\": \"10.4\"}]}"
+    let journalSeed = Journal.columns + "\n2024-01-02,100.0,10,2024-01-05,110.0,PROFIT_TARGET,100.0,0.1,\n2024-02-01,50.0,20,,,,,,note\n"
+    let sweepText = "name: s\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi}\nsweep:\n  parameters:\n    bb_period: [10, 20]\n"
+    let settings = try SweepRunner.parse(sweepText, file: "s.yaml").settings
+    let resultsSeed = SweepReport.header(settings) + "\n" + "10" + String(repeating: ",1", count: SweepReport.metricKeys.count) + ",f\n"
+    let holdingsSeed = "analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 2}\n"
+    for round in 0..<1500 {
+      let macro = Self.inputs(round % 2 == 0 ? macroSeed : tidySeed, &rng, round)
+      Self.expectOnlyInputErrors(seed, round) {
+        let data = try macro.withUnsafeBufferPointer { try MacroReader.read($0, file: "m.csv") }
+        _ = try CycleClassifier.classify(data, settings: CycleSettings())
+      }
+      let dividends = Data(Self.inputs(dividendSeed, &rng, round))
+      Self.expectOnlyInputErrors(seed, round) { _ = try DividendReader.read(dividends, file: "d.csv", symbol: "X") }
+      let nav = Data(Self.inputs(round % 2 == 0 ? navSeed : "date,nav\n2024-01-01,10\n2024-01-02,11\n", &rng, round))
+      Self.expectOnlyInputErrors(seed, round) { _ = FundPerformance(try NAVHistory.read(nav, file: "f.json")) }
+      let journal = String(decoding: Self.inputs(journalSeed, &rng, round), as: UTF8.self)
+      Self.expectOnlyInputErrors(seed, round) { _ = try Journal.parse(journal, file: "j.csv").summary }
+      let results = String(decoding: Self.inputs(resultsSeed, &rng, round), as: UTF8.self)
+      Self.expectOnlyInputErrors(seed, round) { _ = try SweepReport.parse(results, file: "r.csv", settings: settings) }
+      let holdings = String(decoding: Self.inputs(holdingsSeed, &rng, round), as: UTF8.self)
+      Self.expectOnlyInputErrors(seed, round) { _ = HoldingsReport(try HoldingsReport.read(holdings, file: "h.yaml")) }
+      let json = Data(Self.inputs("{\"results\": [{\"t\": 1704205800000, \"o\": 1, \"h\": 2, \"l\": 0.5, \"c\": 1.5, \"v\": 10}], \"next_url\": \"x\"}", &rng, round))
+      Self.expectOnlyInputErrors(seed, round) { _ = try PolygonAggregates.parse(json, file: "p.json") }
+      Self.expectOnlyInputErrors(seed, round) { _ = try FREDObservations.parse(json, file: "f.json") }
+    }
+  }
+}
+
+@Suite struct PolygonInputTests {
+  @Test("a timestamp beyond the year 9999 in Polygon JSON is an error (it used to trap converting to Int64)")
+  func hugeTimestamp() {
+    let json = Data("{\"results\": [{\"t\": 1e300, \"o\": 1, \"h\": 1, \"l\": 1, \"c\": 1}]}".utf8)
+    #expect(throws: InputError("result 1: expected 't' in epoch milliseconds, found 1e+300", file: "p.json")) {
+      try PolygonAggregates.parse(json, file: "p.json")
+    }
+  }
+}

@@ -25,7 +25,12 @@ public enum PolygonAggregates {
         }
         return v
       }
-      bars.append((Int64(try number("t") / 1000), try number("o"), try number("h"), try number("l"), try number("c"),
+      let t = try number("t")
+      // Epoch milliseconds up to the year 9999, like every other timestamp here.
+      guard t >= 0, t <= 253_402_300_799_000 else {
+        throw InputError("result \(k + 1): expected 't' in epoch milliseconds, found \(t)", file: file)
+      }
+      bars.append((Int64(t / 1000), try number("o"), try number("h"), try number("l"), try number("c"),
                    (r["v"] as? NSNumber)?.doubleValue ?? 0))
     }
     return Page(bars: bars.map { (time: $0.0, open: $0.1, high: $0.2, low: $0.3, close: $0.4, volume: $0.5) },
