@@ -98,3 +98,35 @@ import Glibc
     #expect(r3.status == 64)
   }
 }
+
+@Suite(.serialized) struct HoldoutTests {
+  @Test("a holdout sweep ranks on the bars before the split and runs the top combinations unchanged after it")
+  func holdout() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep-holdout.yaml", "--out", dir + "/h", "--quiet"]).status == 0)
+    // In-sample results equal a plain sweep of the bars before the split.
+    let cut = try CLI.run(["sweep", "gpix-sweep-holdout.yaml", "--out", dir + "/cut", "--quiet",
+                           "--set", "data.end=2023-06-30", "--set", "sweep.validation=null"])
+    #expect(cut.status == 0)
+    func rows(_ path: String) throws -> [String] {
+      try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").dropLast().joined(separator: ",") }
+    }
+    #expect(try rows(dir + "/h/results.csv") == rows(dir + "/cut/results.csv"))
+    // Each out-of-sample row equals backtest run on the bars from the split with those parameters.
+    let validation = try String(contentsOfFile: dir + "/h/validation.csv", encoding: .utf8).split(separator: "\n")
+    #expect(validation.count == 6)
+    let header = validation[0].split(separator: ",").map(String.init)
+    for line in validation.dropFirst().prefix(2) {
+      let v = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      let out = dir + "/run-" + v[0]
+      let r = try CLI.run(["run", "gpix-sweep-holdout.yaml", "--out", out, "--quiet", "--set", "data.start=2023-07-01",
+                           "--set", "strategy.bollinger.period=\(v[1])", "--set", "strategy.rsi.oversold=\(v[2])"])
+      #expect(r.status == 0, "\(r.stderr)")
+      let summary = try String(contentsOfFile: out + "/summary.json", encoding: .utf8)
+      #expect(summary.contains("\"total_return\": \(v[header.firstIndex(of: "oos_total_return")!]),"))
+      #expect(summary.contains("\"sharpe\": \(v[header.firstIndex(of: "oos_sharpe")!]),"))
+    }
+    let md = try String(contentsOfFile: dir + "/h/sweep.md", encoding: .utf8)
+    #expect(md.contains("## In-sample against out-of-sample") && md.contains("validation.svg"))
+  }
+}

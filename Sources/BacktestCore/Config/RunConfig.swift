@@ -59,6 +59,7 @@ public struct RunConfig: Sendable {
   /// Reads an already parsed run-file document.
   public static func parse(document root: YAMLNode, file: String) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
+    table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
 
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!

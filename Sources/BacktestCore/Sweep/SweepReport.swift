@@ -144,11 +144,25 @@ public enum SweepReport {
 }
 
 extension SweepReport {
-  /// The chart files a sweep writes next to `sweep.md`: `heatmap.svg` and `sweep.html` (with two or more parameters).
-  public static func chartFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> [ReportFile] {
-    guard let h = settings.heatmap else { return [] }
-    return [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
-            ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total, x: h.x, y: h.y))]
+  /// The report files of a finished sweep: `sweep.md`, and with two or more
+  /// parameters `heatmap.svg` and `sweep.html`; with a validation split also
+  /// `validation.csv` and `validation.svg` (and the comparison in both reports).
+  public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
+                                 validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> [ReportFile] {
+    var md = markdown(records, settings: settings, title: title, total: total)
+    var files: [ReportFile] = []
+    if let v = validation {
+      md += SweepValidation.markdown(v.rows, settings: settings, split: v.split)
+      files += [ReportFile(name: "validation.csv", contents: SweepValidation.csv(v.rows, settings: settings)),
+                ReportFile(name: "validation.svg", contents: SweepValidation.chart(v.rows) + "\n")]
+    }
+    files.insert(ReportFile(name: "sweep.md", contents: md), at: 0)
+    if let h = settings.heatmap {
+      files += [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
+                ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
+                                                                         x: h.x, y: h.y, validation: validation))]
+    }
+    return files
   }
 }
 

@@ -20,6 +20,8 @@ public struct SweepSettings: Sendable {
   public var top: Int
   /// The two parameters (indices) of the heatmap; the first two by default.
   public var heatmap: (x: Int, y: Int)?
+  /// A holdout split: rank in-sample, then run the top combinations out-of-sample.
+  public var validation: HoldoutSplit?
 
   /// Short names for the swing strategy's parameters, as `results.csv` columns.
   public static let aliases: [String: String] = [
@@ -74,9 +76,10 @@ public struct SweepSettings: Sendable {
       }
       heatmap = (i, j)
     }
+    let validation = try t.node("validation").map(HoldoutSplit.read)
     try t.finish()
     return SweepSettings(parameters: parameters, mode: mode, samples: samples, seed: seed, metric: metric,
-                         minTrades: minTrades, top: top, heatmap: heatmap)
+                         minTrades: minTrades, top: top, heatmap: heatmap, validation: validation)
   }
 
   /// A parameter's values: a list of scalars, or `{from, to, step}`.

@@ -43,7 +43,7 @@ struct MergeCommand {
     }
 
     let text = String(decoding: try readInputFile(first.file), as: UTF8.self)
-    let (_, settings) = try SweepRunner.parse(text, file: first.file)
+    let (root, settings) = try SweepRunner.parse(text, file: first.file)
     let plan = SweepPlan.combinations(settings)
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     var seen: [String: String] = [:]
@@ -72,12 +72,19 @@ struct MergeCommand {
                        file: folders.joined(separator: " "))
     }
     records.sort { order[$0.key]! < order[$1.key]! }
+    var validation: (rows: [ValidationRow], split: HoldoutSplit)?
+    if let split = settings.validation {
+      let base = try RunConfig.parse(document: root, file: first.file)
+      let (_, outOfSample) = try SweepCommand.split(try Backtest.loadBars(base.data).bars, settings: settings, file: first.file)
+      let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan)
+      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: outOfSample!), split)
+    }
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
-      ReportFile(name: "sweep.md", contents: SweepReport.markdown(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, path: first.file, fingerprint: first.fingerprint,
                                                                      total: plan.count, shard: nil).rendered() + "\n"),
-    ] + SweepReport.chartFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count), into: out)
+    ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
+                                validation: validation), into: out)
     let best = SweepReport.ranking(records, settings: settings).first
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))

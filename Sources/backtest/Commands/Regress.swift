@@ -34,17 +34,17 @@ struct RegressCommand {
     let config = try RunConfig.parse(document: base, file: path)
     let plan = SweepPlan.combinations(settings)
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan)
-    let (bars, _) = try Backtest.loadBars(config.data)
+    let (allBars, _) = try Backtest.loadBars(config.data)
+    let (bars, outOfSample) = try SweepCommand.split(allBars, settings: settings, file: path)
     let collected = Collected()
     SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
                     workers: ProcessInfo.processInfo.activeProcessorCount) { combination, summary in
       collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
-    return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
-                          ReportFile(name: "sweep.md", contents: SweepReport.markdown(records, settings: settings, title: config.name,
-                                                                                      total: plan.count))]
-              + SweepReport.chartFiles(records, settings: settings, title: config.name, total: plan.count))
+    let validation = outOfSample.map { (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: $0), split: settings.validation!) }
+    return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
+      + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation))
   }
 
   func run() throws -> Int32 {

@@ -57,7 +57,8 @@ struct SweepCommand {
     let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine)
     mark("config")
 
-    let (bars, _) = try Backtest.loadBars(base.data)
+    let (allBars, _) = try Backtest.loadBars(base.data)
+    let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
     let cycle = try Backtest.loadCycle(base, bars: bars)
     mark("load")
     let fingerprint = try Self.fingerprint(base: base, root: root)
@@ -94,12 +95,16 @@ struct SweepCommand {
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     let all = (records + sink.records).sorted { order[$0.key]! < order[$1.key]! }
     let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
-    try AtomicWriter.write([
+    // Out-of-sample runs of the top combinations; a shard ranks only its slice, so merge does this for shards.
+    let validation = shard == nil ? outOfSample.map { oos in
+      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, outOfSample: oos), split: settings.validation!)
+    } : nil
+    let files = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
-      ReportFile(name: "sweep.md", contents: SweepReport.markdown(all, settings: settings, title: title, total: mine.count)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
-    ] + SweepReport.chartFiles(all, settings: settings, title: title, total: mine.count), into: folder)
+    ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation)
+    try AtomicWriter.write(files, into: folder)
 
     mark("reports")
     let ranked = SweepReport.ranking(all, settings: settings)
@@ -112,9 +117,18 @@ struct SweepCommand {
         print("  best by \(settings.metric): " + zip(settings.parameters.map(\.name), best.values).map { "\($0)=\($1)" }.joined(separator: " ")
           + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric))), trades \(Int(best.metric("total_trades") ?? 0))")
       }
-      print("wrote results.csv, sweep.md, sweep.json to \(folder)/")
+      print("wrote \(files.map(\.name).joined(separator: ", ")) to \(folder)/")
     }
     return ExitCode.ok
+  }
+
+  /// The in-sample bars (all of them without a validation split) and the out-of-sample ones.
+  static func split(_ bars: BarSeries, settings: SweepSettings, file: String) throws -> (BarSeries, BarSeries?) {
+    guard let v = settings.validation else { return (bars, nil) }
+    guard let k = v.index(in: bars) else {
+      throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)
+    }
+    return (bars.prefix(k), bars.filtered { $0 >= k })
   }
 
   /// A fingerprint of what the results depend on: the bar and macro files' bytes and the base settings.

@@ -46,7 +46,8 @@ public enum SweepCharts {
   }
 
   /// `sweep.html`: the heatmap and the top combinations, self-contained.
-  public static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int) -> String {
+  public static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
+                          validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> String {
     let ranked = SweepReport.ranking(records, settings: settings)
     var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
     h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
@@ -58,7 +59,21 @@ public enum SweepCharts {
       h += "<td>\(SweepReport.formatMetric(r.metric(settings.metric)))</td><td>\(Int(r.metric("total_trades") ?? 0))</td>"
       h += "<td>\(HumanFormat.percent(r.metric("total_return")))</td><td>\(HumanFormat.percent(r.metric("max_drawdown")))</td></tr>"
     }
-    h += "</table></div>\n<p class=\"note\">In-sample against out-of-sample comparison needs a validation split, which sweeps do not have yet.</p>\n</main></body></html>\n"
+    h += "</table></div>\n"
+    if let v = validation {
+      h += "<div class=\"card\"><h2>In-sample against out-of-sample</h2><p class=\"note\">Holdout: \(SVGBuilder.escape(v.split.description)); the top combinations in-sample, run unchanged out-of-sample.</p>"
+      h += SweepValidation.chart(v.rows) + "<table><tr><th>#</th>" + settings.parameters.map { "<th>\(SVGBuilder.escape($0.name))</th>" }.joined()
+      h += "<th>IS sharpe</th><th>OOS sharpe</th><th>IS return</th><th>OOS return</th><th>OOS trades</th></tr>"
+      for (k, r) in v.rows.enumerated() {
+        h += "<tr><td>\(k + 1)</td>" + r.values.map { "<td>\(SVGBuilder.escape($0))</td>" }.joined()
+        h += "<td>\(HumanFormat.ratio(r.inSample.metric("sharpe")))</td><td>\(HumanFormat.ratio(r.outOfSample.sharpe))</td>"
+        h += "<td>\(HumanFormat.percent(r.inSample.metric("total_return")))</td><td>\(HumanFormat.percent(r.outOfSample.totalReturn))</td><td>\(r.outOfSample.totalTrades)</td></tr>"
+      }
+      h += "</table></div>\n"
+    } else {
+      h += "<p class=\"note\">Add sweep.validation: {mode: holdout, split: DATE or FRACTION} for an in-sample against out-of-sample comparison.</p>\n"
+    }
+    h += "</main></body></html>\n"
     return h
   }
 }

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A holdout split of a sweep: rank on the in-sample bars, then run the best
+/// combinations unchanged on the out-of-sample bars that follow.
+public struct HoldoutSplit: Sendable, Equatable {
+  public enum Point: Sendable, Equatable {
+    /// The first out-of-sample day (days since 1970).
+    case date(Int)
+    /// The in-sample share of the bars (0.7 = the first 70%).
+    case fraction(Double)
+  }
+  public var point: Point
+
+  /// Reads `validation: {mode: holdout, split: 2012-01-01 | 0.7}`.
+  static func read(_ node: YAMLNode) throws -> HoldoutSplit {
+    let t = try ConfigTable(node, path: "sweep.validation")
+    _ = try t.choice("mode", ["holdout"], default: "holdout")
+    guard let text = try t.string("split") else {
+      throw InputError("expected 'split' (a date like 2012-01-01 or an in-sample fraction like 0.7) in 'sweep.validation'", at: t.location)
+    }
+    let bytes = Array(text.utf8)
+    let point: Point
+    if case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) {
+      point = .date(d)
+    } else if let f = Double(text), f > 0, f < 1 {
+      point = .fraction(f)
+    } else {
+      throw InputError("expected a date YYYY-MM-DD or a fraction between 0 and 1 for 'sweep.validation.split', found '\(text)'",
+                       at: t.node("split")!.location)
+    }
+    try t.finish()
+    return HoldoutSplit(point: point)
+  }
+
+  /// The index of the first out-of-sample bar; `nil` when a side would be empty.
+  public func index(in bars: BarSeries) -> Int? {
+    let k: Int
+    switch point {
+    case .date(let d): k = bars.day.firstIndex { Int($0) >= d } ?? bars.count
+    case .fraction(let f): k = Int((Double(bars.count) * f).rounded())
+    }
+    return k > 0 && k < bars.count ? k : nil
+  }
+
+  public var description: String {
+    switch point {
+    case .date(let d): return "in-sample before \(CivilDate.isoDate(days: d)), out-of-sample from it"
+    case .fraction(let f): return "in-sample the first \(formatPercentPlain(f)) of the bars, out-of-sample the rest"
+    }
+  }
+}
+
+/// In-sample against out-of-sample results of the top combinations.
+public struct ValidationRow: Sendable {
+  public var values: [String]
+  public var inSample: SweepRecord
+  public var outOfSample: PerformanceSummary
+}
+
+public enum SweepValidation {
+  /// Runs the top `settings.top` in-sample combinations on `outOfSample` bars (a fresh account, indicators warmed up there).
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], outOfSample: BarSeries) -> [ValidationRow] {
+    let ranked = SweepReport.ranking(records, settings: settings).prefix(settings.top)
+    let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
+    return ranked.compactMap { r in
+      guard let job = byValues[r.values] else { return nil }
+      let run = job.config.strategy.run(bars: outOfSample, broker: job.config.broker)
+      return ValidationRow(values: r.values, inSample: r, outOfSample: PerformanceSummary(result: run.result, bars: outOfSample))
+    }
+  }
+
+  public static let columns = ["total_return", "cagr", "max_drawdown", "sharpe", "total_trades", "win_rate"]
+
+  public static func csv(_ rows: [ValidationRow], settings: SweepSettings) -> String {
+    var out = (["rank"] + settings.parameters.map(\.name) + columns.map { "is_" + $0 } + columns.map { "oos_" + $0 }).joined(separator: ",") + "\n"
+    for (k, row) in rows.enumerated() {
+      let oos = Dictionary(uniqueKeysWithValues: row.outOfSample.fields.map { ($0.key, $0.value) })
+      func text(_ key: String, _ v: Double?) -> String {
+        guard let v else { return "" }
+        return PerformanceSummary.integerKeys.contains(key) ? String(Int(v)) : v.description
+      }
+      let cells = [String(k + 1)] + row.values + columns.map { text($0, row.inSample.metric($0)) } + columns.map { text($0, oos[$0] ?? nil) }
+      out += cells.joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  /// A Markdown/HTML-ready table and an SVG chart of in-sample against out-of-sample Sharpe per rank.
+  public static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
+    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample.\n\n"
+    md += "![In-sample against out-of-sample](validation.svg)\n\n"
+    md += "| # | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS sharpe | OOS sharpe | IS return | OOS return | IS max DD | OOS max DD | OOS trades |\n"
+    md += "|---:|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
+    for (k, r) in rows.enumerated() {
+      let o = r.outOfSample
+      md += "| \(k + 1) | " + r.values.joined(separator: " | ")
+      md += " | \(HumanFormat.ratio(r.inSample.metric("sharpe"))) | \(HumanFormat.ratio(o.sharpe)) | \(HumanFormat.percent(r.inSample.metric("total_return"))) | "
+      md += "\(HumanFormat.percent(o.totalReturn)) | \(HumanFormat.percent(r.inSample.metric("max_drawdown"))) | \(HumanFormat.percent(o.maxDrawdown)) | \(o.totalTrades) |\n"
+    }
+    return md
+  }
+
+  public static func chart(_ rows: [ValidationRow]) -> String {
+    let width = 700.0, height = 260.0, left = 60.0, right = 20.0, top = 40.0, bottom = 220.0
+    let values = rows.flatMap { [$0.inSample.metric("sharpe"), $0.outOfSample.sharpe] }.compactMap { $0 }
+    let lo = min(0, values.min() ?? 0), hi = max(0.1, values.max() ?? 1)
+    var svg = SVGBuilder()
+    let c = SVGBuilder.coordinate
+    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" id=\"validation\">")
+    svg.raw("<title>Sharpe in-sample and out-of-sample by in-sample rank</title>" + RunCharts.style)
+    svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
+    svg.label("Sharpe by in-sample rank: in-sample (blue) and out-of-sample (orange)", x: left, y: 20, attributes: "class=\"title\"")
+    func y(_ v: Double) -> Double { bottom - (v - lo) / (hi - lo) * (bottom - top) }
+    for v in niceTicks(low: lo, high: hi) {
+      svg.line(left, y(v), width - right, y(v), attributes: "class=\"grid\"")
+      svg.label(String(format: "%.2f", v), x: left - 6, y: y(v) + 4, attributes: "class=\"label\" text-anchor=\"end\"")
+    }
+    svg.line(left, y(0), width - right, y(0), attributes: "class=\"axis\"")
+    let slot = (width - left - right) / Double(max(1, rows.count))
+    for (k, r) in rows.enumerated() {
+      let x = left + slot * Double(k)
+      for (j, (v, color)) in [(r.inSample.metric("sharpe"), "#0071E3"), (r.outOfSample.sharpe, "#FF9500")].enumerated() {
+        guard let v else { continue }
+        let y0 = y(0), y1 = y(v)
+        svg.rect(x: x + slot * (0.15 + 0.35 * Double(j)), y: min(y0, y1), width: slot * 0.33, height: abs(y1 - y0),
+                 attributes: "fill=\"\(color)\" data-rank=\"\(k + 1)\" data-\(j == 0 ? "is" : "oos")=\"\(v)\"")
+      }
+      svg.label(String(k + 1), x: x + slot / 2, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
+    }
+    svg.raw("</svg>")
+    return svg.text
+  }
+}
