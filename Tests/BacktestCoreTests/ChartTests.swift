@@ -40,13 +40,18 @@ final class SVGCollector: NSObject, XMLParserDelegate {
   @Test("the price chart has one BUY marker per trade and one SELL or STOP marker per exit")
   func markers() throws {
     let svg = try #require(SVGCollector.parse(RunCharts(Self.output).price()))
-    let uses = svg.elements.filter { $0.name == "use" && $0.attributes["x"] != nil }
     let trades = Self.output.run.result.trades
     #expect(trades.count > 5)
-    // The legend adds one of each kind.
-    #expect(uses.filter { $0.attributes["href"] == "#m-buy" }.count == trades.count + 1)
-    #expect(uses.filter { $0.attributes["href"] == "#m-stop" }.count == trades.filter { $0.exitReason == .stopLoss }.count + 1)
-    #expect(uses.filter { $0.attributes["href"] == "#m-sell" }.count == trades.filter { $0.exitReason != .stopLoss }.count + 1)
+    // One subpath per marker: count the moves in each marker path.
+    func markers(_ id: String) throws -> Int {
+      let path = try #require(svg.elements.first { $0.attributes["id"] == id })
+      let moves = path.attributes["d"]!.filter { $0 == "M" }.count
+      #expect(String(moves) == path.attributes["data-markers"])
+      return moves
+    }
+    #expect(try markers("markers-buy") == trades.count)
+    #expect(try markers("markers-stop") == trades.filter { $0.exitReason == .stopLoss }.count)
+    #expect(try markers("markers-sell") == trades.filter { $0.exitReason != .stopLoss }.count)
     #expect(svg.elements.contains { $0.attributes["data-stage"] == "Contraction" })
   }
 
@@ -87,7 +92,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(html.utf8.count < 2_000_000, "report.html is \(html.utf8.count) bytes")
     let trades = output.run.result.trades.count
     #expect(trades > 1000)
-    #expect(html.components(separatedBy: "href=\"#m-buy\"").count - 1 == trades + 1)
+    #expect(html.contains("id=\"markers-buy\" data-markers=\"\(trades)\""))
     #expect(SVGCollector.parse(RunCharts(output).price()) != nil)
   }
 

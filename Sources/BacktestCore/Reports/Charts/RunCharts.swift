@@ -141,13 +141,28 @@ public struct RunCharts {
                      attributes: "stroke=\"\(color)\" stroke-width=\"1.2\" id=\"\(name)\"")
       }
     }
-    // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit.
-    svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
+    // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit. Each kind is one
+    // path with a subpath per marker (`data-markers` counts them): light for the browser even with
+    // thousands of trades.
+    var buys = "", sells = "", stops = ""
+    var counts = (buy: 0, sell: 0, stop: 0)
     for t in output.run.result.trades {
-      svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(x(t.entryBar)))\" y=\"\(c(Y(t.entryPrice) + 9))\"/>")
-      let stop = t.exitReason == .stopLoss
-      svg.raw("<use href=\"#m-\(stop ? "stop" : "sell")\" class=\"\(stop ? "stop" : "sell")\" x=\"\(c(x(t.exitBar)))\" y=\"\(c(Y(t.exitPrice) - (stop ? 0 : 9)))\"/>")
+      let xe = x(t.entryBar), ye = Y(t.entryPrice) + 9
+      buys += "M\(c(xe)) \(c(ye - 7))l6 11h-12z"
+      counts.buy += 1
+      let xx = x(t.exitBar), yx = Y(t.exitPrice)
+      if t.exitReason == .stopLoss {
+        stops += "M\(c(xx)) \(c(yx - 6))l6 6l-6 6l-6 -6z"
+        counts.stop += 1
+      } else {
+        sells += "M\(c(xx)) \(c(yx - 2))l6 -11h-12z"
+        counts.sell += 1
+      }
     }
+    svg.raw("<path class=\"buy\" id=\"markers-buy\" data-markers=\"\(counts.buy)\" d=\"\(buys)\"/>")
+    svg.raw("<path class=\"sell\" id=\"markers-sell\" data-markers=\"\(counts.sell)\" d=\"\(sells)\"/>")
+    svg.raw("<path class=\"stop\" id=\"markers-stop\" data-markers=\"\(counts.stop)\" d=\"\(stops)\"/>")
+    svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
     // Legend and the current stage badge.
     var lx = x0
     for (text, color) in [("upper", Self.colors.upper), ("middle", Self.colors.middle), ("lower", Self.colors.lower)] {
