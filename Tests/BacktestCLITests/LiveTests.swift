@@ -69,3 +69,18 @@ import Testing
     #expect(s.status == 64)
   }
 }
+
+@Suite struct CycleCLITests {
+  @Test("backtest cycle prints one line per stage change and writes the spec's stage table")
+  func cycle() throws {
+    let out = try CLI.temporaryFolder()
+    let r = try CLI.run(["cycle", "goog-cycle.yaml", "--out", out])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("2008-08-04  Contraction  2008Q2: GDP growth 1.60% (trend 2.95%), unemployment 5.4% (low 4.5%)"))
+    #expect(r.stdout.contains("2010-05-13  unknown"))
+    let table = try String(contentsOfFile: out + "/cycle_stages.csv", encoding: .utf8)
+    #expect(table.hasPrefix("period,period_start,period_end,available_at,real_gdp,gdp_yoy,trend,gap,gap_change,direction,base_stage,"))
+    #expect(table.split(separator: "\n").count == 204)
+    #expect(table.contains("2008Q4,2008-10-01,2008-12-31,2009-02-04T00:00:00Z,13141.92,"))
+  }
+}

@@ -172,3 +172,10 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     }
   }
 }
+
+@Suite struct YAMLMessageTests {
+  @Test("a flow mapping continued on the next line says it is unclosed (it used to say 'expected a key')")
+  func multiLineFlow() {
+    #expect(yamlError("a: {b: 1,\n   c: 2}\n") == "c.yaml:1:4: error: unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line; use block style for long ones)")
+  }
+}

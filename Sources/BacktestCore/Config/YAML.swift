@@ -344,7 +344,12 @@ public struct YAMLReader {
           while let ch = c.current, ch != ":", ch != ",", ch != "}" { k.append(ch); c.advance() }
           key = k.trimmingSpaces()
         }
-        if key.isEmpty { throw InputError("expected a key in '{…}'", at: keyLocation) }
+        if key.isEmpty {
+          if c.atEnd {
+            throw InputError("unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line; use block style for long ones)", at: here)
+          }
+          throw InputError("expected a key in '{…}'", at: keyLocation)
+        }
         c.skipSpaces()
         guard c.current == ":" else {
           if c.atEnd {

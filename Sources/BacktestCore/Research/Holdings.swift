@@ -1,7 +1,7 @@
 import Foundation
 
 /// One holding of `backtest analyze`: a position without price history.
-public struct Holding: Sendable, Equatable {
+public struct Holding: Sendable {
   public var name: String
   public var shares: Double
   public var purchasePrice: Double
@@ -11,8 +11,14 @@ public struct Holding: Sendable, Equatable {
   /// Fractions per year (`0.0035` = 0.35%).
   public var expenseRatio: Double
   public var annualYield: Double
+  /// Price history and dividend events, when the holding names them (for realized figures).
+  public var bars: BarSeries?
+  public var dividends: [Dividend]?
 
-  public init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int, expenseRatio: Double, annualYield: Double) {
+  public init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int,
+              expenseRatio: Double, annualYield: Double, bars: BarSeries? = nil, dividends: [Dividend]? = nil) {
+    self.bars = bars
+    self.dividends = dividends
     self.name = name
     self.shares = shares
     self.purchasePrice = purchasePrice
@@ -44,6 +50,19 @@ public struct HoldingAnalysis: Sendable {
   public var annualizedReturn: Double?
   /// Share of the portfolio's current value.
   public var allocation: Double
+  /// From the holding's own bars and dividends, when given.
+  public var realized: Realized?
+
+  /// What the data says happened: closes on (or before) the two dates and the dividends in between.
+  public struct Realized: Sendable {
+    public var startClose: Double
+    public var endClose: Double
+    /// Dividends with an ex-date after the purchase date and on or before the analysis date, × shares.
+    public var dividends: Double
+    /// `(shares × end close + dividends) / initial investment - 1`.
+    public var totalReturn: Double
+    public var annualizedReturn: Double?
+  }
 
   init(_ h: Holding, totalCurrent: Double) {
     holding = h
@@ -59,6 +78,14 @@ public struct HoldingAnalysis: Sendable {
     let final = initialInvestment + capitalAppreciation + yieldIncome - expenses
     annualizedReturn = daysHeld > 0 && final > 0 ? pow(final / initialInvestment, 365 / Double(daysHeld)) - 1 : nil
     allocation = totalCurrent > 0 ? currentValue / totalCurrent : 0
+    if let bars = h.bars, let start = bars.day.lastIndex(where: { Int($0) <= h.purchaseDay }),
+      let end = bars.day.lastIndex(where: { Int($0) <= h.analysisDay }) {
+      let dividendsPerShare = (h.dividends ?? []).filter { $0.exDay > h.purchaseDay && $0.exDay <= h.analysisDay }.reduce(0) { $0 + $1.amount }
+      let paid = dividendsPerShare * h.shares
+      let growth = (h.shares * bars.close[end] + paid) / initialInvestment
+      realized = Realized(startClose: bars.close[start], endClose: bars.close[end], dividends: paid, totalReturn: growth - 1,
+                          annualizedReturn: daysHeld > 0 && growth > 0 ? pow(growth, 365 / Double(daysHeld)) - 1 : nil)
+    }
   }
 }
 
@@ -86,7 +113,8 @@ public struct HoldingsReport: Sendable {
       : withRate.reduce(0) { $0 + $1.initialInvestment / totalInitial * $1.annualizedReturn! }
   }
 
-  public static let columns = "name,shares,purchase_price,purchase_date,current_price,analysis_date,expense_ratio,annual_yield,days_held,initial_investment,current_value,capital_appreciation,yield_income,expenses,gross_return,net_return,annualized_return,allocation"
+  /// The contract's columns, then the realized figures (empty without data).
+  public static let columns = "name,shares,purchase_price,purchase_date,current_price,analysis_date,expense_ratio,annual_yield,days_held,initial_investment,current_value,capital_appreciation,yield_income,expenses,gross_return,net_return,annualized_return,allocation,realized_start_close,realized_end_close,realized_dividends,realized_return,realized_annualized_return"
 
   public var csv: String {
     var out = Self.columns + "\n"
@@ -97,13 +125,16 @@ public struct HoldingsReport: Sendable {
               CivilDate.isoDate(days: h.analysisDay), h.expenseRatio.description, h.annualYield.description, String(a.daysHeld),
               a.initialInvestment.description, a.currentValue.description, a.capitalAppreciation.description, a.yieldIncome.description,
               a.expenses.description, a.grossReturn.description, a.netReturn.description, a.annualizedReturn.map { $0.description } ?? "",
-              a.allocation.description].joined(separator: ",") + "\n"
+              a.allocation.description, a.realized.map { $0.startClose.description } ?? "", a.realized.map { $0.endClose.description } ?? "",
+              a.realized.map { $0.dividends.description } ?? "", a.realized.map { $0.totalReturn.description } ?? "",
+              a.realized?.annualizedReturn.map { $0.description } ?? ""].joined(separator: ",") + "\n"
     }
     return out
   }
 
   /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list.
   public static func read(_ text: String, file: String) throws -> [Holding] {
+    let directory = (file as NSString).deletingLastPathComponent
     let t = try ConfigTable(try YAMLReader.parse(text, file: file), path: "")
     func day(_ table: ConfigTable, _ key: String) throws -> Int? {
       guard let s = try table.string(key) else { return nil }
@@ -145,9 +176,23 @@ public struct HoldingsReport: Sendable {
         throw InputError("the analysis date \(CivilDate.isoDate(days: analysis)) is before the purchase date \(CivilDate.isoDate(days: bought)) of '\(name)'; expected analysis date >= purchase date",
                          at: h.node("purchase_date")!.location)
       }
+      var bars: BarSeries?
+      if let path = try h.string("bars") {
+        let series = try BarCSVReader().read(file: resolvePath(path, relativeTo: directory))
+        guard Int(series.day[0]) <= bought else {
+          throw InputError("the bars of '\(name)' start on \(CivilDate.isoDate(days: Int(series.day[0]))), after its purchase date; expected bars from the purchase date on",
+                           at: h.node("bars")!.location)
+        }
+        bars = series
+      }
+      var dividends: [Dividend]?
+      if let path = try h.string("dividends") {
+        let resolved = resolvePath(path, relativeTo: directory)
+        dividends = try DividendReader.read(try readInputFile(resolved), file: resolved)
+      }
       try h.finish()
       return Holding(name: name, shares: shares, purchasePrice: purchase, purchaseDay: bought, currentPrice: current, analysisDay: analysis,
-                     expenseRatio: expense, annualYield: yield_)
+                     expenseRatio: expense, annualYield: yield_, bars: bars, dividends: dividends)
     }
   }
 }

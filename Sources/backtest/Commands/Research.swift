@@ -46,6 +46,16 @@ struct AnalyzeCommand {
                  HumanFormat.percent(report.weightedAnnualReturn), "100.00%"]
     printTable(header, rows + [total])
     print("weighted annual return (by initial investment): \(HumanFormat.percent(report.weightedAnnualReturn))")
+    let realizedHeader = ["Holding", "Close then", "Close now", "Dividends", "Realized return", "Annualized", "Estimated net return"]
+    let realizedRows = report.holdings.compactMap { a -> [String]? in
+      guard let r = a.realized else { return nil }
+      return [a.holding.name, HumanFormat.price(r.startClose, decimals: 2), HumanFormat.price(r.endClose, decimals: 2), HumanFormat.money(r.dividends),
+              HumanFormat.percent(r.totalReturn), HumanFormat.percent(r.annualizedReturn), HumanFormat.percent(a.netReturn)]
+    }
+    if !realizedRows.isEmpty {
+      print("\nrealized from the holdings' bar and dividend files (next to the estimate):")
+      printTable(realizedHeader, realizedRows)
+    }
     guard let out else { return ExitCode.ok }
     let notes = "Estimates: yield income = initial investment × annual yield × years held; expenses = initial investment × expense ratio × years held; years held = days / 365; annualized = (final / initial)^(365 / days) − 1.\n"
     var text = "Portfolio analysis (\(path))\n\n"
@@ -56,7 +66,8 @@ struct AnalyzeCommand {
     }
     text += "\nTotal invested \(HumanFormat.money(report.totalInitial)), worth \(HumanFormat.money(report.totalCurrent)); weighted annual return \(HumanFormat.percent(report.weightedAnnualReturn)).\n\n" + notes
     try AtomicWriter.write([ReportFile(name: "holdings.csv", contents: report.csv),
-                            ReportFile(name: "holdings.md", contents: "# Portfolio analysis\n\n" + markdownTable(header, rows + [total]) + "\n" + notes),
+                            ReportFile(name: "holdings.md", contents: "# Portfolio analysis\n\n" + markdownTable(header, rows + [total]) + "\n"
+                                       + (realizedRows.isEmpty ? "" : "## Realized from data\n\n" + markdownTable(realizedHeader, realizedRows) + "\n") + notes),
                             ReportFile(name: "holdings.txt", contents: text)], into: out)
     print("wrote holdings.csv, holdings.md, holdings.txt to \(out)/")
     return ExitCode.ok

@@ -16,14 +16,30 @@ analysis = dt.date(2024, 11, 22)
 holdings = [("JEPI", 150, 54.20, dt.date(2022, 3, 15), 59.45, 0.0035, 0.076),
             ("SCHD", 200, 26.10, dt.date(2021, 6, 1), 28.95, 0.0006, 0.034),
             ("QYLD", 300, 20.85, dt.date(2023, 1, 10), 18.10, 0.0060, 0.119),
-            ("VTI", 25, 198.40, dt.date(2020, 11, 2), 298.70, 0.0003, 0.013)]
+            ("VTI", 25, 198.40, dt.date(2020, 11, 2), 298.70, 0.0003, 0.013),
+            ("INCM", 120, 59.41, dt.date(2023, 1, 10), 56.15, 0.0035, 0.08)]
+own_analysis = {"INCM": dt.date(2024, 11, 15)}
 total_current = sum(s * c for _, s, _, _, c, _, _ in holdings)
+
+def realized(name, shares, initial, day, until, days):
+    """Closes on (or before) the purchase and analysis dates; dividends with ex-date in (purchase, analysis]."""
+    if name != "INCM":
+        return ["", "", "", "", ""]
+    bars = list(csv.DictReader(open(os.path.join(root, "Data/etfs/INCM.csv"))))
+    start = [b for b in bars if dt.date.fromisoformat(b["date"]) <= day][-1]["close"]
+    end = [b for b in bars if dt.date.fromisoformat(b["date"]) <= until][-1]["close"]
+    divs = sum(float(d["amount"]) for d in csv.DictReader(open(os.path.join(root, "Data/etfs/INCM_dividends.csv")))
+               if day < dt.date.fromisoformat(d["ex_date"]) <= until) * shares
+    growth = (shares * float(end) + divs) / initial
+    return [float(start), float(end), divs, growth - 1, growth ** (365 / days) - 1]
 with open(os.path.join(here, "holdings.csv"), "w", newline="") as f:
     w = csv.writer(f, lineterminator="\n")
     w.writerow(["name", "days_held", "initial_investment", "current_value", "capital_appreciation", "yield_income", "expenses",
-                "gross_return", "net_return", "annualized_return", "allocation"])
+                "gross_return", "net_return", "annualized_return", "allocation", "realized_start_close", "realized_end_close",
+                "realized_dividends", "realized_return", "realized_annualized_return"])
     for name, shares, buy, day, now, er, y in holdings:
-        days = (analysis - day).days
+        until = own_analysis.get(name, analysis)
+        days = (until - day).days
         years = days / 365
         initial = shares * buy
         appreciation = (now - buy) * shares
@@ -31,7 +47,8 @@ with open(os.path.join(here, "holdings.csv"), "w", newline="") as f:
         expenses = initial * er * years
         net = appreciation + income - expenses
         w.writerow([name, days, initial, shares * now, appreciation, income, expenses, (appreciation + income) / initial,
-                    net / initial, ((initial + net) / initial) ** (365 / days) - 1, shares * now / total_current])
+                    net / initial, ((initial + net) / initial) ** (365 / days) - 1, shares * now / total_current]
+                   + realized(name, shares, initial, day, until, days))
 
 # ---- funds
 def load_nav(path):
