@@ -152,3 +152,38 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     #expect(!s.asked[1].1.isOpen)  // stopped out on bar 1 before its close
   }
 }
+
+@Suite struct IntrabarRuleTests {
+  static let buy = Signal.enterLong(stopLoss: 0.02, profitTarget: 0.03)
+
+  @Test("stop and target in one bar: conservative takes the stop, optimistic the target; both flag the trade")
+  func bothTouched() {
+    let bars = handBars([(100, 101, 99, 100), (100, 100.5, 99.5, 100), (100, 103.5, 97.9, 101), (101, 101, 100, 100.5)])
+    var broker = BrokerSettings()
+    let conservative = runScripted(bars, [0: Self.buy], broker: broker).result
+    broker.intrabarRule = .optimistic
+    let optimistic = runScripted(bars, [0: Self.buy], broker: broker).result
+    #expect(conservative.trades[0].exitPrice == 98 && conservative.trades[0].exitReason == .stopLoss && conservative.trades[0].ambiguous)
+    #expect(optimistic.trades[0].exitPrice == 103 && optimistic.trades[0].exitReason == .profitTarget && optimistic.trades[0].ambiguous)
+    #expect(conservative.ambiguousBars == 1 && optimistic.ambiguousBars == 1)
+  }
+
+  @Test("the stop on the entry bar: conservative exits and flags it; optimistic keeps the position")
+  func entryBarStop() {
+    let bars = handBars([(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99, 99.5, 98.5, 99)])
+    var broker = BrokerSettings()
+    let conservative = runScripted(bars, [0: Self.buy], broker: broker).result
+    #expect(conservative.trades[0].exitBar == 1 && conservative.trades[0].ambiguous)
+    broker.intrabarRule = .optimistic
+    let optimistic = runScripted(bars, [0: Self.buy], broker: broker).result
+    #expect(optimistic.trades[0].exitBar == 2 && optimistic.trades[0].exitReason == .endOfData && !optimistic.trades[0].ambiguous)
+  }
+
+  @Test("a gap through a level and a plain stop are not ambiguous")
+  func notAmbiguous() {
+    let gap = handBars([(100, 101, 99, 100), (100, 100.5, 99.5, 100), (97, 99, 96, 98.5), (98, 99, 97, 98)])
+    #expect(!runScripted(gap, [0: Self.buy]).result.trades[0].ambiguous)
+    let plain = handBars([(100, 101, 99, 100), (100, 100.5, 99.5, 100), (99.5, 99.8, 97.5, 99), (99, 99, 98, 98.5)])
+    #expect(!runScripted(plain, [0: Self.buy]).result.trades[0].ambiguous)
+  }
+}

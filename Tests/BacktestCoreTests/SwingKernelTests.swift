@@ -25,6 +25,7 @@ import Testing
     }
     if rng.next() % 3 == 0 { broker.slippageBasisPoints = 5 }
     if rng.next() % 3 == 0 { broker.sizing = .fraction(0.5) }
+    if rng.next() % 2 == 0 { broker.intrabarRule = .optimistic }
 
     var strategy = BollingerRSI(parameters: p, bars: bars)
     let expected = PerformanceSummary(result: Engine.run(&strategy, bars: bars, broker: broker), bars: bars)

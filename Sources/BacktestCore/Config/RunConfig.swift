@@ -158,6 +158,7 @@ public struct RunConfig: Sendable {
                                           expected: "an amount > 0")!
     broker.slippageBasisPoints = try table.double("slippage_bps", default: 0, where: { $0 >= 0 && $0 < 10_000 },
                                                   expected: "basis points from 0 to 10000")!
+    broker.intrabarRule = IntrabarRule(rawValue: try table.choice("intrabar_rule", ["conservative", "optimistic"], default: "conservative")!)!
     if let node = table.node("sizing") {
       switch node.kind {
       case .scalar(let text, _) where text == "all_in":

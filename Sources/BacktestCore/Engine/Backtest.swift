@@ -11,6 +11,8 @@ public struct RunOutput: Sendable {
   public var barsInFile: Int
   /// The economic-cycle context, when the run file has a `cycle:` section.
   public var cycle: CycleContext?
+  /// The same run under the other intrabar rule, when some exit was ambiguous.
+  public var otherRule: PerformanceSummary?
 }
 
 /// The classified quarters and the stage of every bar.
@@ -73,9 +75,15 @@ public enum Backtest {
     }
     var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
     let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker)
+    var otherRule: PerformanceSummary?
+    if run.result.ambiguousBars > 0 {
+      var broker = config.broker
+      broker.intrabarRule = broker.intrabarRule == .conservative ? .optimistic : .conservative
+      otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate).result, bars: bars)
+    }
     return RunOutput(config: config, bars: bars, run: run, summary: PerformanceSummary(result: run.result, bars: bars),
                      benchmark: benchmark, benchmarkSummary: PerformanceSummary(result: benchmark, bars: bars),
-                     barsInFile: barsInFile, cycle: cycle)
+                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule)
   }
 
   /// Loads everything a run file names and runs it.

@@ -1,3 +1,11 @@
+/// Which exit OHLC bars are assumed to have taken when the order of events is unknowable.
+public enum IntrabarRule: String, Sendable, Equatable {
+  /// The stop (the spec's rule, the default).
+  case conservative
+  /// The target when both are touched; no stop on the entry bar.
+  case optimistic
+}
+
 /// The broker's fill rules (`shared/spec/bb-rsi-swing.md`), written once and
 /// inlined into both the general engine and the sweep kernel.
 public enum BrokerRules {
@@ -31,16 +39,25 @@ public enum BrokerRules {
   }
 
   /// The intrabar exit of an open position, before slippage: a gap through a
-  /// level exits at the open; else the stop (winning when both are touched,
-  /// `ambiguous` then) or the target at its level; `nil` when neither is touched.
+  /// level exits at the open; else the stop or the target at its level; `nil`
+  /// when neither is touched.
+  ///
+  /// OHLC cannot tell the order of events when a bar touches both levels, or
+  /// the stop on the entry bar: those exits are `ambiguous`. The conservative
+  /// rule (the spec's) takes the stop; the optimistic one takes the target when
+  /// both are touched and ignores the stop on the entry bar.
   @inline(__always)
-  public static func intrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double)
+  public static func intrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double,
+                                  entryBar: Bool = false, rule: IntrabarRule = .conservative)
     -> (price: Double, reason: ExitReason, ambiguous: Bool)?
   {
     if open <= stop { return (open, .stopLoss, false) }
     if open >= target { return (open, .profitTarget, false) }
-    if low <= stop { return (stop, .stopLoss, high >= target) }
-    if high >= target { return (target, .profitTarget, false) }
+    let stopTouched = low <= stop, targetTouched = high >= target
+    if stopTouched && (rule == .conservative || (!targetTouched && !entryBar)) {
+      return (stop, .stopLoss, targetTouched || entryBar)
+    }
+    if targetTouched { return (target, .profitTarget, stopTouched) }
     return nil
   }
 }

@@ -51,6 +51,8 @@ public struct BrokerSettings: Sendable, Equatable {
   /// Slippage in basis points: buys fill this much above the price, sells below,
   /// never outside the bar's low–high range.
   public var slippageBasisPoints: Double = 0
+  /// How bars whose order of events OHLC cannot tell are filled.
+  public var intrabarRule: IntrabarRule = .conservative
 
   public init() {}
 }

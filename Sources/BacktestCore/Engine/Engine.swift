@@ -9,8 +9,8 @@ public struct BacktestResult: Sendable {
   public var initialCash: Double
   /// Buy orders that could not buy a single share.
   public var skippedEntries: Int
-  /// Bars where a position touched both its stop and its target without a gap
-  /// (the stop was taken: the conservative rule).
+  /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
+  /// gap, or the stop touched on the entry bar (see `IntrabarRule`).
   public var ambiguousBars: Int
   /// The decision at the close of the last bar, which has no next open to fill at.
   public var finalSignal: Signal
@@ -49,17 +49,20 @@ public enum Engine {
     var finalSignal = Signal.hold
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
+    let rule = broker.intrabarRule
     let firstDecision = max(0, strategy.firstDecisionBar)
 
     bars.open.withUnsafeBufferPointer { open in
     bars.high.withUnsafeBufferPointer { high in
     bars.low.withUnsafeBufferPointer { low in
     bars.close.withUnsafeBufferPointer { close in
-      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason) {
+      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason, ambiguous: Bool = false) {
         let fee = commission.fee(shares: shares, price: price)
         cash += shares * price - fee
-        trades.append(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
-                            entryFee: entryFee, exitFee: fee, exitReason: reason))
+        var trade = Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
+                          entryFee: entryFee, exitFee: fee, exitReason: reason)
+        trade.ambiguous = ambiguous
+        trades.append(trade)
         shares = 0
       }
       @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
@@ -89,9 +92,10 @@ public enum Engine {
         pending = .hold
 
         // 2. Intrabar stop-loss and profit target; the open is the bar's first price.
-        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target) {
+        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
+                                                          entryBar: t == entryBar, rule: rule) {
           if e.ambiguous { ambiguousBars += 1 }
-          exit(t, sellPrice(t, e.price), e.reason)
+          exit(t, sellPrice(t, e.price), e.reason, ambiguous: e.ambiguous)
         }
 
         // 3. Mark to the close.

@@ -25,6 +25,8 @@ public struct Trade: Sendable, Equatable {
   public var entryFee: Double
   public var exitFee: Double
   public var exitReason: ExitReason
+  /// Whether the exit bar touched both levels, or the stop on the entry bar (the fill order is unknowable from OHLC).
+  public var ambiguous = false
 
   public var fees: Double { entryFee + exitFee }
   /// Profit in money: `shares * (exit - entry) - fees`.

@@ -68,8 +68,19 @@ public enum MarkdownReport {
     if output.run.result.skippedEntries > 0 {
       md += "\n\(output.run.result.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
     }
-    if output.run.result.ambiguousBars > 0 {
-      md += "\n\(output.run.result.ambiguousBars) bar(s) touched both the stop and the target; the stop was taken (conservative rule).\n"
+    let ambiguous = trades.filter(\.ambiguous).count
+    if ambiguous > 0, let other = output.otherRule {
+      let rule = c.broker.intrabarRule
+      md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "
+      md += "(stop and target both touched, or the stop touched on the entry bar; `ambiguous` in trades.csv). "
+      md += "The conservative rule takes the stop; the optimistic rule takes the target and ignores the stop on the entry bar.\n\n"
+      let (conservative, optimistic) = rule == .conservative ? (s, other) : (other, s)
+      md += "| Rule | Trades | Win rate | Total return | Max drawdown | Sharpe |\n|---|---:|---:|---:|---:|---:|\n"
+      for (name, x) in [("conservative" + (rule == .conservative ? " (this run)" : ""), conservative),
+                        ("optimistic" + (rule == .optimistic ? " (this run)" : ""), optimistic)] {
+        md += "| \(name) | \(x.totalTrades) | \(HumanFormat.percent(x.winRate)) | \(HumanFormat.percent(x.totalReturn)) | "
+        md += "\(HumanFormat.percent(x.maxDrawdown)) | \(HumanFormat.ratio(x.sharpe)) |\n"
+      }
     }
 
     if let cycle = output.cycle { md += cycleSection(output, cycle) }

@@ -41,7 +41,7 @@ public enum RunReport {
     return files
   }
 
-  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees"
+  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous"
 
   public static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
@@ -61,6 +61,7 @@ public enum RunReport {
     bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
       + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
       + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
+      + "," + (t.ambiguous ? "1" : "0")
   }
 
   public static func equityCSV(_ output: RunOutput) -> String {
@@ -122,7 +123,8 @@ public enum RunReport {
       ("last_bar", .string(bars.timeLabel(bars.count - 1))), ("bars_in_file", .integer(output.barsInFile)),
       ("initial_cash", .number(c.broker.initialCash)),
       ("skipped_entries", .integer(output.run.result.skippedEntries)),
-      ("stop_and_target_same_bar", .integer(output.run.result.ambiguousBars)),
+      ("intrabar_rule", .string(c.broker.intrabarRule.rawValue)),
+      ("ambiguous_trades", .integer(output.run.result.trades.filter(\.ambiguous).count)),
     ]
     let b = output.benchmarkSummary
     let benchmark: [(String, JSONValue)] = [
@@ -130,6 +132,14 @@ public enum RunReport {
       ("max_drawdown", .number(b.maxDrawdown)), ("sharpe", .optional(b.sharpe)), ("sortino", .optional(b.sortino)),
     ]
     var fields = metrics(output.summary) + [("exit_reasons", .object(byReason)), ("benchmark", .object(benchmark))]
+    if let other = output.otherRule {
+      let name = c.broker.intrabarRule == .conservative ? IntrabarRule.optimistic : .conservative
+      fields.append(("other_intrabar_rule", .object([
+        ("rule", .string(name.rawValue)), ("total_trades", .integer(other.totalTrades)), ("win_rate", .optional(other.winRate)),
+        ("total_return", .number(other.totalReturn)), ("max_drawdown", .number(other.maxDrawdown)),
+        ("sharpe", .optional(other.sharpe)), ("profit_factor", .optional(other.profitFactor)),
+      ])))
+    }
     if let cycle = output.cycle {
       let breakdown = CycleBreakdown(result: output.run.result, stages: cycle.gate.stages)
       fields.append(("by_cycle", .object(breakdown.rows.map { r in

@@ -60,6 +60,7 @@ public enum SwingKernel {
     let stopLoss = p.stopLoss, profitTarget = p.profitTarget
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
+    let rule = broker.intrabarRule
     let sizing = broker.sizing
     let firstDecision = max(p.bollingerPeriod - 1, p.rsiPeriod)
     var cash = broker.initialCash
@@ -77,7 +78,7 @@ public enum SwingKernel {
     rsiColumn.withUnsafeBufferPointer { rsi in
     indicators.dayEnd.withUnsafeBufferPointer { dayEnd in
     indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
-      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason) {
+      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason, ambiguous: Bool = false) {
         let fee = commission.fee(shares: shares, price: price)
         cash += shares * price - fee
         accumulator.add(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
@@ -105,7 +106,8 @@ public enum SwingKernel {
           pendingSell = false
           exit(t, sellPrice(t, open[t]), .technical)
         }
-        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target) {
+        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
+                                                          entryBar: t == entryBar, rule: rule) {
           exit(t, sellPrice(t, e.price), e.reason)
         }
         let held = shares > 0
