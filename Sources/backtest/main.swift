@@ -37,6 +37,8 @@ let usage = """
         rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio
     funds FILE... [--sort 1Y] [--out DIR]
         mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
+    montecarlo CONFIG [--runs 10000] [--seed 7] [--block N] [--drawdown 20%] [--jobs N] [--out DIR]
+        resample the daily returns (stationary block bootstrap) and the trade order; percentiles
     sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
         run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
         from DIR/results.csv; --shard runs every n-th combination from i (0-based)
@@ -102,6 +104,7 @@ func main() -> Int32 {
     case "analyze": return try AnalyzeCommand(rest).run()
     case "screen": return try ScreenCommand(rest).run()
     case "funds": return try FundsCommand(rest).run()
+    case "montecarlo": return try MonteCarloCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -109,7 +112,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

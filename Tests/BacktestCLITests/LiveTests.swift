@@ -84,3 +84,22 @@ import Testing
     #expect(table.contains("2008Q4,2008-10-01,2008-12-31,2009-02-04T00:00:00Z,13141.92,"))
   }
 }
+
+@Suite(.serialized) struct MonteCarloCLITests {
+  @Test("montecarlo.json holds p5/p50/p95 per metric, prob_loss and the settings, identically for any --jobs")
+  func json() throws {
+    let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()
+    #expect(try CLI.run(["montecarlo", "goog-swing.yaml", "--runs", "400", "--seed", "7", "--jobs", "1", "--out", a]).status == 0)
+    #expect(try CLI.run(["montecarlo", "goog-swing.yaml", "--runs", "400", "--seed", "7", "--jobs", "2", "--out", b]).status == 0)
+    let text = try String(contentsOfFile: a + "/montecarlo.json", encoding: .utf8)
+    #expect(text == (try String(contentsOfFile: b + "/montecarlo.json", encoding: .utf8)))
+    let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+    for metric in ["final_equity", "cagr", "sharpe", "max_drawdown"] {
+      let p = try #require(json[metric] as? [String: Double], metric)
+      #expect(p["p5"]! <= p["p50"]! && p["p50"]! <= p["p95"]!)
+    }
+    #expect((json["prob_loss"] as? Double).map { (0...1).contains($0) } == true)
+    let settings = try #require(json["settings"] as? [String: Any])
+    #expect(settings["runs"] as? Int == 400 && settings["seed"] as? Int == 7)
+  }
+}

@@ -1,0 +1,72 @@
+import BacktestCore
+import Foundation
+
+/// `backtest montecarlo CONFIG`: resamples the strategy's daily returns and trade order.
+struct MonteCarloCommand {
+  var configPath: String
+  var runs: Int
+  var seed: UInt64
+  var block: Double?
+  var jobs: Int
+  var drawdown: Double
+  var out: String?
+  var overrides: [String]
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, flags: [], options: ["runs", "seed", "block", "jobs", "drawdown", "out", "set"])
+    guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest montecarlo CONFIG --runs 10000 --seed 7") }
+    configPath = RunCommand.locate(a.positionals[0])
+    runs = try a.integer("runs", default: 10_000)
+    seed = UInt64(try a.integer("seed", default: 7, minimum: 0))
+    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
+    if let b = a.option("block") {
+      guard let v = Double(b), v >= 1 else { throw UsageError(message: "expected a mean block length >= 1 for '--block', found '\(b)'") }
+      block = v
+    }
+    let d = a.option("drawdown") ?? "20%"
+    guard let v = Double(d.hasSuffix("%") ? String(d.dropLast()) : d).map({ d.hasSuffix("%") ? $0 / 100 : $0 }), v > 0, v < 1 else {
+      throw UsageError(message: "expected a drawdown threshold like 20% or 0.2 for '--drawdown', found '\(d)'")
+    }
+    drawdown = v
+    out = a.option("out")
+    overrides = a.options["set"] ?? []
+  }
+
+  func run() throws -> Int32 {
+    let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides)
+    let output = try Backtest.run(config)
+    let daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
+    guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.data.bars) }
+    let initial = config.broker.initialCash
+    let blockLength = block ?? MonteCarlo.defaultBlockLength(days: daily.count)
+    let boot = MonteCarlo.summarize(MonteCarlo.bootstrap(dailyReturns: daily, initial: initial, runs: runs, seed: seed,
+                                                         blockLength: blockLength, workers: jobs), initial: initial, drawdownThreshold: drawdown)
+    let trades = output.run.result.trades.map(\.returnFraction)
+    let shuffle = trades.isEmpty ? nil : MonteCarlo.summarize(MonteCarlo.shuffleTrades(tradeReturns: trades, initial: initial, runs: runs, seed: seed,
+                                                                                        workers: jobs), initial: initial, drawdownThreshold: drawdown)
+    let f = { (p: MonteCarlo.Percentiles?, money: Bool) -> [String] in
+      guard let p else { return ["—", "—", "—"] }
+      return [p.p5, p.p50, p.p95].map { money ? HumanFormat.money($0) : HumanFormat.percent($0) }
+    }
+    print("\(config.name): \(runs) stationary-bootstrap paths of \(daily.count) daily returns (mean block \(formatPlain(blockLength)) days), seed \(seed)")
+    printTable(["", "p5", "p50", "p95"], [
+      ["final equity"] + f(boot.finalEquity, true), ["CAGR"] + f(boot.cagr, false),
+      ["Sharpe"] + (boot.sharpe.map { [$0.p5, $0.p50, $0.p95].map { String(format: "%.2f", $0) } } ?? ["—", "—", "—"]),
+      ["max drawdown"] + f(boot.maxDrawdown, false),
+      ["longest drawdown (days)"] + [boot.longestDrawdown.p5, boot.longestDrawdown.p50, boot.longestDrawdown.p95].map { String(Int($0.rounded())) },
+    ])
+    print("probability of losing money \(HumanFormat.percent(boot.probabilityOfLoss)); of a drawdown worse than \(HumanFormat.percent(drawdown)): \(HumanFormat.percent(boot.probabilityOfDrawdownWorse))")
+    if let shuffle {
+      print("trade order shuffled \(runs) times (\(trades.count) trades): max drawdown p5 \(HumanFormat.percent(shuffle.maxDrawdown.p5)), p50 \(HumanFormat.percent(shuffle.maxDrawdown.p50)), p95 \(HumanFormat.percent(shuffle.maxDrawdown.p95))")
+    }
+    if let out {
+      let settings: JSONValue = .object([("config", .string(configPath)), ("runs", .integer(runs)), ("seed", .integer(Int(seed))),
+                                         ("block_length", .number(blockLength)), ("drawdown_threshold", .number(drawdown)),
+                                         ("days", .integer(daily.count)), ("trades", .integer(trades.count)), ("method", .string("stationary bootstrap of daily returns"))])
+      let json: JSONValue = .object(MonteCarlo.json(boot) + [("trade_shuffle", shuffle.map { .object(MonteCarlo.json($0)) } ?? .null), ("settings", settings)])
+      try AtomicWriter.write([ReportFile(name: "montecarlo.json", contents: json.rendered() + "\n")], into: out)
+      print("wrote montecarlo.json to \(out)/")
+    }
+    return ExitCode.ok
+  }
+}

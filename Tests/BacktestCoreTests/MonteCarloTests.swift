@@ -1,0 +1,57 @@
+import BacktestCore
+import Foundation
+import Testing
+
+@Suite struct MonteCarloTests {
+  @Test("bootstrapped i.i.d. normal returns: percentiles of the log growth are mean ± 1.645 sd within sampling error")
+  func knownDistribution() {
+    var rng = SplitMix64(seed: 99)
+    let days = 1000
+    let returns = (0..<days).map { _ in 0.0004 + 0.01 * rng.normal() }
+    let logs = returns.map { log1p($0) }
+    let m = mean(logs)!, sd = sampleDeviation(logs)!
+    let paths = MonteCarlo.bootstrap(dailyReturns: returns, initial: 1, runs: 4000, seed: 7, blockLength: 1, workers: 2)
+    let growth = paths.map { log($0.finalEquity) }.sorted()
+    // Sum of T draws from the sample: mean T·m, sd √T·sd (population sd of the sample, ≈ sd for T = 1000).
+    let center = Double(days) * m, spread = Double(days).squareRoot() * sd
+    let error = spread * 0.08  // the percentiles of 4000 draws are good to a few percent of the spread
+    #expect(abs(MonteCarlo.percentile(growth, 0.5) - center) < error)
+    #expect(abs(MonteCarlo.percentile(growth, 0.05) - (center - 1.645 * spread)) < error)
+    #expect(abs(MonteCarlo.percentile(growth, 0.95) - (center + 1.645 * spread)) < error)
+    let lossShare = Double(paths.filter { $0.finalEquity < 1 }.count) / 4000
+    let expected = 0.5 * erfc(center / spread / 2.0.squareRoot())  // P(N(center, spread) < 0)
+    #expect(abs(lossShare - expected) < 0.03, "\(lossShare) vs \(expected)")
+  }
+
+  @Test("deterministic for a seed and independent of the number of workers")
+  func deterministic() {
+    var rng = SplitMix64(seed: 3)
+    let returns = (0..<300).map { _ in 0.01 * rng.normal() }
+    let a = MonteCarlo.bootstrap(dailyReturns: returns, initial: 100, runs: 500, seed: 11, blockLength: 5, workers: 1).map(\.finalEquity)
+    let b = MonteCarlo.bootstrap(dailyReturns: returns, initial: 100, runs: 500, seed: 11, blockLength: 5, workers: 2).map(\.finalEquity)
+    let c = MonteCarlo.bootstrap(dailyReturns: returns, initial: 100, runs: 500, seed: 12, blockLength: 5, workers: 2).map(\.finalEquity)
+    #expect(a == b && a != c)
+  }
+
+  @Test("a shuffle of the trade order keeps the final equity and changes the drawdowns")
+  func tradeShuffle() {
+    let trades = [0.1, -0.05, -0.05, -0.05, 0.2, 0.03, -0.08, 0.04]
+    let paths = MonteCarlo.shuffleTrades(tradeReturns: trades, initial: 100, runs: 300, seed: 5, workers: 2)
+    let final = trades.reduce(100.0) { $0 * (1 + $1) }
+    #expect(paths.allSatisfy { abs($0.finalEquity - final) < 1e-9 })
+    #expect(Set(paths.map(\.maxDrawdown)).count > 5)
+    // Worst case by hand: all four losses in a row: 0.95^3 × 0.92 − 1.
+    #expect(abs((paths.map(\.maxDrawdown).min() ?? 0) - (0.95 * 0.95 * 0.95 * 0.92 - 1)) < 1e-12)
+  }
+
+  @Test("bootstrap blocks: mean block length 1 draws days independently; a huge one keeps the sample's order")
+  func blocks() {
+    let sample = (0..<50).map(Double.init)
+    var rng = SplitMix64(seed: 1)
+    let long = MonteCarlo.bootstrapPath(sample, blockLength: 1e12, rng: &rng)
+    let start = Int(long[0])
+    #expect(long == (0..<50).map { Double((start + $0) % 50) })
+    #expect(MonteCarlo.defaultBlockLength(days: 1000) == 10)
+    #expect(MonteCarlo.percentile([1, 2, 3, 4, 5], 0.5) == 3 && MonteCarlo.percentile([1, 2, 3, 4, 5], 0.05) == 1.2)
+  }
+}
