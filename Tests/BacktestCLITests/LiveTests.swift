@@ -95,7 +95,7 @@ import Testing
     #expect(text == (try String(contentsOfFile: b + "/montecarlo.json", encoding: .utf8)))
     let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
     for metric in ["final_equity", "cagr", "sharpe", "max_drawdown"] {
-      let p = try #require(json[metric] as? [String: Double], metric)
+      let p = try #require(json[metric] as? [String: Double], "\(metric)")
       #expect(p["p5"]! <= p["p50"]! && p["p50"]! <= p["p95"]!)
     }
     #expect((json["prob_loss"] as? Double).map { (0...1).contains($0) } == true)
