@@ -148,8 +148,10 @@ extension SweepReport {
   /// parameters `heatmap.svg` and `sweep.html`; with a validation split also
   /// `validation.csv` and `validation.svg` (and the comparison in both reports).
   public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
-                                 validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> [ReportFile] {
+                                 validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil,
+                                 significance: SweepSignificance? = nil) -> [ReportFile] {
     var md = markdown(records, settings: settings, title: title, total: total)
+    if let significance { md += significance.markdown }
     var files: [ReportFile] = []
     if let v = validation {
       md += SweepValidation.markdown(v.rows, settings: settings, split: v.split)

@@ -131,3 +131,46 @@ public enum SweepValidation {
     return svg.text
   }
 }
+
+/// The significance of a sweep's best combination (probabilistic and deflated Sharpe ratios).
+public struct SweepSignificance: Sendable {
+  public var trials: Int
+  public var observations: Int
+  /// Per-day Sharpe ratio of the best combination, and the variance of the per-day Sharpe ratios across trials.
+  public var sharpe: Double
+  public var variance: Double
+  public var skewness: Double
+  public var kurtosis: Double
+  public var expectedMaximum: Double
+  public var psr: Double
+  public var dsr: Double
+
+  /// Re-runs the best combination for its daily returns; `nil` without a best or enough days.
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries) -> SweepSignificance? {
+    let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
+    guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
+      let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
+    let result = job.config.strategy.run(bars: bars, broker: job.config.broker).result
+    let daily = dailyReturns(equity: result.equity, day: bars.day)
+    guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
+      let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
+    let sr = m / sd
+    let benchmark = SharpeSignificance.expectedMaximum(trials: records.count, variance: variance)
+    return SweepSignificance(
+      trials: records.count, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
+      expectedMaximum: benchmark,
+      psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis))
+  }
+
+  public var markdown: String {
+    var md = "\n## Is the best combination believable?\n\n"
+    md += "Probabilistic Sharpe ratio (probability that the true Sharpe exceeds 0): **\(String(format: "%.3f", psr))**. "
+    md += "Deflated Sharpe ratio (the same against the best Sharpe expected from \(trials) trials with no skill, "
+    md += "\(String(format: "%.3f", expectedMaximum * 252.0.squareRoot())) annualized): **\(String(format: "%.3f", dsr))**. "
+    md += "Inputs: \(observations) daily returns of the best combination, skewness \(String(format: "%.2f", skewness)), kurtosis \(String(format: "%.2f", kurtosis)), "
+    md += "variance of the trials' daily Sharpe ratios \(String(format: "%.3g", variance)). "
+    md += "Bailey & López de Prado (2012, 2014); below 0.95 the winner may be luck of the search.\n"
+    return md
+  }
+}

@@ -73,18 +73,19 @@ struct MergeCommand {
     }
     records.sort { order[$0.key]! < order[$1.key]! }
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
-    if let split = settings.validation {
-      let base = try RunConfig.parse(document: root, file: first.file)
-      let (_, outOfSample) = try SweepCommand.split(try Backtest.loadBars(base.data).bars, settings: settings, file: first.file)
-      let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan)
-      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: outOfSample!), split)
+    let base = try RunConfig.parse(document: root, file: first.file)
+    let (inSample, outOfSample) = try SweepCommand.split(try Backtest.loadBars(base.data).bars, settings: settings, file: first.file)
+    let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan)
+    if let split = settings.validation, let outOfSample {
+      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: outOfSample), split)
     }
+    let significance = base.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample) : nil
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, path: first.file, fingerprint: first.fingerprint,
                                                                      total: plan.count, shard: nil).rendered() + "\n"),
     ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
-                                validation: validation), into: out)
+                                validation: validation, significance: significance), into: out)
     let best = SweepReport.ranking(records, settings: settings).first
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))

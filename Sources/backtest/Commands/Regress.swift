@@ -44,7 +44,8 @@ struct RegressCommand {
     let records = collected.sorted
     let validation = outOfSample.map { (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: $0), split: settings.validation!) }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
-      + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation))
+      + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
+                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars) : nil))
   }
 
   func run() throws -> Int32 {

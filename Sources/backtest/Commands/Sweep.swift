@@ -103,7 +103,8 @@ struct SweepCommand {
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
-    ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation)
+    ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
+                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars) : nil)
     try AtomicWriter.write(files, into: folder)
 
     mark("reports")

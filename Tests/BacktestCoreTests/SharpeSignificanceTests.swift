@@ -1,0 +1,43 @@
+import BacktestCore
+import Foundation
+import Testing
+
+@Suite struct SharpeSignificanceTests {
+  @Test("the deflated Sharpe ratio paper's numerical example: E[max SR] ≈ 0.1132, DSR ≈ 0.9004")
+  func paperExample() {
+    // N = 100 trials, variance of the annualized Sharpe ratios 1/2, T = 1250 daily returns (250 a year),
+    // annualized SR 2.5, skewness −3, kurtosis 10 (Bailey & López de Prado 2014, section "A numerical example").
+    let perYear = 250.0
+    let variance = 0.5 / perYear
+    let sr = 2.5 / perYear.squareRoot()
+    let benchmark = SharpeSignificance.expectedMaximum(trials: 100, variance: variance)
+    #expect(abs(benchmark - 0.1132) < 5e-5, "\(benchmark)")
+    let dsr = SharpeSignificance.deflated(sharpe: sr, trials: 100, variance: variance, observations: 1250, skewness: -3, kurtosis: 10)
+    #expect(abs(dsr - 0.9004) < 5e-5, "\(dsr)")
+  }
+
+  @Test("PSR by hand: SR equal to the benchmark gives 0.5; normal returns shrink with fewer observations")
+  func psr() {
+    #expect(abs(SharpeSignificance.probabilistic(sharpe: 0.1, benchmark: 0.1, observations: 100, skewness: 0, kurtosis: 3) - 0.5) < 1e-15)
+    // SR 0.1, benchmark 0, T 101, normal: z = 0.1·10 / √(1 + 0.5·0.01) = 0.997509..., Φ(z) = 0.84058...
+    let z = 0.1 * 10 / (1.005).squareRoot()
+    #expect(abs(SharpeSignificance.probabilistic(sharpe: 0.1, benchmark: 0, observations: 101, skewness: 0, kurtosis: 3) - normalCDF(z)) < 1e-15)
+    #expect(abs(normalCDF(z) - 0.8407) < 1e-4)
+    #expect(SharpeSignificance.expectedMaximum(trials: 1, variance: 1) == 0)
+  }
+
+  @Test("the inverse normal distribution function is accurate")
+  func inverse() {
+    for p in [1e-10, 0.001, 0.02, 0.05, 0.3, 0.5, 0.8, 0.975, 0.999, 1 - 1e-9] {
+      #expect(abs(normalCDF(inverseNormalCDF(p)) - p) <= 1e-12 * max(p, 1e-3), "\(p)")
+    }
+    #expect(abs(inverseNormalCDF(0.975) - 1.959963984540054) < 1e-12)
+  }
+
+  @Test("moments of a known sample: skewness and kurtosis")
+  func moments() {
+    let m = SharpeSignificance.moments([1, 2, 3, 4, 10])!
+    // mean 4; deviations −3 −2 −1 0 6: m2 = 10, m3 = 36/1 ... = (−27 −8 −1 + 0 + 216)/5 = 36, m4 = (81+16+1+0+1296)/5 = 278.8
+    #expect(abs(m.skewness - 36 / pow(10, 1.5)) < 1e-12 && abs(m.kurtosis - 278.8 / 100) < 1e-12)
+  }
+}
