@@ -39,6 +39,8 @@ let usage = """
         mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
     montecarlo CONFIG [--runs 10000] [--seed 7] [--block N] [--drawdown 20%] [--jobs N] [--out DIR]
         resample the daily returns (stationary block bootstrap) and the trade order; percentiles
+    synth --out FILE [--bars N] [--seed S] [--model gbm|regime] [--interval 30min|1h|1d] [--drift 6%] [--vol 16%]
+        seeded synthetic bars (standard CSV) to test a strategy on prices it has never seen
     sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
         run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
         from DIR/results.csv; --shard runs every n-th combination from i (0-based)
@@ -105,6 +107,7 @@ func main() -> Int32 {
     case "screen": return try ScreenCommand(rest).run()
     case "funds": return try FundsCommand(rest).run()
     case "montecarlo": return try MonteCarloCommand(rest).run()
+    case "synth": return try SynthCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
       return ExitCode.ok
@@ -112,7 +115,7 @@ func main() -> Int32 {
       print(usage)
       return ExitCode.ok
     default:
-      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "synth", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
   } catch let error as UsageError {

@@ -55,3 +55,31 @@ import Testing
     #expect(MonteCarlo.percentile([1, 2, 3, 4, 5], 0.5) == 3 && MonteCarlo.percentile([1, 2, 3, 4, 5], 0.05) == 1.2)
   }
 }
+
+@Suite struct SyntheticPathTests {
+  @Test("GBM daily bars: log returns have the configured drift and volatility within sampling error")
+  func gbmMoments() {
+    var settings = SyntheticBars.Settings()
+    settings.model = .gbm
+    settings.barsPerDay = 1
+    settings.drift = 0.08
+    settings.volatility = 0.20
+    let bars = SyntheticBars.generate(count: 20_000, seed: 4, startPrice: 1000, settings: settings)
+    #expect(bars.isDateOnly && bars.count == 20_000)
+    let logs = (1..<bars.count).map { log(bars.close[$0] / bars.close[$0 - 1]) }
+    let vol = sampleDeviation(logs)! * 252.0.squareRoot()
+    #expect(abs(vol - 0.20) < 0.01, "\(vol)")
+    // Drift of log prices: μ − σ²/2 = 0.06 a year, with a standard error of σ/√years ≈ 0.018.
+    let annualLog = mean(logs)! * 252
+    #expect(abs(annualLog - 0.06) < 0.06, "\(annualLog)")
+  }
+
+  @Test("synthetic bars are deterministic for a seed, valid as bars, and differ between seeds")
+  func deterministic() throws {
+    let a = SyntheticBars.csv(SyntheticBars.generate(count: 2000, seed: 1))
+    #expect(a == SyntheticBars.csv(SyntheticBars.generate(count: 2000, seed: 1)))
+    #expect(a != SyntheticBars.csv(SyntheticBars.generate(count: 2000, seed: 2)))
+    let bars = try readBars(a, zone: "America/New_York")
+    #expect(bars.count == 2000)
+  }
+}

@@ -26,8 +26,26 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// volatile regimes, overnight gaps, prices rounded to cents. For benchmarks
 /// and property tests, never for conclusions about markets.
 public enum SyntheticBars {
+  /// The price model.
+  public enum Model: String, Sendable, CaseIterable {
+    /// Geometric Brownian motion with constant volatility.
+    case gbm
+    /// Volatility switching between a calm and a volatile regime (geometric run lengths).
+    case regime
+  }
+
+  /// Parameters of the generated path (annualized drift and volatilities).
+  public struct Settings: Sendable {
+    public var model = Model.regime
+    public var drift = 0.0
+    public var volatility = 0.16
+    public var volatileVolatility = 0.45
+    public var barsPerDay = 13
+    public init() {}
+  }
+
   public static func generate(count: Int, seed: UInt64, startDay: Int = CivilDate.days(year: 2004, month: 1, day: 2),
-                              startPrice: Double = 50) -> BarSeries {
+                              startPrice: Double = 50, settings: Settings = Settings()) -> BarSeries {
     var rng = SplitMix64(seed: seed)
     var resolver = TimeZoneResolver(TimeZone(identifier: "America/New_York")!)
     var bars = BarSeries(source: "synthetic", capacity: count)
@@ -35,29 +53,33 @@ public enum SyntheticBars {
     var price = startPrice
     var volatile = false
     var slot = 0
+    let perDay = settings.barsPerDay
+    let daily = perDay == 1
     while bars.count < count {
-      if slot == 13 { slot = 0; day += 1 }
+      if slot == perDay { slot = 0; day += 1 }
       while CivilDate.weekday(days: day) >= 5 { day += 1 }
-      if slot == 0 {
+      if slot == 0 && settings.model == .regime {
         if rng.unit() < (volatile ? 1.0 / 15 : 1.0 / 60) { volatile.toggle() }
         // Overnight gap, with a weak pull back toward the start price.
         price *= exp(0.004 * rng.normal() - 0.001 * log(price / startPrice))
       }
-      let sigma = (volatile ? 0.45 : 0.16) / (252.0 * 13).squareRoot()
+      let annual = settings.model == .regime && volatile ? settings.volatileVolatility : settings.volatility
+      let sigma = annual / (252.0 * Double(perDay)).squareRoot()
+      let mu = (settings.drift - annual * annual / 2) / (252.0 * Double(perDay))
       let open = (price * 100).rounded() / 100
-      let close = max(0.01, (open * exp(sigma * rng.normal()) * 100).rounded() / 100)
+      let close = max(0.01, (open * exp(mu + sigma * rng.normal()) * 100).rounded() / 100)
       let high = (max(open, close) * exp(abs(rng.normal()) * 0.6 * sigma) * 100).rounded(.up) / 100
       let low = max(0.01, (min(open, close) * exp(-abs(rng.normal()) * 0.6 * sigma) * 100).rounded(.down) / 100)
-      let local = Int64(day) * 86_400 + Int64(570 + 30 * slot) * 60
+      let local = Int64(day) * 86_400 + Int64(daily ? 0 : 570 + 390 / perDay * slot) * 60
       let instant = resolver.instant(ofLocal: local, after: bars.time.last)!
-      let label = CivilDate.isoDateTime(seconds: instant, offset: Int(local - instant))
+      let label = daily ? CivilDate.isoDate(days: day) : CivilDate.isoDateTime(seconds: instant, offset: Int(local - instant))
       let volume = (200_000 * exp(0.4 * rng.normal())).rounded()
       bars.append(time: instant, day: Int32(day), open: open, high: high, low: low, close: close, volume: volume,
                   label: Array(label.utf8))
       price = close
       slot += 1
     }
-    bars.isDateOnly = false
+    bars.isDateOnly = daily
     return bars
   }
 
