@@ -41,3 +41,28 @@ import Testing
     #expect(abs(m.skewness - 36 / pow(10, 1.5)) < 1e-12 && abs(m.kurtosis - 278.8 / 100) < 1e-12)
   }
 }
+
+@Suite struct BacktestOverfittingTests {
+  @Test("worked by hand: the in-sample winner always loses out of sample → PBO 1; a strategy better everywhere → PBO 0")
+  func handWorked() throws {
+    // Two blocks of two days. Split 1: A wins block 1 (Sharpe 2.12 vs 0.71) but loses block 2 (0 vs 2.83): ω = 1/3, λ < 0.
+    // Split 2: B wins block 2 and loses block 1 (0.71 vs 2.12): λ < 0 again. PBO = 2/2.
+    let a = [0.02, 0.04, -0.01, 0.01], b = [0.00, 0.02, 0.03, 0.05]
+    let overfit = try #require(BacktestOverfitting.pbo(returns: [a, b], blocks: 2))
+    #expect(overfit.probability == 1 && overfit.logits.count == 2 && overfit.blocks == 2)
+    #expect(overfit.logits.allSatisfy { abs($0 - log(0.5)) < 1e-15 })
+    // C is better than A in both blocks: the winner stays on top out of sample, ω = 2/3, λ = ln 2 > 0.
+    let c = [0.03, 0.05, 0.02, 0.03]
+    let honest = try #require(BacktestOverfitting.pbo(returns: [a, c], blocks: 2))
+    #expect(honest.probability == 0 && honest.logits.allSatisfy { abs($0 - log(2)) < 1e-15 })
+  }
+
+  @Test("pure noise strategies: PBO near one half")
+  func noise() throws {
+    var rng = SplitMix64(seed: 8)
+    let returns = (0..<40).map { _ in (0..<800).map { _ in 0.01 * rng.normal() } }
+    let r = try #require(BacktestOverfitting.pbo(returns: returns, blocks: 10))
+    #expect(r.logits.count == 252)  // C(10, 5)
+    #expect(abs(r.probability - 0.5) < 0.2, "\(r.probability)")
+  }
+}

@@ -144,6 +144,8 @@ public struct SweepSignificance: Sendable {
   public var expectedMaximum: Double
   public var psr: Double
   public var dsr: Double
+  /// The probability of backtest overfitting over every combination's daily returns (up to 2,000 combinations).
+  public var overfitting: BacktestOverfitting.Result?
 
   /// Re-runs the best combination for its daily returns; `nil` without a best or enough days.
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries) -> SweepSignificance? {
@@ -156,11 +158,21 @@ public struct SweepSignificance: Sendable {
       let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
     let sr = m / sd
     let benchmark = SharpeSignificance.expectedMaximum(trials: records.count, variance: variance)
+    var overfitting: BacktestOverfitting.Result?
+    if jobs.count <= 2000 {
+      let returns = ConcurrentSlots<[Double]>(count: jobs.count)
+      DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
+        let r = jobs[k].config.strategy.run(bars: bars, broker: jobs[k].config.broker).result
+        returns.set(k, dailyReturns(equity: r.equity, day: bars.day))
+      }
+      overfitting = BacktestOverfitting.pbo(returns: (0..<jobs.count).map { returns.get($0) })
+    }
     return SweepSignificance(
       trials: records.count, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
       expectedMaximum: benchmark,
       psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
-      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis))
+      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      overfitting: overfitting)
   }
 
   public var markdown: String {
@@ -171,6 +183,11 @@ public struct SweepSignificance: Sendable {
     md += "Inputs: \(observations) daily returns of the best combination, skewness \(String(format: "%.2f", skewness)), kurtosis \(String(format: "%.2f", kurtosis)), "
     md += "variance of the trials' daily Sharpe ratios \(String(format: "%.3g", variance)). "
     md += "Bailey & López de Prado (2012, 2014); below 0.95 the winner may be luck of the search.\n"
+    if let o = overfitting {
+      md += "\nProbability of backtest overfitting (combinatorially symmetric cross-validation over \(o.blocks) blocks of days, \(o.logits.count) splits): "
+      md += "**\(String(format: "%.2f", o.probability))**, the share of splits where the in-sample best combination ranks at or below the median out of sample "
+      md += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information).\n"
+    }
     return md
   }
 }

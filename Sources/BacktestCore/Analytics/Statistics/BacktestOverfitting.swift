@@ -1,0 +1,61 @@
+import Foundation
+
+/// The probability of backtest overfitting by combinatorially symmetric
+/// cross-validation (Bailey, Borwein, López de Prado & Zhu, "The Probability
+/// of Backtest Overfitting", Journal of Computational Finance 20(4), 2017).
+///
+/// The T × N matrix of per-period returns (N strategies) is cut into `blocks`
+/// (S, even) equal row blocks. For every choice of S/2 blocks as the training
+/// set (the rest testing): the strategy with the best training Sharpe ratio
+/// (mean / sample deviation) is located among the testing Sharpe ratios by its
+/// relative rank ω = rank / (N + 1) (ties counted half), and λ = ln(ω / (1 − ω)).
+/// PBO is the share of choices with λ ≤ 0: how often the in-sample winner is
+/// at or below the median out of sample.
+public enum BacktestOverfitting {
+  public struct Result: Sendable {
+    public var probability: Double
+    public var logits: [Double]
+    public var blocks: Int
+  }
+
+  /// - Parameter returns: one array of per-period returns per strategy, all of the same length.
+  public static func pbo(returns: [[Double]], blocks requested: Int = 10) -> Result? {
+    let n = returns.count
+    guard n > 1, let t = returns.first?.count, returns.allSatisfy({ $0.count == t }) else { return nil }
+    var s = min(requested, t / 2)
+    if s % 2 == 1 { s -= 1 }
+    guard s >= 2 else { return nil }
+    let size = t / s
+    // Per strategy and block: count, sum and sum of squares (rows past s × size are left out).
+    var sum = [[Double]](repeating: [Double](repeating: 0, count: s), count: n)
+    var squares = sum
+    for j in 0..<n {
+      for b in 0..<s {
+        for i in (b * size)..<((b + 1) * size) { sum[j][b] += returns[j][i]; squares[j][b] += returns[j][i] * returns[j][i] }
+      }
+    }
+    func sharpe(_ j: Int, _ mask: Int, inside: Bool) -> Double {
+      var total = 0.0, totalSquares = 0.0, count = 0
+      for b in 0..<s where ((mask >> b) & 1 == 1) == inside { total += sum[j][b]; totalSquares += squares[j][b]; count += size }
+      let m = total / Double(count)
+      let variance = (totalSquares - Double(count) * m * m) / Double(count - 1)
+      return variance > 0 ? m / variance.squareRoot() : (m > 0 ? .infinity : m < 0 ? -.infinity : 0)
+    }
+    var logits: [Double] = []
+    for mask in 0..<(1 << s) where mask.nonzeroBitCount == s / 2 {
+      var best = 0, bestSharpe = -Double.infinity
+      for j in 0..<n {
+        let v = sharpe(j, mask, inside: true)
+        if v > bestSharpe { bestSharpe = v; best = j }
+      }
+      let test = (0..<n).map { sharpe($0, mask, inside: false) }
+      var rank = 1.0
+      for j in 0..<n where j != best {
+        if test[j] < test[best] { rank += 1 } else if test[j] == test[best] { rank += 0.5 }
+      }
+      let omega = rank / Double(n + 1)
+      logits.append(log(omega / (1 - omega)))
+    }
+    return Result(probability: Double(logits.filter { $0 <= 0 }.count) / Double(logits.count), logits: logits, blocks: s)
+  }
+}
