@@ -55,3 +55,59 @@ import Testing
     }
   }
 }
+
+@Suite struct WalkForwardTests {
+  static let text = """
+    name: wf
+    data: {bars: ../Data/GOOG.csv}
+    strategy: {type: bollinger_rsi}
+    sweep:
+      parameters:
+        bb_period: [10, 20]
+        oversold: [30, 35]
+      validation: {mode: walk_forward, train: 2y, test: 1y}
+    """
+
+  @Test("test parts tile the data; each window trades the training part's winner; the chained curve is the product of the parts")
+  func windows() throws {
+    let (root, settings) = try SweepRunner.parse(Self.text, file: Repo.path("Strategies/wf.yaml"))
+    let wf = try #require(settings.walkForward)
+    let config = try RunConfig.parse(document: root, file: Repo.path("Strategies/wf.yaml"))
+    let bars = try Backtest.loadBars(config.data).bars
+    let jobs = try SweepRunner.jobs(root: root, file: Repo.path("Strategies/wf.yaml"), settings: settings,
+                                    combinations: SweepPlan.combinations(settings))
+    let result = WalkForward.run(wf, jobs: jobs, settings: settings, bars: bars, initialCash: 100_000, workers: 2)
+    #expect(result.windows.count >= 5)
+    for (a, b) in zip(result.windows, result.windows.dropFirst()) { #expect(a.testEnd == b.testStart) }
+    // A window's training part is the two years before its test part.
+    let first = result.windows[0]
+    #expect(bars.timeLabel(first.trainStart) == "2004-08-23" && bars.timeLabel(first.testStart) == "2006-08-21")
+    var growth = 1.0
+    for w in result.windows {
+      let part = try #require(w.outOfSample)
+      growth *= 1 + part.totalReturn
+      // The winner is the best of a sweep over the training part alone.
+      let train = bars.filtered { $0 >= w.trainStart && $0 < w.testStart }
+      var best: (String, Double)?
+      for job in jobs {
+        let s = PerformanceSummary(result: job.config.strategy.run(bars: train, broker: job.config.broker).result, bars: train)
+        if let sharpe = s.sharpe, best == nil || sharpe > best!.1 { best = (job.combination.values.joined(separator: ","), sharpe) }
+      }
+      #expect(w.best?.values.joined(separator: ",") == best?.0)
+    }
+    #expect(abs(result.equity.last! / 100_000 - growth) < 1e-9)
+    #expect(abs(result.summary.totalReturn - (growth - 1)) < 1e-9)
+  }
+
+  @Test("walk-forward lengths: years, months, days and bar counts; bad ones are refused")
+  func lengths() throws {
+    let (_, s) = try SweepRunner.parse(Self.text.replacingOccurrences(of: "train: 2y, test: 1y", with: "train: 500, test: 90d, step: 30d"), file: "s.yaml")
+    #expect(s.walkForward == WalkForwardSettings(train: .bars(500), test: .days(90), step: .days(30)))
+    do {
+      _ = try SweepRunner.parse(Self.text.replacingOccurrences(of: "train: 2y", with: "train: 2 years"), file: "s.yaml")
+      Issue.record("no error")
+    } catch {
+      #expect("\(error)".contains("expected a length like 2y, 6m, 90d or a bar count for 'sweep.validation.train', found '2 years'"))
+    }
+  }
+}

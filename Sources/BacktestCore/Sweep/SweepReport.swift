@@ -149,9 +149,15 @@ extension SweepReport {
   /// `validation.csv` and `validation.svg` (and the comparison in both reports).
   public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
                                  validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil,
-                                 significance: SweepSignificance? = nil) -> [ReportFile] {
+                                 significance: SweepSignificance? = nil,
+                                 walkForward: (result: WalkForward.Result, bars: BarSeries)? = nil) -> [ReportFile] {
     var md = markdown(records, settings: settings, title: title, total: total)
     if let significance { md += significance.markdown }
+    var extra: [ReportFile] = []
+    if let wf = walkForward {
+      md += WalkForward.markdown(wf.result, settings: settings, bars: wf.bars)
+      extra.append(ReportFile(name: "walkforward.csv", contents: WalkForward.csv(wf.result, settings: settings, bars: wf.bars)))
+    }
     var files: [ReportFile] = []
     if let v = validation {
       md += SweepValidation.markdown(v.rows, settings: settings, split: v.split)
@@ -159,6 +165,7 @@ extension SweepReport {
                 ReportFile(name: "validation.svg", contents: SweepValidation.chart(v.rows) + "\n")]
     }
     files.insert(ReportFile(name: "sweep.md", contents: md), at: 0)
+    files += extra
     if let h = settings.heatmap {
       files += [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
                 ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,

@@ -22,6 +22,8 @@ public struct SweepSettings: Sendable {
   public var heatmap: (x: Int, y: Int)?
   /// A holdout split: rank in-sample, then run the top combinations out-of-sample.
   public var validation: HoldoutSplit?
+  /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
+  public var walkForward: WalkForwardSettings?
 
   /// Short names for the swing strategy's parameters, as `results.csv` columns.
   public static let aliases: [String: String] = [
@@ -76,10 +78,20 @@ public struct SweepSettings: Sendable {
       }
       heatmap = (i, j)
     }
-    let validation = try t.node("validation").map(HoldoutSplit.read)
+    var validation: HoldoutSplit?
+    var walkForward: WalkForwardSettings?
+    if let node = t.node("validation") {
+      let v = try ConfigTable(node, path: "sweep.validation")
+      if try v.choice("mode", ["holdout", "walk_forward"], default: "holdout") == "walk_forward" {
+        walkForward = try WalkForwardSettings.read(v)
+        try v.finish()
+      } else {
+        validation = try HoldoutSplit.read(node)
+      }
+    }
     try t.finish()
     return SweepSettings(parameters: parameters, mode: mode, samples: samples, seed: seed, metric: metric,
-                         minTrades: minTrades, top: top, heatmap: heatmap, validation: validation)
+                         minTrades: minTrades, top: top, heatmap: heatmap, validation: validation, walkForward: walkForward)
   }
 
   /// A parameter's values: a list of scalars, or `{from, to, step}`.

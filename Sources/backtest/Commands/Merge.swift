@@ -85,7 +85,11 @@ struct MergeCommand {
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, path: first.file, fingerprint: first.fingerprint,
                                                                      total: plan.count, shard: nil).rendered() + "\n"),
     ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
-                                validation: validation, significance: significance), into: out)
+                                validation: validation, significance: significance,
+                                walkForward: settings.walkForward.map {
+                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, initialCash: base.broker.initialCash,
+                                                   workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
+                                }), into: out)
     let best = SweepReport.ranking(records, settings: settings).first
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))

@@ -45,7 +45,11 @@ struct RegressCommand {
     let validation = outOfSample.map { (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: $0), split: settings.validation!) }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
       + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
-                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars) : nil))
+                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars) : nil,
+                                walkForward: settings.walkForward.map {
+                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: config.broker.initialCash,
+                                                   workers: ProcessInfo.processInfo.activeProcessorCount), bars)
+                                }))
   }
 
   func run() throws -> Int32 {

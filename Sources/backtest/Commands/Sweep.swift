@@ -104,7 +104,10 @@ struct SweepCommand {
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
     ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
-                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars) : nil)
+                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars) : nil,
+                                walkForward: shard == nil ? settings.walkForward.map {
+                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
+                                } : nil)
     try AtomicWriter.write(files, into: folder)
 
     mark("reports")

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Walk-forward validation: windows of `train` then `test`, moved by `step`.
+public struct WalkForwardSettings: Sendable, Equatable {
+  /// A length in calendar months, days or bars.
+  public enum Length: Sendable, Equatable {
+    case months(Int), days(Int), bars(Int)
+
+    /// Parses `2y`, `6m`, `90d` or a bar count `5000`.
+    init?(_ text: String) {
+      let t = text.lowercased()
+      if let n = Int(t), n > 0 { self = .bars(n); return }
+      guard let n = Int(t.dropLast()), n > 0 else { return nil }
+      switch t.last {
+      case "y": self = .months(12 * n)
+      case "m": self = .months(n)
+      case "d": self = .days(n)
+      default: return nil
+      }
+    }
+
+    /// The first bar at or after the date of `index` minus this length (or `index - n` bars).
+    func start(before index: Int, in bars: BarSeries) -> Int {
+      switch self {
+      case .bars(let n): return max(0, index - n)
+      case .days(let n):
+        let target = Int(bars.day[index]) - n
+        return bars.day.firstIndex { Int($0) >= target } ?? 0
+      case .months(let n):
+        let c = CivilDate.components(days: Int(bars.day[index]))
+        let total = c.year * 12 + c.month - 1 - n
+        let y = total / 12, m = total % 12 + 1
+        let target = CivilDate.days(year: y, month: m, day: min(c.day, CivilDate.daysInMonth(year: y, month: m)))
+        return bars.day.firstIndex { Int($0) >= target } ?? 0
+      }
+    }
+
+    /// The first bar at or after `start` plus this length.
+    func end(from start: Int, in bars: BarSeries) -> Int {
+      switch self {
+      case .bars(let n): return min(bars.count, start + n)
+      case .days(let n):
+        let target = Int(bars.day[start]) + n
+        return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
+      case .months(let n):
+        let c = CivilDate.components(days: Int(bars.day[start]))
+        let total = c.year * 12 + c.month - 1 + n
+        let y = total / 12, m = total % 12 + 1
+        let target = CivilDate.days(year: y, month: m, day: min(c.day, CivilDate.daysInMonth(year: y, month: m)))
+        return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
+      }
+    }
+  }
+
+  public var train: Length
+  public var test: Length
+  public var step: Length
+
+  public init(train: Length, test: Length, step: Length) {
+    self.train = train
+    self.test = test
+    self.step = step
+  }
+
+  static func read(_ t: ConfigTable) throws -> WalkForwardSettings {
+    func length(_ key: String, _ fallback: String?) throws -> Length {
+      guard let text = try t.string(key, default: fallback) else {
+        throw InputError("expected '\(key)' (like 2y, 6m, 90d or a bar count) in 'sweep.validation'", at: t.location)
+      }
+      guard let l = Length(text) else {
+        throw InputError("expected a length like 2y, 6m, 90d or a bar count for 'sweep.validation.\(key)', found '\(text)'",
+                         at: t.node(key)?.location ?? t.location)
+      }
+      return l
+    }
+    let train = try length("train", nil), test = try length("test", nil)
+    let step = try t.contains("step") ? length("step", nil) : test
+    return WalkForwardSettings(train: train, test: test, step: step)
+  }
+
+  /// The windows as (train start, test start, test end) bar indices. Windows are anchored on their test
+  /// parts: the first starts `train` after the first bar, each next one `step` after the previous (with
+  /// `step = test`, the test parts tile the data without gaps); the training part is the `train` before it.
+  public func windows(_ bars: BarSeries) -> [(train: Int, test: Int, end: Int)] {
+    var out: [(train: Int, test: Int, end: Int)] = []
+    guard bars.count > 2 else { return out }
+    var testStart = train.end(from: 0, in: bars)
+    while testStart < bars.count - 1 {
+      let end = test.end(from: testStart, in: bars)
+      if end - testStart >= 2 { out.append((train: train.start(before: testStart, in: bars), test: testStart, end: end)) }
+      let next = step.end(from: testStart, in: bars)
+      if next <= testStart || end >= bars.count { break }
+      testStart = next
+    }
+    return out
+  }
+}
+
+/// One walk-forward window's choice and its results.
+public struct WalkForwardWindow: Sendable {
+  public var trainStart: Int, testStart: Int, testEnd: Int
+  public var best: SweepRecord?
+  public var outOfSample: PerformanceSummary?
+  public var testEquity: ContiguousArray<Double>
+}
+
+/// Runs walk-forward validation and stitches the test parts.
+public enum WalkForward {
+  public struct Result: Sendable {
+    public var windows: [WalkForwardWindow]
+    /// The test parts chained into one equity curve (each part rescaled to start where the previous ended).
+    public var equity: ContiguousArray<Double>
+    public var day: ContiguousArray<Int32>
+    public var summary: PerformanceSummary
+  }
+
+  public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
+                         initialCash: Double, workers: Int) -> Result {
+    var windows: [WalkForwardWindow] = []
+    var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
+    var level = initialCash
+    var accumulator = SummaryAccumulator()
+    for w in wf.windows(bars) {
+      let train = bars.filtered { $0 >= w.train && $0 < w.test }
+      let test = bars.filtered { $0 >= w.test && $0 < w.end }
+      let collected = RecordCollector()
+      SweepRunner.run(jobs, bars: train, cycle: nil, workers: workers) { c, s in
+        collected.add(c.index, SweepReport.record(c, s, fingerprint: "-"))
+      }
+      let best = SweepReport.ranking(collected.sorted, settings: settings).first
+      var window = WalkForwardWindow(trainStart: w.train, testStart: w.test, testEnd: w.end, best: best, testEquity: [])
+      if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
+        let result = job.config.strategy.run(bars: test, broker: job.config.broker).result
+        window.outOfSample = PerformanceSummary(result: result, bars: test)
+        window.testEquity = result.equity
+        // Trade statistics are scale-free (returns, win rate); the marks carry the chained equity.
+        for trade in result.trades { accumulator.add(trade) }
+        for (i, e) in result.equity.enumerated() {
+          let v = level * e / result.initialCash
+          equity.append(v); day.append(test.day[i])
+          accumulator.mark(equity: v, held: result.shares[i] > 0,
+                           dayEnd: i == test.count - 1 || test.day[i + 1] != test.day[i])
+        }
+        level = equity.last ?? level
+      }
+      windows.append(window)
+    }
+    let calendarDays = day.isEmpty ? 0 : Int(day[day.count - 1]) - Int(day[0])
+    return Result(windows: windows, equity: equity, day: day,
+                  summary: accumulator.summary(initialCash: initialCash, calendarDays: calendarDays))
+  }
+
+  public static func csv(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
+    var out = (["window", "train_start", "test_start", "test_end"] + settings.parameters.map(\.name)
+      + ["is_\(settings.metric)", "oos_total_return", "oos_sharpe", "oos_max_drawdown", "oos_trades"]).joined(separator: ",") + "\n"
+    for (k, w) in r.windows.enumerated() {
+      let cells: [String] = [String(k + 1), bars.timeLabel(w.trainStart), bars.timeLabel(w.testStart), bars.timeLabel(w.testEnd - 1)]
+        + (w.best?.values ?? settings.parameters.map { _ in "" })
+        + [w.best?.metric(settings.metric).map { $0.description } ?? "", w.outOfSample.map { $0.totalReturn.description } ?? "",
+           w.outOfSample?.sharpe.map { $0.description } ?? "", w.outOfSample.map { $0.maxDrawdown.description } ?? "",
+           w.outOfSample.map { String($0.totalTrades) } ?? ""]
+      out += cells.joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  public static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
+    var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part and runs the best combination unchanged on its test part "
+    md += "(a fresh account; indicators warm up inside the test part). The test parts, chained, give one out-of-sample equity curve: "
+    md += "total return **\(HumanFormat.percent(r.summary.totalReturn))**, Sharpe **\(HumanFormat.ratio(r.summary.sharpe))**, "
+    md += "max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades.\n\n"
+    md += "| # | test from | test to | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS \(settings.metric) | OOS return | OOS sharpe | OOS trades |\n"
+    md += "|---:|---|---|" + String(repeating: "---:|", count: settings.parameters.count + 4) + "\n"
+    for (k, w) in r.windows.enumerated() {
+      md += "| \(k + 1) | \(bars.timeLabel(w.testStart)) | \(bars.timeLabel(w.testEnd - 1)) | "
+      md += (w.best?.values ?? settings.parameters.map { _ in "—" }).joined(separator: " | ")
+      md += " | \(SweepReport.formatMetric(w.best?.metric(settings.metric))) | \(HumanFormat.percent(w.outOfSample?.totalReturn)) | "
+      md += "\(HumanFormat.ratio(w.outOfSample?.sharpe)) | \(w.outOfSample.map { String($0.totalTrades) } ?? "—") |\n"
+    }
+    return md
+  }
+}
+
+/// Sweep records gathered from worker threads, in plan order.
+final class RecordCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var records: [(Int, SweepRecord)] = []
+  func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
+  var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
+}
