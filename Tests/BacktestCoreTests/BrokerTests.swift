@@ -187,3 +187,63 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     #expect(!runScripted(plain, [0: Self.buy]).result.trades[0].ambiguous)
   }
 }
+
+@Suite struct IntrabarResolutionTests {
+  static let buy = Signal.enterLong(stopLoss: 0.02, profitTarget: 0.03)
+  // Day 2 (2024-01-03) touches both the stop (98) and the target (103).
+  static let bars = handBars([(100, 101, 99, 100), (100, 100.5, 99.5, 100), (100, 103.5, 97.9, 101), (101, 101, 100, 100.5)])
+
+  /// Finer bars inside day 2, one hour apart: (high, low) each, opening at 100.
+  static func fine(_ rows: [(Double, Double)]) -> IntrabarData {
+    var fine = BarSeries(source: "fine")
+    let day = CivilDate.days(year: 2024, month: 1, day: 3)
+    for (k, r) in rows.enumerated() {
+      let t = Int64(day) * 86_400 + Int64(k) * 3600
+      fine.append(time: t, day: Int32(day), open: 100, high: r.0, low: r.1, close: 100, volume: 0, label: Array("f\(k)".utf8))
+    }
+    return IntrabarData(bars: fine)
+  }
+
+  static func exit(_ intrabar: IntrabarData?) -> (Trade, BacktestResult) {
+    var s = ScriptedStrategy(parameters: .init(signals: [0: buy]), bars: bars)
+    let r = Engine.run(&s, bars: bars, broker: BrokerSettings(), intrabar: intrabar)
+    return (r.trades[0], r)
+  }
+
+  @Test("finer bars that reach the target first settle the bar as PROFIT_TARGET")
+  func targetFirst() {
+    let (t, r) = Self.exit(Self.fine([(101, 99.5), (103.2, 100), (101, 97.9)]))
+    #expect(t.exitReason == .profitTarget && t.exitPrice == 103 && !t.ambiguous && r.resolvedBars == 1 && r.ambiguousBars == 1)
+  }
+
+  @Test("finer bars that reach the stop first settle the bar as STOP_LOSS")
+  func stopFirst() {
+    let (t, r) = Self.exit(Self.fine([(101, 97.9), (103.5, 100)]))
+    #expect(t.exitReason == .stopLoss && t.exitPrice == 98 && !t.ambiguous && r.resolvedBars == 1)
+  }
+
+  @Test("a finer bar touching both leaves the bar ambiguous: the rule decides; no finer data, the same")
+  func stillAmbiguous() {
+    let (t, r) = Self.exit(Self.fine([(101, 99.5), (103.5, 97.9)]))
+    #expect(t.exitReason == .stopLoss && t.ambiguous && r.resolvedBars == 0)
+    let (u, _) = Self.exit(nil)
+    #expect(u.exitReason == .stopLoss && u.ambiguous)
+  }
+}
+
+@Suite struct IntrabarConfigTests {
+  @Test("data.intrabar is read relative to the run file and used by the run")
+  func config() throws {
+    let output = try runBacktest("""
+      name: t
+      data: {bars: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv, intrabar: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv}
+      strategy: {type: bollinger_rsi, profit_target: 3%}
+      """)
+    #expect(output.config.data.intrabar == Repo.path("Tests/BacktestCoreTests/Fixtures/oracle/edge.csv"))
+    // The bars as their own finer bars: the entry-bar stop (only the stop touched) is confirmed; the bar touching
+    // both levels stays ambiguous and the conservative rule takes the stop.
+    #expect(output.run.result.ambiguousBars == 2 && output.run.result.resolvedBars == 1)
+    #expect(output.run.result.trades.filter(\.ambiguous).count == 1)
+    #expect(RunReport.summaryJSON(output).rendered().contains("\"resolved_from_intrabar\": 1"))
+  }
+}

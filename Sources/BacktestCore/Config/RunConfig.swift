@@ -15,6 +15,8 @@ public struct DataSettings: Sendable {
   public var endDay: Int?
   /// Market holidays (days since 1970, local): no bar closes on them (for the live signal's clock).
   public var holidays: Set<Int> = []
+  /// Finer bars (e.g. 1-minute) that settle ambiguous intrabar exits (`data.intrabar`).
+  public var intrabar: String?
 }
 
 /// The report formats a run can write.
@@ -103,10 +105,12 @@ public struct RunConfig: Sendable {
       }
       holidays.insert(d)
     }
+    let intrabar = try dataTable.string("intrabar").map { resolvePath($0, relativeTo: directory) }
     try dataTable.finish()
     var data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
                             resample: resample, description: description, startDay: startDay, endDay: endDay)
     data.holidays = holidays
+    data.intrabar = intrabar
 
     let strategyTable = try table.table("strategy")
     let strategy = try StrategyRegistry.configure(strategyTable)

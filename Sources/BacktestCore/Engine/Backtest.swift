@@ -62,9 +62,15 @@ public enum Backtest {
     return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
   }
 
+  /// Reads `data.intrabar`, the finer bars that settle ambiguous exits, when configured.
+  public static func loadIntrabar(_ data: DataSettings) throws -> IntrabarData? {
+    try data.intrabar.map { IntrabarData(bars: try BarCSVReader(timeZone: data.timeZone).read(file: $0)) }
+  }
+
   /// Runs the configured strategy and the buy-and-hold benchmark over `bars`.
-  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil) -> RunOutput {
-    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate)
+  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
+                             intrabar: IntrabarData? = nil) -> RunOutput {
+    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar)
     var cycle = cycle
     if let context = cycle, context.gate.filterEntries {
       var open = context.gate
@@ -79,7 +85,7 @@ public enum Backtest {
     if run.result.ambiguousBars > 0 {
       var broker = config.broker
       broker.intrabarRule = broker.intrabarRule == .conservative ? .optimistic : .conservative
-      otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate).result, bars: bars)
+      otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate, intrabar: intrabar).result, bars: bars)
     }
     return RunOutput(config: config, bars: bars, run: run, summary: PerformanceSummary(result: run.result, bars: bars),
                      benchmark: benchmark, benchmarkSummary: PerformanceSummary(result: benchmark, bars: bars),
@@ -89,6 +95,6 @@ public enum Backtest {
   /// Loads everything a run file names and runs it.
   public static func run(_ config: RunConfig) throws -> RunOutput {
     let (bars, count) = try loadBars(config.data)
-    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars))
+    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data))
   }
 }

@@ -12,6 +12,8 @@ public struct BacktestResult: Sendable {
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
   /// gap, or the stop touched on the entry bar (see `IntrabarRule`).
   public var ambiguousBars: Int
+  /// Ambiguous bars that finer bars (`data.intrabar`) settled.
+  public var resolvedBars: Int
   /// The decision at the close of the last bar, which has no next open to fill at.
   public var finalSignal: Signal
 }
@@ -29,7 +31,8 @@ public enum Engine {
   /// position is closed at the last close (`END_OF_DATA`).
   ///
   /// - Complexity: O(bars); allocates only when a trade closes.
-  public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings) -> BacktestResult {
+  public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
+                                        intrabar: IntrabarData? = nil) -> BacktestResult {
     let n = bars.count
     var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
@@ -46,6 +49,7 @@ public enum Engine {
     var pending = Signal.hold
     var skippedEntries = 0
     var ambiguousBars = 0
+    var resolvedBars = 0
     var finalSignal = Signal.hold
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
@@ -92,9 +96,19 @@ public enum Engine {
         pending = .hold
 
         // 2. Intrabar stop-loss and profit target; the open is the bar's first price.
-        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
+        if shares > 0, var e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
                                                           entryBar: t == entryBar, rule: rule) {
-          if e.ambiguous { ambiguousBars += 1 }
+          if e.ambiguous {
+            ambiguousBars += 1
+            // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
+            if let intrabar {
+              let end = t + 1 < n ? bars.time[t + 1] : Int64.max
+              if let touch = intrabar.firstTouch(from: bars.time[t], to: end, stop: stop, target: target) {
+                e = (touch.price, touch.reason, false)
+                resolvedBars += 1
+              }
+            }
+          }
           exit(t, sellPrice(t, e.price), e.reason, ambiguous: e.ambiguous)
         }
 
@@ -125,6 +139,7 @@ public enum Engine {
     }}}}
     return BacktestResult(trades: trades, equity: equityColumn, cash: cashColumn, shares: sharesColumn,
                           initialCash: broker.initialCash, skippedEntries: skippedEntries, ambiguousBars: ambiguousBars,
+                          resolvedBars: resolvedBars,
                           finalSignal: finalSignal)
   }
 }

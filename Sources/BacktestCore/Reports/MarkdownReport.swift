@@ -69,6 +69,9 @@ public enum MarkdownReport {
       md += "\n\(output.run.result.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
     }
     let ambiguous = trades.filter(\.ambiguous).count
+    if output.run.result.resolvedBars > 0 {
+      md += "\n\(output.run.result.resolvedBars) of \(output.run.result.ambiguousBars) ambiguous exit bar(s) were settled from the finer bars in `\(c.data.intrabar ?? "")`.\n"
+    }
     if ambiguous > 0, let other = output.otherRule {
       let rule = c.broker.intrabarRule
       md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "

@@ -125,6 +125,7 @@ public enum RunReport {
       ("skipped_entries", .integer(output.run.result.skippedEntries)),
       ("intrabar_rule", .string(c.broker.intrabarRule.rawValue)),
       ("ambiguous_trades", .integer(output.run.result.trades.filter(\.ambiguous).count)),
+      ("resolved_from_intrabar", .integer(output.run.result.resolvedBars)),
     ]
     let b = output.benchmarkSummary
     let benchmark: [(String, JSONValue)] = [

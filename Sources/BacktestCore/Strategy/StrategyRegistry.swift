@@ -7,7 +7,7 @@ public struct ConfiguredStrategy: Sendable {
   public let parameterSummary: [(name: String, value: String)]
   /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
   public let parameters: any StrategyParameters
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?) -> StrategyRun
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
@@ -21,21 +21,21 @@ public struct ConfiguredStrategy: Sendable {
     name = S.name
     parameterSummary = parameters.summary
     self.parameters = parameters
-    body = { bars, broker, gate in
+    body = { bars, broker, gate, intrabar in
       var strategy = S(parameters: parameters, bars: bars)
       guard let gate else {
-        let result = Engine.run(&strategy, bars: bars, broker: broker)
+        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar)
         return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0)
       }
       var filtered = CycleFilter(strategy, gate: gate)
-      let result = Engine.run(&filtered, bars: bars, broker: broker)
+      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar)
       return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries)
     }
   }
 
   /// Runs the strategy over `bars`, through the cycle filter when `gate` is given.
-  public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil) -> StrategyRun {
-    body(bars, broker, gate)
+  public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar)
   }
 }
 

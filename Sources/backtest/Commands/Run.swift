@@ -44,8 +44,9 @@ struct RunCommand {
     let parsed = clock.now
     let (bars, barsInFile) = try Backtest.loadBars(config.data)
     let cycle = try Backtest.loadCycle(config, bars: bars)
+    let intrabar = try Backtest.loadIntrabar(config.data)
     let loaded = clock.now
-    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle)
+    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar)
     let ran = clock.now
     let files = RunReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
