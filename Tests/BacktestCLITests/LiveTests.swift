@@ -103,3 +103,13 @@ import Testing
     #expect(settings["runs"] as? Int == 400 && settings["seed"] as? Int == 7)
   }
 }
+
+@Suite struct MonteCarloReferenceTests {
+  @Test("the shipped Monte Carlo example reproduces its committed reference exactly")
+  func reference() throws {
+    let out = try CLI.temporaryFolder()
+    #expect(try CLI.run(["montecarlo", "gpix.yaml", "--runs", "1000", "--seed", "7", "--out", out]).status == 0)
+    let expected = try String(contentsOfFile: CLI.root + "/Reports/reference/montecarlo-gpix/montecarlo.json", encoding: .utf8)
+    #expect(try String(contentsOfFile: out + "/montecarlo.json", encoding: .utf8) == expected)
+  }
+}

@@ -168,7 +168,10 @@ public enum WalkForward {
     var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part and runs the best combination unchanged on its test part "
     md += "(a fresh account; indicators warm up inside the test part). The test parts, chained, give one out-of-sample equity curve: "
     md += "total return **\(HumanFormat.percent(r.summary.totalReturn))**, Sharpe **\(HumanFormat.ratio(r.summary.sharpe))**, "
-    md += "max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades.\n\n"
+    md += "max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades. "
+    let inSample = r.windows.compactMap { $0.best?.metric(settings.metric) }, outOfSample = r.windows.compactMap { $0.outOfSample?.sharpe }
+    md += "Mean in-sample \(settings.metric) of the winners \(SweepReport.formatMetric(mean(inSample))) against a mean out-of-sample Sharpe of "
+    md += "\(SweepReport.formatMetric(mean(outOfSample))).\n\n"
     md += "| # | test from | test to | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS \(settings.metric) | OOS return | OOS sharpe | OOS trades |\n"
     md += "|---:|---|---|" + String(repeating: "---:|", count: settings.parameters.count + 4) + "\n"
     for (k, w) in r.windows.enumerated() {
