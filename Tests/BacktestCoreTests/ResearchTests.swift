@@ -107,3 +107,15 @@ import Testing
     #expect(PaymentFrequency.detect(Array(divs(30).prefix(1))) == .unknown)
   }
 }
+
+@Suite struct CalendarTests {
+  @Test("adding months clamps the day and crosses years both ways")
+  func addingMonths() {
+    func d(_ y: Int, _ m: Int, _ day: Int) -> Int { CivilDate.days(year: y, month: m, day: day) }
+    #expect(CivilDate.adding(months: -1, to: d(2024, 3, 31)) == d(2024, 2, 29))
+    #expect(CivilDate.adding(months: 1, to: d(2023, 1, 31)) == d(2023, 2, 28))
+    #expect(CivilDate.adding(months: -13, to: d(2024, 1, 15)) == d(2022, 12, 15))
+    #expect(CivilDate.adding(months: 24, to: d(2022, 11, 30)) == d(2024, 11, 30))
+    #expect(CivilDate.adding(months: 0, to: d(2024, 2, 29)) == d(2024, 2, 29))
+  }
+}

@@ -39,6 +39,16 @@ public enum CivilDate {
     }
   }
 
+  /// Returns the day `months` calendar months after `day` (negative: before), the day of the
+  /// month clamped to the target month's length (31 March − 1 month = 28/29 February).
+  public static func adding(months: Int, to day: Int) -> Int {
+    let c = components(days: day)
+    let total = c.year * 12 + (c.month - 1) + months
+    let y = total >= 0 ? total / 12 : (total - 11) / 12
+    let m = total - y * 12 + 1
+    return days(year: y, month: m, day: min(c.day, daysInMonth(year: y, month: m)))
+  }
+
   /// Returns the weekday of a day number, 0 = Monday … 6 = Sunday.
   @inlinable
   public static func weekday(days: Int) -> Int {

@@ -83,12 +83,7 @@ public struct FundPerformance: Sendable {
 
     /// `day` minus the period in calendar units (month ends clamp: 31 March − 1M = 28/29 February).
     public func start(from day: Int) -> Int {
-      let c = CivilDate.components(days: day)
-      func minus(months k: Int) -> Int {
-        let total = c.year * 12 + (c.month - 1) - k
-        let y = total / 12, m = total % 12 + 1
-        return CivilDate.days(year: y, month: m, day: min(c.day, CivilDate.daysInMonth(year: y, month: m)))
-      }
+      func minus(months k: Int) -> Int { CivilDate.adding(months: -k, to: day) }
       switch self {
       case .week: return day - 7
       case .month: return minus(months: 1)

@@ -27,10 +27,7 @@ public struct WalkForwardSettings: Sendable, Equatable {
         let target = Int(bars.day[index]) - n
         return bars.day.firstIndex { Int($0) >= target } ?? 0
       case .months(let n):
-        let c = CivilDate.components(days: Int(bars.day[index]))
-        let total = c.year * 12 + c.month - 1 - n
-        let y = total / 12, m = total % 12 + 1
-        let target = CivilDate.days(year: y, month: m, day: min(c.day, CivilDate.daysInMonth(year: y, month: m)))
+        let target = CivilDate.adding(months: -n, to: Int(bars.day[index]))
         return bars.day.firstIndex { Int($0) >= target } ?? 0
       }
     }
@@ -43,10 +40,7 @@ public struct WalkForwardSettings: Sendable, Equatable {
         let target = Int(bars.day[start]) + n
         return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
       case .months(let n):
-        let c = CivilDate.components(days: Int(bars.day[start]))
-        let total = c.year * 12 + c.month - 1 + n
-        let y = total / 12, m = total % 12 + 1
-        let target = CivilDate.days(year: y, month: m, day: min(c.day, CivilDate.daysInMonth(year: y, month: m)))
+        let target = CivilDate.adding(months: n, to: Int(bars.day[start]))
         return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
       }
     }
