@@ -101,3 +101,14 @@ import Testing
     #expect(ReportComparison.differences(file: "s.json", expected: "  \"a\": -1.5e-05,", actual: "  \"a\": -1.5000000000001e-05,").isEmpty)
   }
 }
+
+@Suite struct CSVFieldTests {
+  @Test("CSV fields are quoted for commas, quotes and line breaks (the copies before missed line breaks)")
+  func quoting() throws {
+    #expect(csvField("plain") == "plain" && csvField("a,b") == "\"a,b\"" && csvField("say \"hi\"") == "\"say \"\"hi\"\"\"")
+    #expect(csvField("two\nlines") == "\"two\nlines\"")
+    var j = Journal()
+    try j.enter(JournalEntry(entryTime: "t", entryPrice: 1, shares: 1, note: "line one\nline, two \"x\""))
+    #expect(try Journal.parse(j.text, file: "j.csv") == j)
+  }
+}

@@ -70,9 +70,8 @@ public struct Journal: Sendable, Equatable {
   public var text: String {
     var out = Self.columns + "\n"
     for e in entries {
-      let note = e.note.contains(",") || e.note.contains("\"") ? "\"" + e.note.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : e.note
       out += [e.entryTime, e.entryPrice.description, formatNumber(e.shares), e.exitTime ?? "", e.exitPrice.map { $0.description } ?? "",
-              e.exitReason?.rawValue ?? "", e.pnl.map { $0.description } ?? "", e.returnFraction.map { $0.description } ?? "", note]
+              e.exitReason?.rawValue ?? "", e.pnl.map { $0.description } ?? "", e.returnFraction.map { $0.description } ?? "", csvField(e.note)]
         .joined(separator: ",") + "\n"
     }
     return out

@@ -82,14 +82,13 @@ public enum CycleStageTable {
 
   public static func csv(_ rows: [QuarterRow]) -> String {
     func n(_ x: Double?) -> String { x.map { $0.description } ?? "" }
-    func quoted(_ s: String) -> String { s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
     var out = columns + "\n"
     for r in rows {
       let fields: [String] = [
         r.period, CivilDate.isoDate(days: r.firstDay), CivilDate.isoDate(days: r.lastDay), r.availableAt.map(isoInstant) ?? "",
         n(r.realGDP), n(r.gdpYoY), n(r.trend), n(r.gap), n(r.gapChange), r.rising.map { $0 ? "rising" : "falling" } ?? "",
         r.baseStage?.rawValue ?? "", n(r.unemploymentRate), n(r.unemploymentMinPrior), n(r.unemploymentGap),
-        r.unemploymentTriggered.map { $0 ? "1" : "0" } ?? "", r.stage.rawValue, quoted(r.reason), n(r.inflationYoY), n(r.termSpread),
+        r.unemploymentTriggered.map { $0 ? "1" : "0" } ?? "", r.stage.rawValue, csvField(r.reason), n(r.inflationYoY), n(r.termSpread),
       ]
       out += fields.joined(separator: ",") + "\n"
     }

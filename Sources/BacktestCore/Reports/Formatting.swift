@@ -12,6 +12,12 @@ public func formatCell(_ x: Double) -> String {
   x.isNaN ? "" : x.description
 }
 
+/// Returns `text` as one CSV field: quoted (with `""` for `"`) when it holds a comma, a quote or a line break.
+public func csvField(_ text: String) -> String {
+  guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+  return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
 /// Returns a number for people: up to 10 significant digits, no exponent for
 /// ordinary magnitudes (`2`, `1.5`, `0.02`).
 public func formatPlain(_ x: Double) -> String {

@@ -50,7 +50,7 @@ public enum MarkdownReport {
     md += "| Profit factor | \(HumanFormat.ratio(s.profitFactor)) | |\n"
     md += "| Total P&L | \(HumanFormat.money(s.totalPnl)) | |\n"
     md += "| Fees | \(HumanFormat.money(s.fees)) | \(HumanFormat.money(b.fees)) |\n"
-    md += "| Average bars held | \(s.averageBarsHeld.map { formatPlainRounded($0) } ?? "—") | |\n"
+    md += "| Average bars held | \(s.averageBarsHeld.map { HumanFormat.ratio($0) } ?? "—") | |\n"
     md += "| Longest drawdown | \(HumanFormat.integer(s.longestDrawdownBars)) bars | \(HumanFormat.integer(b.longestDrawdownBars)) bars |\n\n"
     md += "Sharpe and Sortino: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
     md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
@@ -137,8 +137,6 @@ public enum MarkdownReport {
     }
     return md
   }
-
-  static func formatPlainRounded(_ x: Double) -> String { HumanFormat.ratio(x) }
 
   static func describe(_ sizing: Sizing) -> String {
     switch sizing {

@@ -137,9 +137,8 @@ public struct FundPerformance: Sendable {
   public static func csv(_ funds: [FundPerformance]) -> String {
     var out = columns + "\n"
     for f in funds {
-      let name = f.history.name.contains(",") || f.history.name.contains("\"") ? "\"" + f.history.name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : f.history.name
       for r in f.rows {
-        out += [name, r.period.rawValue, r.startDay.map { CivilDate.isoDate(days: $0) } ?? "", CivilDate.isoDate(days: r.endDay),
+        out += [csvField(f.history.name), r.period.rawValue, r.startDay.map { CivilDate.isoDate(days: $0) } ?? "", CivilDate.isoDate(days: r.endDay),
                 r.startNAV.map { $0.description } ?? "", r.endNAV.description, r.totalReturn.map { $0.description } ?? "",
                 r.cagr.map { $0.description } ?? "", r.volatility.map { $0.description } ?? ""].joined(separator: ",") + "\n"
       }

@@ -120,8 +120,7 @@ public struct HoldingsReport: Sendable {
     var out = Self.columns + "\n"
     for a in holdings {
       let h = a.holding
-      let name = h.name.contains(",") || h.name.contains("\"") ? "\"" + h.name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : h.name
-      out += [name, formatNumber(h.shares), h.purchasePrice.description, CivilDate.isoDate(days: h.purchaseDay), h.currentPrice.description,
+      out += [csvField(h.name), formatNumber(h.shares), h.purchasePrice.description, CivilDate.isoDate(days: h.purchaseDay), h.currentPrice.description,
               CivilDate.isoDate(days: h.analysisDay), h.expenseRatio.description, h.annualYield.description, String(a.daysHeld),
               a.initialInvestment.description, a.currentValue.description, a.capitalAppreciation.description, a.yieldIncome.description,
               a.expenses.description, a.grossReturn.description, a.netReturn.description, a.annualizedReturn.map { $0.description } ?? "",

@@ -41,10 +41,6 @@ public enum SweepReport {
     return (r.values.map(csvField) + metrics + [r.fingerprint]).joined(separator: ",")
   }
 
-  static func csvField(_ s: String) -> String {
-    s.contains(",") || s.contains("\"") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-  }
-
   /// Reads `results.csv`; a last line cut short by a kill is dropped (`complete` is then false).
   ///
   /// - Throws: `InputError` when the header does not match the sweep's columns or a line is malformed.

@@ -179,9 +179,10 @@ public enum WalkForward {
 }
 
 /// Sweep records gathered from worker threads, in plan order.
-final class RecordCollector: @unchecked Sendable {
+public final class RecordCollector: @unchecked Sendable {
   private let lock = NSLock()
   private var records: [(Int, SweepRecord)] = []
-  func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
-  var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
+  public init() {}
+  public func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
+  public var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
 }

@@ -36,7 +36,7 @@ struct RegressCommand {
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan)
     let (allBars, _) = try Backtest.loadBars(config.data)
     let (bars, outOfSample) = try SweepCommand.split(allBars, settings: settings, file: path)
-    let collected = Collected()
+    let collected = RecordCollector()
     SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
                     workers: ProcessInfo.processInfo.activeProcessorCount) { combination, summary in
       collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
@@ -105,10 +105,3 @@ struct RegressCommand {
   }
 }
 
-/// Sweep records gathered from worker threads.
-final class Collected: @unchecked Sendable {
-  private let lock = NSLock()
-  private var records: [(Int, SweepRecord)] = []
-  func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
-  var sorted: [SweepRecord] { records.sorted { $0.0 < $1.0 }.map(\.1) }
-}
