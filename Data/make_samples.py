@@ -7,6 +7,7 @@ Data/etfs/<SYMBOL>.csv            daily bars, 2022-01-03 .. 2024-11-15, weekdays
 Data/etfs/<SYMBOL>_dividends.csv  ex_date,pay_date,amount (monthly or quarterly)
 Data/funds/*.json                 NAV history in the Indian mutual-fund API's JSON (newest first)
 Data/funds/young_fund.csv         date,nav with only about 2 years of history
+Data/ledger.csv                   an income/expense tracker export: date,amount,category,note
 None of these are real prices, dividends or NAVs.
 """
 import datetime as dt, json, math, os, random
@@ -71,4 +72,30 @@ def fund(name, code, seed, start, nav, drift, vol, path, as_json=True):
 fund("Sample Flexi Cap Fund - Direct Growth (synthetic)", 119551, 21, dt.date(2018, 1, 1), 40.0, 0.12, 0.16, os.path.join(here, "funds", "flexi_cap.json"))
 fund("Sample Liquid Fund - Direct Growth (synthetic)", "120197", 22, dt.date(2018, 6, 1), 2000.0, 0.06, 0.01, os.path.join(here, "funds", "liquid.json"))
 fund("young_fund", None, 23, dt.date(2022, 9, 15), 10.0, 0.10, 0.20, os.path.join(here, "funds", "young_fund.csv"), as_json=False)
+def ledger(path, seed):
+    """Salary in, rent and spending out, now and then a bonus or a big bill; 2022-01 .. 2024-10."""
+    rng = random.Random(seed)
+    rows = []
+    for year in (2022, 2023, 2024):
+        for month in range(1, 13):
+            if (year, month) > (2024, 10):
+                break
+            first = dt.date(year, month, 1)
+            rows.append((first + dt.timedelta(days=24), 4200.00, "salary", "monthly pay"))
+            rows.append((first, -1450.00, "rent", ""))
+            rows.append((first + dt.timedelta(days=rng.randrange(3, 27)), -round(rng.uniform(380, 620), 2), "groceries", ""))
+            rows.append((first + dt.timedelta(days=rng.randrange(3, 27)), -round(rng.uniform(90, 160), 2), "utilities", "power, water, phone"))
+            rows.append((first + dt.timedelta(days=rng.randrange(3, 27)), -round(rng.uniform(150, 700), 2), "leisure", ""))
+            if month == 12:
+                rows.append((first + dt.timedelta(days=14), 2500.00, "bonus", "year-end"))
+            if rng.random() < 0.12:
+                rows.append((first + dt.timedelta(days=rng.randrange(3, 27)), -round(rng.uniform(1500, 3500), 2), "repairs", "car, \"unplanned\""))
+    rows.sort(key=lambda r: r[0])
+    with open(path, "w") as f:
+        f.write("date,amount,category,note\n")
+        for d, amount, category, note in rows:
+            text = '"' + note.replace('"', '""') + '"' if ('"' in note or "," in note) else note
+            f.write(f"{d.isoformat()},{amount:.2f},{category},{text}\n")
+
+ledger(os.path.join(here, "ledger.csv"), 31)
 print("ok")

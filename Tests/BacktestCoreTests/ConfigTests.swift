@@ -160,15 +160,18 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
       let path = Repo.path("Strategies/" + f)
       let text = try String(contentsOfFile: path, encoding: .utf8)
       if text.contains("\nholdings:") || text.contains("\nuniverse:") { continue }  // research files, tested in ResearchTests
-      let c: RunConfig
+      let barFiles: [String]
       if text.contains("\nsweep:") {
         let (root, settings) = try SweepRunner.parse(text, file: path)
         #expect(!SweepPlan.combinations(settings).isEmpty)
-        c = try RunConfig.parse(document: root, file: path)
+        barFiles = [try RunConfig.parse(document: root, file: path).data.bars]
       } else {
-        c = try RunConfig.parse(text, file: path)
+        switch try AnyRunConfig.parse(text, file: path) {
+        case .swing(let c): barFiles = [c.data.bars]
+        case .portfolio(let c): barFiles = c.assets.map(\.bars) + c.assets.compactMap(\.dividends) + (c.ledger.map { [$0] } ?? [])
+        }
       }
-      #expect(FileManager.default.fileExists(atPath: c.data.bars), "\(f): \(c.data.bars)")
+      for file in barFiles { #expect(FileManager.default.fileExists(atPath: file), "\(f): \(file)") }
     }
   }
 }

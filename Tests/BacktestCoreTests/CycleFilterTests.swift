@@ -71,7 +71,7 @@ import Testing
     let trades = RunReport.tradesCSV(output)
     #expect(trades.hasPrefix(RunReport.tradeColumns + ",entry_cycle,exit_cycle\n"))
     #expect(trades.contains(",STOP_LOSS,") && trades.contains(",Recovery,Recovery\n"))
-    #expect(RunReport.equityCSV(output).hasPrefix("time,equity,cash,position_shares,close,drawdown,benchmark_equity,cycle\n"))
+    #expect(RunReport.equityCSV(output).hasPrefix("time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends,cycle\n"))
     #expect(MarkdownReport.render(output).contains("### Performance by cycle stage"))
   }
 

@@ -28,13 +28,23 @@ public struct PerformanceSummary: Sendable, Equatable {
   public var profitFactor: Double?
   /// Share of bars with a position open at the close.
   public var exposure = 0.0
-  /// Commission paid.
+  /// Commission and expense-ratio drag paid.
   public var fees = 0.0
   public var averageBarsHeld: Double?
   /// The longest stretch below a previous equity high, in bars.
   public var longestDrawdownBars = 0
   public var bars = 0
   public var days = 0
+  /// Time-weighted return: `total_return` with external cash flows taken out
+  /// (equal to it when the only flow is the initial cash).
+  public var twr = 0.0
+  /// Money-weighted annual return (XIRR) of the flows and the final equity;
+  /// the CAGR when the only flow is the initial cash.
+  public var xirr: Double?
+  /// Dividend cash received.
+  public var dividendIncome = 0.0
+  /// Expense-ratio drag charged (included in `fees`).
+  public var expenseDrag = 0.0
 
   public init() {}
 
@@ -48,6 +58,9 @@ public struct PerformanceSummary: Sendable, Equatable {
     }
     let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
     self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
+    dividendIncome = result.dividendIncome
+    expenseDrag = result.expenseDrag
+    fees += expenseDrag
   }
 
   /// The statistics as ordered (key, value) pairs, the keys as in `summary.json`.
@@ -58,7 +71,8 @@ public struct PerformanceSummary: Sendable, Equatable {
      ("final_equity", finalEquity), ("cagr", cagr), ("max_drawdown", maxDrawdown), ("sharpe", sharpe),
      ("sortino", sortino), ("profit_factor", profitFactor), ("exposure", exposure), ("fees", fees),
      ("avg_bars_held", averageBarsHeld), ("longest_drawdown_bars", Double(longestDrawdownBars)),
-     ("bars", Double(bars)), ("days", Double(days))]
+     ("bars", Double(bars)), ("days", Double(days)), ("twr", twr), ("xirr", xirr), ("dividend_income", dividendIncome),
+     ("expense_drag", expenseDrag)]
   }
 
   /// Keys whose values are counts (written without a fraction).

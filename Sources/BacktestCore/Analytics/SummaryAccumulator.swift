@@ -82,9 +82,11 @@ public struct SummaryAccumulator: Sendable {
     guard barsMarked > 0 else { return s }
     s.finalEquity = lastEquity
     s.totalReturn = lastEquity / initialCash - 1
+    s.twr = s.totalReturn
     if calendarDays > 0 && lastEquity > 0 {
       s.cagr = pow(lastEquity / initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
     }
+    s.xirr = s.cagr
     s.maxDrawdown = worstDrawdown
     s.longestDrawdownBars = longestRun
     var daily: [Double] = []

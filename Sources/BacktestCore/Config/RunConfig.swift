@@ -17,6 +17,10 @@ public struct DataSettings: Sendable {
   public var holidays: Set<Int> = []
   /// Finer bars (e.g. 1-minute) that settle ambiguous intrabar exits (`data.intrabar`).
   public var intrabar: String?
+  /// Dividend events (`ex_date,pay_date,amount`) of the traded asset (`data.dividends`).
+  public var dividends: String?
+  /// The asset's symbol, to pick its rows from a dividend file with a `symbol` column (`data.symbol`).
+  public var symbol: String?
 }
 
 /// The report formats a run can write.
@@ -44,6 +48,8 @@ public struct RunConfig: Sendable {
   public var alerts: [PriceAlert] = []
   /// The trade journal file (`journal:`), resolved against the run file's folder.
   public var journal: String?
+  /// Annual expense ratio accrued daily on the position (`portfolio.expense_ratio`).
+  public var expenseRatio = 0.0
 
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   ///
@@ -106,16 +112,27 @@ public struct RunConfig: Sendable {
       holidays.insert(d)
     }
     let intrabar = try dataTable.string("intrabar").map { resolvePath($0, relativeTo: directory) }
+    let dividends = try dataTable.string("dividends").map { resolvePath($0, relativeTo: directory) }
+    let symbol = try dataTable.string("symbol")
     try dataTable.finish()
     var data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
                             resample: resample, description: description, startDay: startDay, endDay: endDay)
     data.holidays = holidays
     data.intrabar = intrabar
+    data.dividends = dividends
+    data.symbol = symbol
 
     let strategyTable = try table.table("strategy")
     let strategy = try StrategyRegistry.configure(strategyTable)
 
-    let broker = try readPortfolio(try table.table("portfolio"))
+    let portfolioTable = try table.table("portfolio")
+    let broker = try readBroker(portfolioTable)
+    let expenseRatio = try readExpenseRatio(portfolioTable)
+    for key in PortfolioRunConfig.portfolioStrategyKeys where portfolioTable.contains(key) {
+      throw InputError("'portfolio.\(key)' applies to the portfolio strategy (strategy.type: portfolio), not to \(strategy.name)",
+                       at: portfolioTable.entries.first { $0.key == key }!.keyLocation)
+    }
+    try portfolioTable.finish()
     let cycle = try CycleRunSettings.read(table, directory: directory)
     var alerts: [PriceAlert] = []
     if let node = table.node("alerts") {
@@ -136,7 +153,16 @@ public struct RunConfig: Sendable {
     }
     let journal = try table.string("journal").map { resolvePath($0, relativeTo: directory) }
 
-    let reportTable = try table.table("report")
+    let report = try readReport(try table.table("report"), name: name, directory: directory)
+    try table.finish()
+    var config = RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
+                           report: report, cycle: cycle, alerts: alerts, journal: journal)
+    config.expenseRatio = expenseRatio
+    return config
+  }
+
+  /// Reads the `report:` section (default folder `../Reports/NAME`, every format).
+  static func readReport(_ reportTable: ConfigTable, name: String, directory: String) throws -> ReportSettings {
     let out = try reportTable.string("out", default: "../Reports/\(name)")!
     let formatNames = try reportTable.stringList("formats", default: ReportFormat.allCases.map(\.rawValue))
     var formats: [ReportFormat] = []
@@ -150,13 +176,16 @@ public struct RunConfig: Sendable {
       if !formats.contains(format) { formats.append(format) }
     }
     try reportTable.finish()
-    try table.finish()
-    return RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
-                     report: ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats), cycle: cycle,
-                     alerts: alerts, journal: journal)
+    return ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats)
   }
 
-  static func readPortfolio(_ table: ConfigTable) throws -> BrokerSettings {
+  static func readExpenseRatio(_ table: ConfigTable) throws -> Double {
+    try table.fraction("expense_ratio", default: 0, expected: "an annual fraction from 0 to 1 (0.35% or 0.0035)",
+                       where: { $0 >= 0 && $0 < 1 }) ?? 0
+  }
+
+  /// Reads the broker keys of the `portfolio:` section; the caller reads the rest and calls `finish()`.
+  static func readBroker(_ table: ConfigTable) throws -> BrokerSettings {
     var broker = BrokerSettings()
     broker.initialCash = try table.double("initial_cash", default: broker.initialCash, where: { $0 > 0 },
                                           expected: "an amount > 0")!
@@ -209,7 +238,6 @@ public struct RunConfig: Sendable {
           at: node.location)
       }
     }
-    try table.finish()
     return broker
   }
 

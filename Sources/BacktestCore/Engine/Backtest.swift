@@ -13,6 +13,8 @@ public struct RunOutput: Sendable {
   public var cycle: CycleContext?
   /// The same run under the other intrabar rule, when some exit was ambiguous.
   public var otherRule: PerformanceSummary?
+  /// The asset's dividends (`data.dividends`), empty without.
+  public var dividends: [Dividend] = []
 }
 
 /// The classified quarters and the stage of every bar.
@@ -67,34 +69,43 @@ public enum Backtest {
     try data.intrabar.map { IntrabarData(bars: try BarCSVReader(timeZone: data.timeZone).read(file: $0)) }
   }
 
+  /// Reads `data.dividends`, when configured.
+  public static func loadDividends(_ data: DataSettings) throws -> [Dividend] {
+    try data.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: data.symbol) } ?? []
+  }
+
   /// Runs the configured strategy and the buy-and-hold benchmark over `bars`.
   public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
-                             intrabar: IntrabarData? = nil) -> RunOutput {
-    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar)
+                             intrabar: IntrabarData? = nil, dividends: [Dividend] = []) -> RunOutput {
+    let account = dividends.isEmpty && config.expenseRatio == 0
+      ? nil : AccountEvents(dividends: DividendSchedule(dividends, days: bars.day), expenseRatio: config.expenseRatio)
+    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account)
     var cycle = cycle
     if let context = cycle, context.gate.filterEntries {
       var open = context.gate
       open.filterEntries = false
-      let unfiltered = config.strategy.run(bars: bars, broker: config.broker, cycle: open).result
+      let unfiltered = config.strategy.run(bars: bars, broker: config.broker, cycle: open, account: account).result
       cycle?.unfiltered = PerformanceSummary(result: unfiltered, bars: bars)
       cycle?.skippedTrades = unfiltered.trades.filter { !context.settings.buyStages.contains(context.gate.stages[$0.entryBar]) }.count
     }
     var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
-    let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker)
+    let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)
     var otherRule: PerformanceSummary?
     if run.result.ambiguousBars > 0 {
       var broker = config.broker
       broker.intrabarRule = broker.intrabarRule == .conservative ? .optimistic : .conservative
-      otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate, intrabar: intrabar).result, bars: bars)
+      otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate, intrabar: intrabar,
+                                                                 account: account).result, bars: bars)
     }
     return RunOutput(config: config, bars: bars, run: run, summary: PerformanceSummary(result: run.result, bars: bars),
                      benchmark: benchmark, benchmarkSummary: PerformanceSummary(result: benchmark, bars: bars),
-                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule)
+                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends)
   }
 
   /// Loads everything a run file names and runs it.
   public static func run(_ config: RunConfig) throws -> RunOutput {
     let (bars, count) = try loadBars(config.data)
-    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data))
+    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data),
+                   dividends: try loadDividends(config.data))
   }
 }

@@ -16,6 +16,29 @@ public struct BacktestResult: Sendable {
   public var resolvedBars: Int
   /// The decision at the close of the last bar, which has no next open to fill at.
   public var finalSignal: Signal
+  /// Dividend cash credited at each bar (its pay date); empty when the run has no dividends.
+  public var dividendCash: ContiguousArray<Double> = []
+  /// Dividends earned by an ex-date inside the data but paid after the last bar (not in the equity).
+  public var dividendsPending = 0.0
+  /// The expense-ratio drag charged to cash over the run.
+  public var expenseDrag = 0.0
+
+  /// Dividend cash received over the run.
+  public var dividendIncome: Double { dividendCash.reduce(0, +) }
+}
+
+/// Money that reaches a single-asset account from outside the strategy.
+public struct AccountEvents: Sendable {
+  public var dividends: DividendSchedule
+  /// Annual expense ratio (0.0035 = 0.35%), accrued per calendar day on the
+  /// position's value at the previous close (`rate × days / 365`) and charged
+  /// to cash, as a fund charges its management fee.
+  public var expenseRatio: Double
+
+  public init(dividends: DividendSchedule = DividendSchedule(), expenseRatio: Double = 0) {
+    self.dividends = dividends
+    self.expenseRatio = expenseRatio
+  }
 }
 
 /// The bar loop: fills, intrabar exits, and decisions, in the spec's order.
@@ -30,9 +53,14 @@ public enum Engine {
   /// `firstDecisionBar` on. A decision on the last bar is not filled; an open
   /// position is closed at the last close (`END_OF_DATA`).
   ///
-  /// - Complexity: O(bars); allocates only when a trade closes.
+  /// With `account`, before step 1: a dividend whose ex-date is this bar's is
+  /// earned by the shares held at the previous close (and counted in the
+  /// open trade's `dividends`); dividend cash arrives at its pay-date bar; the
+  /// expense-ratio drag since the previous bar is charged to cash.
+  ///
+  /// - Complexity: O(bars); allocates only when a trade closes or a dividend is paid.
   public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
-                                        intrabar: IntrabarData? = nil) -> BacktestResult {
+                                        intrabar: IntrabarData? = nil, account: AccountEvents? = nil) -> BacktestResult {
     let n = bars.count
     var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
@@ -55,6 +83,15 @@ public enum Engine {
     let commission = broker.commission
     let rule = broker.intrabarRule
     let firstDecision = max(0, strategy.firstDecisionBar)
+    // Account events: ex-dates in order, payments owed, the next bar with either.
+    let schedule = account?.dividends ?? DividendSchedule()
+    var dividendColumn = ContiguousArray<Double>(repeating: 0, count: schedule.isEmpty ? 0 : n)
+    var nextEx = 0
+    var owed: [(bar: Int, cash: Double)] = []
+    var nextEventBar = schedule.isEmpty ? Int.max : schedule.exBar[0]
+    var tradeDividends = 0.0
+    let expenseRate = account?.expenseRatio ?? 0
+    var expenseDrag = 0.0
 
     bars.open.withUnsafeBufferPointer { open in
     bars.high.withUnsafeBufferPointer { high in
@@ -66,6 +103,7 @@ public enum Engine {
         var trade = Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
                           entryFee: entryFee, exitFee: fee, exitReason: reason)
         trade.ambiguous = ambiguous
+        trade.dividends = tradeDividends
         trades.append(trade)
         shares = 0
       }
@@ -73,6 +111,30 @@ public enum Engine {
         BrokerRules.sellPrice(price, low: low[t], slip: slip)
       }
       for t in 0..<n {
+        // 0. Dividends and the expense drag, before anything trades.
+        if t == nextEventBar {
+          while nextEx < schedule.exBar.count && schedule.exBar[nextEx] == t {
+            let earned = shares * schedule.amount[nextEx]
+            if earned > 0 {
+              tradeDividends += earned
+              owed.append((schedule.payBar[nextEx], earned))
+            }
+            nextEx += 1
+          }
+          owed.removeAll { payment in
+            guard payment.bar == t else { return false }
+            cash += payment.cash
+            dividendColumn[t] += payment.cash
+            return true
+          }
+          nextEventBar = min(nextEx < schedule.exBar.count ? schedule.exBar[nextEx] : Int.max, owed.map(\.bar).min() ?? Int.max)
+        }
+        if expenseRate > 0 && shares > 0 && t > 0 {
+          let fee = shares * close[t - 1] * expenseRate * Double(bars.day[t] - bars.day[t - 1]) / 365
+          cash -= fee
+          expenseDrag += fee
+        }
+
         // 1. Orders decided at the previous close fill at this open.
         switch pending {
         case .enterLong(let stopLoss, let profitTarget):
@@ -84,6 +146,7 @@ public enum Engine {
             shares = qty
             entryPrice = price
             entryBar = t
+            tradeDividends = 0
             (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
           } else {
             skippedEntries += 1
@@ -139,7 +202,7 @@ public enum Engine {
     }}}}
     return BacktestResult(trades: trades, equity: equityColumn, cash: cashColumn, shares: sharesColumn,
                           initialCash: broker.initialCash, skippedEntries: skippedEntries, ambiguousBars: ambiguousBars,
-                          resolvedBars: resolvedBars,
-                          finalSignal: finalSignal)
+                          resolvedBars: resolvedBars, finalSignal: finalSignal, dividendCash: dividendColumn,
+                          dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag)
   }
 }

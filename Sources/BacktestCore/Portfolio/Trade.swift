@@ -27,16 +27,20 @@ public struct Trade: Sendable, Equatable {
   public var exitReason: ExitReason
   /// Whether the exit bar touched both levels, or the stop on the entry bar (the fill order is unknowable from OHLC).
   public var ambiguous = false
+  /// Dividends earned while the position was open (its shares held at the
+  /// close before an ex-date), whether paid before or after the exit.
+  public var dividends = 0.0
 
   public var fees: Double { entryFee + exitFee }
-  /// Profit in money: `shares * (exit - entry) - fees`.
-  public var pnl: Double { shares * (exitPrice - entryPrice) - fees }
+  /// Profit in money: `shares * (exit - entry) - fees + dividends`.
+  public var pnl: Double { shares * (exitPrice - entryPrice) - fees + dividends }
   /// Return on the position: `exit / entry - 1` (the spec's formula) when no
-  /// commission was paid; otherwise the money that came back over the money
-  /// that went in, `(shares * exit - exitFee) / (shares * entry + entryFee) - 1`.
+  /// commission was paid and no dividend earned; otherwise the money that came
+  /// back over the money that went in,
+  /// `(shares * exit - exitFee + dividends) / (shares * entry + entryFee) - 1`.
   public var returnFraction: Double {
-    if entryFee == 0 && exitFee == 0 { return exitPrice / entryPrice - 1 }
-    return (shares * exitPrice - exitFee) / (shares * entryPrice + entryFee) - 1
+    if entryFee == 0 && exitFee == 0 && dividends == 0 { return exitPrice / entryPrice - 1 }
+    return (shares * exitPrice - exitFee + dividends) / (shares * entryPrice + entryFee) - 1
   }
   /// Bars from the entry fill through the exit, both counted.
   public var barsHeld: Int { exitBar - entryBar + 1 }

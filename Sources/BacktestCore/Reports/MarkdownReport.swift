@@ -88,6 +88,20 @@ public enum MarkdownReport {
 
     if let cycle = output.cycle { md += cycleSection(output, cycle) }
 
+    if let d = RunReport.dividendFigures(output) {
+      let r = output.run.result
+      md += "\n## Dividends\n\n| | Strategy | Buy & hold |\n|---|---:|---:|\n"
+      md += "| Dividend income | \(HumanFormat.money(r.dividendIncome)) | \(HumanFormat.money(output.benchmark.dividendIncome)) |\n"
+      if c.expenseRatio > 0 {
+        md += "| Expense-ratio drag (\(formatPercentPlain(c.expenseRatio)) a year) | \(HumanFormat.money(r.expenseDrag)) | \(HumanFormat.money(output.benchmark.expenseDrag)) |\n"
+      }
+      md += "\nFrequency \(d.profile.frequency.rawValue); trailing-12-month dividends \(formatPlain(d.profile.trailingTwelveMonths)) a share "
+      md += "(yield \(HumanFormat.percent(d.trailingYield)) at the last close); yield on cost of the position open at the end \(HumanFormat.percent(d.yieldOnCost)); "
+      md += "forward annual dividend \(d.profile.forwardAnnual.map { formatPlain($0) } ?? "—") a share and next ex-date "
+      md += "\(d.profile.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "—"), both estimates from the last payment and the detected frequency. "
+      md += "A trade earns the dividends of the ex-dates it held through (shares held at the close before the ex-date; `dividends` in trades.csv), and its return includes them.\n"
+    }
+
     md += "\n## Trades\n\n"
     if trades.count > tradeListLimit {
       md += "The first \(tradeListLimit) of \(HumanFormat.integer(trades.count)) trades; every trade is in `trades.csv`.\n\n"

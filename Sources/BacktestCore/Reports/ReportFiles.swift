@@ -41,7 +41,7 @@ public enum RunReport {
     return files
   }
 
-  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous"
+  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous,dividends"
 
   public static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
@@ -61,7 +61,7 @@ public enum RunReport {
     bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
       + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
       + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
-      + "," + (t.ambiguous ? "1" : "0")
+      + "," + (t.ambiguous ? "1" : "0") + "," + formatNumber(t.dividends)
   }
 
   public static func equityCSV(_ output: RunOutput) -> String {
@@ -70,7 +70,8 @@ public enum RunReport {
     let dd = drawdowns(r.equity)
     var out = TextBuffer(capacity: bars.count * 100)
     let stages = output.cycle?.gate.stages
-    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity" + (stages == nil ? "\n" : ",cycle\n"))
+    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"))
+    let paid = r.dividendCash
     for i in bars.indices {
       bars.appendLabel(i, to: &out)
       out.append(byte: 44); out.append(r.equity[i])
@@ -79,6 +80,8 @@ public enum RunReport {
       out.append(byte: 44); out.append(bars.close[i])
       out.append(byte: 44); out.append(dd[i])
       out.append(byte: 44); out.append(output.benchmark.equity[i])
+      out.append(byte: 44); out.append(i == 0 ? r.initialCash : 0)
+      out.append(byte: 44); out.append(paid.isEmpty ? 0 : paid[i])
       if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
       out.append(byte: 10)
     }
@@ -165,7 +168,23 @@ public enum RunReport {
         ("macro_files", .array(cycle.settings.macroFiles.map { .string($0) })),
       ])))
     }
+    if let d = dividendFigures(output) {
+      fields.append(("dividends", PortfolioReport.dividendJSON(d.profile, shares: d.shares, trailingYield: d.trailingYield, yieldOnCost: d.yieldOnCost)))
+    }
     fields.append(("run", .object(run)))
     return .object(fields)
+  }
+
+  /// The dividend profile at the last bar, with the shares held then and the
+  /// yields they give; `nil` when the run has no dividend file.
+  static func dividendFigures(_ output: RunOutput) -> (profile: DividendProfile, shares: Double, trailingYield: Double?, yieldOnCost: Double?)? {
+    guard !output.dividends.isEmpty else { return nil }
+    let bars = output.bars, last = bars.count - 1, r = output.run.result
+    let profile = DividendProfile(output.dividends, asOf: Int(bars.day[last]))
+    let shares = r.shares[last]
+    let open = r.trades.last.flatMap { $0.exitReason == .endOfData ? $0 : nil }
+    let cost = open.map { $0.shares * $0.entryPrice + $0.entryFee }
+    return (profile, shares, profile.trailingTwelveMonths / bars.close[last],
+            cost.flatMap { c in profile.forwardAnnual.map { $0 * shares / c } })
   }
 }

@@ -7,7 +7,7 @@ public struct ConfiguredStrategy: Sendable {
   public let parameterSummary: [(name: String, value: String)]
   /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
   public let parameters: any StrategyParameters
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?) -> StrategyRun
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
@@ -21,21 +21,22 @@ public struct ConfiguredStrategy: Sendable {
     name = S.name
     parameterSummary = parameters.summary
     self.parameters = parameters
-    body = { bars, broker, gate, intrabar in
+    body = { bars, broker, gate, intrabar, account in
       var strategy = S(parameters: parameters, bars: bars)
       guard let gate else {
-        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar)
+        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account)
         return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0)
       }
       var filtered = CycleFilter(strategy, gate: gate)
-      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar)
+      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account)
       return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries)
     }
   }
 
   /// Runs the strategy over `bars`, through the cycle filter when `gate` is given.
-  public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil) -> StrategyRun {
-    body(bars, broker, gate, intrabar)
+  public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil,
+                  account: AccountEvents? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar, account)
   }
 }
 
@@ -58,8 +59,12 @@ public enum StrategyRegistry {
     guard let typeName = try table.string("type") else {
       throw InputError("missing 'strategy.type'; expected one of \(names.joined(separator: ", "))", at: table.location)
     }
+    if typeName == "portfolio" {
+      throw InputError("the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command",
+                       at: table.node("type")!.location)
+    }
     guard let type = all.first(where: { $0.name == typeName }) else {
-      let hint = closestMatch(to: typeName, in: names).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: typeName, in: names + ["portfolio"]).map { "; did you mean '\($0)'?" } ?? ""
       throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(names.joined(separator: ", "))",
                        at: table.node("type")!.location)
     }

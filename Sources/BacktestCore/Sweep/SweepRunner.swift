@@ -24,6 +24,10 @@ public enum SweepRunner {
   public static func jobs(root: YAMLNode, file: String, settings: SweepSettings,
                           combinations: [SweepCombination]) throws -> [SweepJob] {
     let base = try RunConfig.parse(document: root, file: file)
+    if base.data.dividends != nil || base.expenseRatio > 0 {
+      throw InputError("sweeps do not model dividends or the expense ratio yet; remove data.dividends and portfolio.expense_ratio, "
+                       + "or run single combinations with backtest run", at: root.location)
+    }
     // When only strategy parameters vary, only the strategy section needs reading per combination.
     let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
     guard case .mapping(let entries) = root.kind else { return [] }

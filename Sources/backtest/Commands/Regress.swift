@@ -27,6 +27,10 @@ struct RegressCommand {
   static func outputs(_ text: String, path: String) throws -> (name: String, files: [ReportFile]) {
     let root = try YAMLReader.parse(text, file: path)
     guard case .mapping(let entries) = root.kind, entries.contains(where: { $0.key == "sweep" }) else {
+      if PortfolioRunConfig.isPortfolio(root) {
+        let config = try PortfolioRunConfig.parse(document: root, file: path)
+        return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
+      }
       let config = try RunConfig.parse(document: root, file: path)
       return (config.name, RunReport.files(try Backtest.run(config)))
     }

@@ -39,14 +39,21 @@ struct RunCommand {
     guard let text = String(data: data, encoding: .utf8) else {
       throw InputError("expected UTF-8 text", file: configPath)
     }
-    var config = try RunConfig.parse(text, file: configPath, overrides: overrides)
+    var config: RunConfig
+    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides) {
+    case .swing(let swing): config = swing
+    case .portfolio(var portfolio):
+      if let out { portfolio.report.out = out }
+      return try runPortfolio(portfolio)
+    }
     if let out { config.report.out = out }
     let parsed = clock.now
     let (bars, barsInFile) = try Backtest.loadBars(config.data)
     let cycle = try Backtest.loadCycle(config, bars: bars)
     let intrabar = try Backtest.loadIntrabar(config.data)
+    let dividends = try Backtest.loadDividends(config.data)
     let loaded = clock.now
-    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar)
+    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar, dividends: dividends)
     let ran = clock.now
     let files = RunReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
@@ -75,5 +82,22 @@ struct RunCommand {
     print("  buy & hold: total return \(HumanFormat.percent(b.totalReturn)), max drawdown \(HumanFormat.percent(b.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(b.sharpe))")
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(c.report.out)/")
+  }
+
+  func runPortfolio(_ config: PortfolioRunConfig) throws -> Int32 {
+    let output = try PortfolioBacktest.run(config)
+    let files = PortfolioReport.files(output)
+    try AtomicWriter.write(files, into: config.report.out)
+    guard !quiet else { return ExitCode.ok }
+    let s = output.summary, p = s.performance, bars = output.result.timeline
+    print("\(config.name): portfolio of \(output.assets.map { "\($0.symbol) \(formatPercentPlain($0.weight))" }.joined(separator: ", ")), rebalance \(config.settings.rebalance)")
+    if let d = config.description { print("  \(d)") }
+    print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))")
+    print("  final equity \(HumanFormat.money(s.finalEquity)) from \(HumanFormat.money(s.deposited)) deposited"
+      + (s.withdrawn > 0 ? " and \(HumanFormat.money(s.withdrawn)) withdrawn" : "")
+      + "; TWR \(HumanFormat.percent(s.twr)), XIRR \(HumanFormat.percent(s.xirr)), max drawdown \(HumanFormat.percent(p.maxDrawdown)), Sharpe \(HumanFormat.ratio(p.sharpe))")
+    print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)")
+    print("wrote \(files.map(\.name).joined(separator: ", ")) to \(config.report.out)/")
+    return ExitCode.ok
   }
 }

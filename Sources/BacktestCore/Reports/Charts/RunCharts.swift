@@ -13,13 +13,40 @@ public struct RunCharts {
   static let left = 70.0, right = 16.0
   public static let colors = (upper: "#FF3B30", middle: "#0071E3", lower: "#34C759", rsi: "#AF52DE")
 
-  let output: RunOutput
-  var n: Int { output.bars.count }
+  /// The run, for the charts of prices, indicators and trades (`nil` for a portfolio).
+  let run: RunOutput?
+  /// The bars whose dates the x axis shows.
+  let bars: BarSeries
+  /// The equity line, the comparison line, and what the legend calls them.
+  let equitySeries: ContiguousArray<Double>
+  let comparisonSeries: ContiguousArray<Double>?
+  let names: (equity: String, comparison: String)
+  let initialCash: Double
+  var n: Int { bars.count }
+  var output: RunOutput { run! }
   var x0: Double { Self.left }
   var x1: Double { Self.width - Self.right }
   var columns: Int { Int(x1 - x0) }
 
-  public init(_ output: RunOutput) { self.output = output }
+  public init(_ output: RunOutput) {
+    run = output
+    bars = output.bars
+    equitySeries = output.run.result.equity
+    comparisonSeries = output.benchmark.equity
+    names = ("strategy", "buy & hold")
+    initialCash = output.run.result.initialCash
+  }
+
+  /// Equity and monthly charts over a timeline, without prices or trades.
+  public init(timeline: BarSeries, equity: ContiguousArray<Double>, comparison: ContiguousArray<Double>?,
+              names: (equity: String, comparison: String), initialCash: Double) {
+    run = nil
+    bars = timeline
+    equitySeries = equity
+    comparisonSeries = comparison
+    self.names = names
+    self.initialCash = initialCash
+  }
 
   func x(_ i: Int) -> Double { n <= 1 ? x0 : x0 + Double(i) / Double(n - 1) * (x1 - x0) }
 
@@ -54,7 +81,6 @@ public struct RunCharts {
     }
     svg.line(x0, bottom, x1, bottom, attributes: "class=\"axis\"")
     guard dates, n > 1 else { return }
-    let bars = output.bars
     let spanDays = Int(bars.day[n - 1]) - Int(bars.day[0])
     var last = ""
     var lastX = -100.0
@@ -207,27 +233,31 @@ public struct RunCharts {
   // MARK: Equity and drawdown
 
   public func equity() -> String {
-    let r = output.run.result
     let height = 330.0, top = 44.0, bottom = 220.0, ddTop = 240.0, ddBottom = 310.0
     var vmin = Double.infinity, vmax = -Double.infinity
-    for e in r.equity { vmin = min(vmin, e); vmax = max(vmax, e) }
-    for e in output.benchmark.equity { vmin = min(vmin, e); vmax = max(vmax, e) }
+    for e in equitySeries { vmin = min(vmin, e); vmax = max(vmax, e) }
+    for e in comparisonSeries ?? [] { vmin = min(vmin, e); vmax = max(vmax, e) }
     let pad = (vmax - vmin) * 0.05 + 1
     vmin -= pad; vmax += pad
-    var svg = open(height, "Equity (strategy and buy & hold) and drawdown", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "equity")
+    var svg = open(height, "Equity (\(names.equity)\(comparisonSeries == nil ? "" : " and " + names.comparison)) and drawdown", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "equity")
     axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { HumanFormat.money($0).replacingOccurrences(of: ".00", with: "") }, dates: false)
-    svg.polyline(lineSeries(output.benchmark.equity, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
-                 attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
-    svg.polyline(lineSeries(r.equity, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
-    let dd = drawdowns(r.equity)
+    if let comparison = comparisonSeries {
+      svg.polyline(lineSeries(comparison, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
+                   attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
+    }
+    svg.polyline(lineSeries(equitySeries, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
+    let dd = drawdowns(equitySeries)
     let worst = min(-0.01, dd.min() ?? 0)
     axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
     var area = lineSeries(dd, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0)
     if let first = area.first, let last = area.last { area = [(first.0, ddTop)] + area + [(last.0, ddTop)] }
     svg.raw("<polygon fill=\"#FF3B30\" fill-opacity=\"0.25\" stroke=\"#FF3B30\" stroke-width=\"1\" points=\""
       + area.map { SVGBuilder.coordinate($0.0) + "," + SVGBuilder.coordinate($0.1) }.joined(separator: " ") + "\"/>")
-    svg.line(x0 + 300, 30, x0 + 316, 30, attributes: "stroke=\"#0071E3\" stroke-width=\"2\""); svg.label("strategy", x: x0 + 320, y: 34)
-    svg.line(x0 + 390, 30, x0 + 406, 30, attributes: "stroke=\"#8e8e93\" stroke-width=\"2\" stroke-dasharray=\"5 3\""); svg.label("buy & hold", x: x0 + 410, y: 34)
+    svg.line(x0 + 300, 30, x0 + 316, 30, attributes: "stroke=\"#0071E3\" stroke-width=\"2\""); svg.label(names.equity, x: x0 + 320, y: 34)
+    if comparisonSeries != nil {
+      let at = x0 + 330 + 6.5 * Double(names.equity.count)
+      svg.line(at, 30, at + 16, 30, attributes: "stroke=\"#8e8e93\" stroke-width=\"2\" stroke-dasharray=\"5 3\""); svg.label(names.comparison, x: at + 20, y: 34)
+    }
     svg.label("drawdown", x: x0 + 4, y: ddBottom - 4)
     svg.raw("</svg>")
     return svg.text
@@ -237,9 +267,9 @@ public struct RunCharts {
 
   /// Returns by (year, month) from month-end equity; the first month is against the initial cash.
   public var monthlyReturns: [(year: Int, month: Int, value: Double)] {
-    let bars = output.bars, equity = output.run.result.equity
+    let equity = equitySeries
     var out: [(Int, Int, Double)] = []
-    var previous = output.run.result.initialCash
+    var previous = initialCash
     for i in 0..<n {
       let c = CivilDate.components(days: Int(bars.day[i]))
       let last = i == n - 1 || { let d = CivilDate.components(days: Int(bars.day[i + 1])); return d.month != c.month || d.year != c.year }()

@@ -1,0 +1,223 @@
+import Foundation
+
+/// One asset of a portfolio run file (`data.assets`), paths resolved.
+public struct AssetSettings: Sendable, Equatable {
+  public var symbol: String
+  public var bars: String
+  public var dividends: String?
+  public var expenseRatio: Double
+  public var weight: Double
+}
+
+/// Money added to or taken from the account after the initial cash (`portfolio.contributions`).
+public enum ContributionPlan: Sendable, Equatable {
+  case none
+  /// Each month's net of the ledger, invested at the first bar of the next month.
+  case ledger
+  /// A fixed deposit on this day of every month after the first (DCA).
+  case monthly(amount: Double, day: Int)
+}
+
+/// A run file whose strategy is `portfolio`: target weights over several
+/// assets, with dividends, costs and cash flows.
+public struct PortfolioRunConfig: Sendable {
+  public var name: String
+  public var configFile: String
+  public var description: String?
+  public var timeZone: TimeZone
+  public var startDay: Int?
+  public var endDay: Int?
+  public var assets: [AssetSettings]
+  public var settings: PortfolioSettings
+  public var contributions: ContributionPlan
+  /// The income/expense ledger (`portfolio.ledger`), resolved.
+  public var ledger: String?
+  public var report: ReportSettings
+
+  /// `portfolio:` keys that only this strategy reads.
+  public static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
+
+  /// Whether a parsed run file names the portfolio strategy.
+  public static func isPortfolio(_ root: YAMLNode) -> Bool {
+    guard case .mapping(let entries) = root.kind, let strategy = entries.first(where: { $0.key == "strategy" })?.value,
+          case .mapping(let keys) = strategy.kind, let type = keys.first(where: { $0.key == "type" })?.value,
+          case .scalar(let name, _) = type.kind else { return false }
+    return name == "portfolio"
+  }
+
+  /// Reads an already parsed run file.
+  ///
+  /// - Throws: `InputError` with the file, line and column of the first problem.
+  public static func parse(document root: YAMLNode, file: String) throws -> PortfolioRunConfig {
+    let table = try ConfigTable(root, path: "")
+    let directory = (file as NSString).deletingLastPathComponent
+    let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
+
+    let data = try table.table("data")
+    let zoneName = try data.string("timezone", default: "UTC")!
+    guard let zone = TimeZone(identifier: zoneName) else {
+      throw InputError("expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found '\(zoneName)'",
+                       at: data.node("timezone")!.location)
+    }
+    func day(_ key: String) throws -> Int? {
+      guard let text = try data.string(key) else { return nil }
+      let bytes = Array(text.utf8)
+      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
+        throw InputError("expected a date YYYY-MM-DD for 'data.\(key)', found '\(text)'", at: data.node(key)!.location)
+      }
+      return d
+    }
+    let startDay = try day("start"), endDay = try day("end")
+    let description = try data.string("description")
+
+    let portfolio = try table.table("portfolio")
+    let defaultExpense = try RunConfig.readExpenseRatio(portfolio)
+    var assets: [AssetSettings] = []
+    if let list = data.node("assets") {
+      guard case .sequence(let items) = list.kind, !items.isEmpty else {
+        throw InputError("expected a list of assets like [{symbol: VTI, bars: VTI.csv}] for 'data.assets', found \(list.typeDescription)",
+                         at: list.location)
+      }
+      for item in items {
+        let a = try ConfigTable(item, path: "data.assets")
+        guard let symbol = try a.string("symbol"), let bars = try a.string("bars") else {
+          throw InputError("expected each asset to give 'symbol' and 'bars'", at: item.location)
+        }
+        if assets.contains(where: { $0.symbol == symbol }) {
+          throw InputError("asset '\(symbol)' is listed twice", at: a.node("symbol")!.location)
+        }
+        let expense = try a.fraction("expense_ratio", default: defaultExpense, expected: "an annual fraction from 0 to 1",
+                                     where: { $0 >= 0 && $0 < 1 }) ?? 0
+        assets.append(AssetSettings(symbol: symbol, bars: resolvePath(bars, relativeTo: directory),
+                                    dividends: try a.string("dividends").map { resolvePath($0, relativeTo: directory) },
+                                    expenseRatio: expense, weight: 0))
+        try a.finish()
+      }
+      if let key = ["bars", "dividends", "symbol"].first(where: data.contains) {
+        throw InputError("give either data.assets or data.\(key), not both", at: data.entries.first { $0.key == key }!.keyLocation)
+      }
+    } else {
+      guard let bars = try data.string("bars") else {
+        throw InputError("missing 'data.assets' (or 'data.bars' for one asset); expected the bar files of the portfolio", at: data.location)
+      }
+      let path = resolvePath(bars, relativeTo: directory)
+      let symbol = try data.string("symbol") ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+      assets.append(AssetSettings(symbol: symbol, bars: path,
+                                  dividends: try data.string("dividends").map { resolvePath($0, relativeTo: directory) },
+                                  expenseRatio: defaultExpense, weight: 0))
+    }
+    try data.finish()
+
+    let strategy = try table.table("strategy")
+    _ = try strategy.string("type")
+    if let node = strategy.node("weights") {
+      guard case .mapping(let entries) = node.kind else {
+        throw InputError("expected a mapping like {VTI: 60%, BND: 40%} for 'strategy.weights', found \(node.typeDescription)", at: node.location)
+      }
+      let weights = try ConfigTable(node, path: "strategy.weights")
+      for entry in entries {
+        guard let k = assets.firstIndex(where: { $0.symbol == entry.key }) else {
+          let hint = closestMatch(to: entry.key, in: assets.map(\.symbol)).map { "; did you mean '\($0)'?" } ?? ""
+          throw InputError("'\(entry.key)' is not one of the assets (\(assets.map(\.symbol).joined(separator: ", ")))\(hint)",
+                           at: entry.keyLocation)
+        }
+        assets[k].weight = try weights.fraction(entry.key, default: nil, expected: "a weight in (0, 1]", where: { $0 > 0 && $0 <= 1 }) ?? 0
+      }
+      if let missing = assets.first(where: { $0.weight == 0 }) {
+        throw InputError("no weight for asset '\(missing.symbol)'; give every asset a weight", at: node.location)
+      }
+      let total = assets.reduce(0) { $0 + $1.weight }
+      if total > 1 + 1e-9 {
+        throw InputError("the weights add up to \(formatPercentPlain(total)); expected at most 100% (the rest stays in cash)", at: node.location)
+      }
+    } else if assets.count == 1 {
+      assets[0].weight = 1
+    } else {
+      throw InputError("missing 'strategy.weights'; expected a weight per asset like {\(assets.map { "\($0.symbol): \(formatPercentPlain(1 / Double(assets.count)))" }.joined(separator: ", "))}",
+                       at: strategy.location)
+    }
+    var settings = PortfolioSettings()
+    if let node = strategy.node("rebalance") {
+      switch node.kind {
+      case .scalar(let text, _):
+        let rules: [String: RebalanceRule] = ["never": .never, "monthly": .monthly, "quarterly": .quarterly, "annually": .annually]
+        guard let rule = rules[text] else {
+          let names = ["never", "monthly", "quarterly", "annually"]
+          let hint = closestMatch(to: text, in: names).map { "; did you mean '\($0)'?" } ?? ""
+          throw InputError("expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found '\(text)'\(hint)",
+                           at: node.location)
+        }
+        settings.rebalance = rule
+      case .mapping:
+        let r = try ConfigTable(node, path: "strategy.rebalance")
+        guard let drift = try r.fraction("drift", default: nil, expected: "a threshold in (0, 1)", where: { $0 > 0 && $0 < 1 }) else {
+          throw InputError("expected {drift: 5%} for 'strategy.rebalance'", at: node.location)
+        }
+        try r.finish()
+        settings.rebalance = .drift(drift)
+      default:
+        throw InputError("expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found \(node.typeDescription)",
+                         at: node.location)
+      }
+    }
+    try strategy.finish()
+
+    for key in ["sizing", "intrabar_rule"] where portfolio.contains(key) {
+      throw InputError("'portfolio.\(key)' applies to swing strategies; the portfolio strategy sizes by strategy.weights",
+                       at: portfolio.entries.first { $0.key == key }!.keyLocation)
+    }
+    let broker = try RunConfig.readBroker(portfolio)
+    settings.initialCash = broker.initialCash
+    settings.commission = broker.commission
+    settings.slippageBasisPoints = broker.slippageBasisPoints
+    settings.drip = try portfolio.choice("drip", ["true", "false"], default: "false") == "true"
+    settings.fractionalShares = try portfolio.choice("fractional_shares", ["true", "false"], default: "false") == "true"
+    let ledger = try portfolio.string("ledger").map { resolvePath($0, relativeTo: directory) }
+    var contributions: ContributionPlan = ledger == nil ? .none : .ledger
+    if let node = portfolio.node("contributions") {
+      switch node.kind {
+      case .scalar("ledger", _):
+        guard ledger != nil else {
+          throw InputError("'contributions: ledger' needs 'portfolio.ledger', the path of a date,amount,category,note file", at: node.location)
+        }
+        contributions = .ledger
+      case .scalar("none", _):
+        contributions = .none
+      case .mapping:
+        let c = try ConfigTable(node, path: "portfolio.contributions")
+        guard let amount = try c.double("monthly", where: { $0 != 0 }, expected: "an amount per month (negative to withdraw)") else {
+          throw InputError("expected {monthly: 500} (and optionally day: 1-31) for 'portfolio.contributions'", at: node.location)
+        }
+        let day = try c.int("day", default: 1, in: 1...31)!
+        try c.finish()
+        contributions = .monthly(amount: amount, day: day)
+      default:
+        throw InputError("expected ledger, none or {monthly: 500, day: 1} for 'portfolio.contributions', found \(node.typeDescription)",
+                         at: node.location)
+      }
+    }
+    try portfolio.finish()
+
+    let report = try RunConfig.readReport(try table.table("report"), name: name, directory: directory)
+    try table.finish()
+    return PortfolioRunConfig(name: name, configFile: file, description: description, timeZone: zone, startDay: startDay,
+                              endDay: endDay, assets: assets, settings: settings, contributions: contributions, ledger: ledger,
+                              report: report)
+  }
+}
+
+/// A run file of either kind.
+public enum AnyRunConfig: Sendable {
+  case swing(RunConfig)
+  case portfolio(PortfolioRunConfig)
+
+  /// Reads a run file's text, applying `--set key.path=value` overrides first.
+  public static func parse(_ text: String, file: String, overrides: [String] = []) throws -> AnyRunConfig {
+    var root = try YAMLReader.parse(text, file: file)
+    for (k, override) in overrides.enumerated() {
+      root = try RunConfig.applyOverride(override, index: k, to: root)
+    }
+    if PortfolioRunConfig.isPortfolio(root) { return .portfolio(try PortfolioRunConfig.parse(document: root, file: file)) }
+    return .swing(try RunConfig.parse(document: root, file: file))
+  }
+}

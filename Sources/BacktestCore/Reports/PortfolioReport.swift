@@ -1,0 +1,286 @@
+import Foundation
+
+/// The report files of a portfolio run: `equity.csv`, `orders.csv`,
+/// `assets.csv`, `cashflow.csv` (with a ledger), `summary.json`, `report.md`
+/// with its SVG charts, and `report.html`. Only formats text.
+public enum PortfolioReport {
+  public static func files(_ output: PortfolioOutput) -> [ReportFile] {
+    var files: [ReportFile] = []
+    let formats = output.config.report.formats
+    if formats.contains(.csv) {
+      files.append(ReportFile(name: "equity.csv", contents: equityCSV(output)))
+      files.append(ReportFile(name: "orders.csv", contents: ordersCSV(output)))
+      files.append(ReportFile(name: "assets.csv", contents: assetsCSV(output)))
+      if let ledger = output.ledger { files.append(ReportFile(name: "cashflow.csv", contents: cashflowCSV(ledger))) }
+    }
+    if formats.contains(.json) { files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n")) }
+    if formats.contains(.markdown) {
+      let charts = self.charts(output)
+      files.append(ReportFile(name: "report.md", contents: markdown(output)))
+      files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
+      files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
+    }
+    if formats.contains(.html) { files.append(ReportFile(name: "report.html", contents: html(output))) }
+    return files
+  }
+
+  /// Equity charts: the growth of the initial cash at the time-weighted return
+  /// (drawdowns and monthly returns from it), beside the account's value.
+  public static func charts(_ output: PortfolioOutput) -> RunCharts {
+    let r = output.result
+    let hasFlows = r.flow.dropFirst().contains { $0 != 0 }
+    let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
+    let initial = output.config.settings.initialCash
+    return RunCharts(timeline: r.timeline, equity: ContiguousArray(index.map { $0 * initial }), comparison: hasFlows ? r.equity : nil,
+                     names: (hasFlows ? "growth of the initial cash (TWR)" : "portfolio", "account value (with deposits)"),
+                     initialCash: initial)
+  }
+
+  public static func equityCSV(_ output: PortfolioOutput) -> String {
+    let r = output.result, bars = r.timeline
+    let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
+    let dd = drawdowns(index)
+    var out = TextBuffer(capacity: bars.count * (90 + 40 * output.assets.count))
+    out.append("time,equity,cash,flow,dividends,drawdown,twr_index")
+    for a in output.assets { out.append(",shares_" + a.symbol + ",value_" + a.symbol) }
+    out.append(byte: 10)
+    for i in bars.indices {
+      bars.appendLabel(i, to: &out)
+      for v in [r.equity[i], r.cash[i], r.flow[i], r.dividends[i], dd[i], index[i]] { out.append(byte: 44); out.append(v) }
+      for a in output.assets.indices {
+        let shares = r.shares[a][i]
+        out.append(byte: 44); out.append(count: shares)
+        out.append(byte: 44); out.append(shares == 0 ? 0 : shares * r.prices[a][i])
+      }
+      out.append(byte: 10)
+    }
+    return out.string
+  }
+
+  public static func ordersCSV(_ output: PortfolioOutput) -> String {
+    let r = output.result
+    var out = "time,symbol,side,shares,price,value,fee,reason\n"
+    for f in r.fills {
+      out += r.timeline.timeLabel(f.bar) + "," + csvField(output.assets[f.asset].symbol) + "," + (f.shares > 0 ? "BUY" : "SELL") + ","
+        + formatNumber(abs(f.shares)) + "," + f.price.description + "," + (abs(f.shares) * f.price).description + ","
+        + formatNumber(f.fee) + "," + f.reason.rawValue + "\n"
+    }
+    return out
+  }
+
+  public static let assetColumns = "symbol,target_weight,shares,price,value,allocation,bought,sold,dividends,dividends_pending,fees,expense_drag,pnl,return,contribution,initial_investment,cost_basis,frequency,trailing_yield,yield_on_cost,forward_annual_dividend,next_ex_date_estimate"
+
+  public static func assetsCSV(_ output: PortfolioOutput) -> String {
+    var out = assetColumns + "\n"
+    for a in output.summary.assets {
+      let t = a.totals, p = a.dividendProfile
+      let cells: [String] = [
+        csvField(a.symbol), a.targetWeight.description, formatNumber(a.shares), formatCell(a.price), a.value.description, a.allocation.description,
+        t.bought.description, t.sold.description, t.dividends.description, t.dividendsPending.description, t.fees.description,
+        t.expenseDrag.description, a.pnl.description, a.returnOnInvested.map(\.description) ?? "", a.contribution.description,
+        t.initialInvestment.description, t.costBasis.description, p.frequency.rawValue, a.trailingYield.map(\.description) ?? "",
+        a.yieldOnCost.map(\.description) ?? "", p.forwardAnnual.map { ($0 * a.shares).description } ?? "",
+        p.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "",
+      ]
+      out += cells.joined(separator: ",") + "\n"
+    }
+    return out
+  }
+
+  public static func cashflowCSV(_ ledger: CashFlowLedger) -> String {
+    var out = "month,income,expenses,net\n"
+    for m in ledger.monthly {
+      out += String(CivilDate.isoDate(days: m.month).prefix(7)) + "," + m.income.description + "," + m.expenses.description + "," + m.net.description + "\n"
+    }
+    return out
+  }
+
+  public static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
+    let s = output.summary, p = s.performance, c = output.config, r = output.result
+    let fields: [(String, JSONValue)] = [
+      ("final_equity", .number(s.finalEquity)), ("deposited", .number(s.deposited)), ("withdrawn", .number(s.withdrawn)),
+      ("total_pnl", .number(s.totalPnl)), ("twr", .number(s.twr)), ("xirr", .optional(s.xirr)),
+      ("total_return", .number(p.totalReturn)), ("cagr", .optional(p.cagr)), ("max_drawdown", .number(p.maxDrawdown)),
+      ("longest_drawdown_bars", .integer(p.longestDrawdownBars)), ("sharpe", .optional(p.sharpe)), ("sortino", .optional(p.sortino)),
+      ("exposure", .number(p.exposure)), ("dividend_income", .number(s.dividendIncome)), ("dividends_pending", .number(s.dividendsPending)),
+      ("fees", .number(s.fees)), ("commissions", .number(s.commissions)), ("expense_drag", .number(s.expenseDrag)),
+      ("trailing_yield", .optional(s.trailingYield)), ("yield_on_cost", .optional(s.yieldOnCost)),
+      ("forward_annual_dividend", .number(s.forwardAnnualDividend)), ("weighted_return", .optional(s.weightedReturn)),
+      ("rebalances", .integer(s.rebalances)), ("fills", .integer(s.fills)), ("unpaid_withdrawals", .number(r.unpaidWithdrawals)),
+      ("bars", .integer(p.bars)), ("days", .integer(p.days)),
+    ]
+    let assets: [JSONValue] = s.assets.map { a in
+      let d = a.dividendProfile
+      return .object([
+        ("symbol", .string(a.symbol)), ("target_weight", .number(a.targetWeight)), ("shares", .number(a.shares)),
+        ("value", .number(a.value)), ("allocation", .number(a.allocation)), ("pnl", .number(a.pnl)),
+        ("return", .optional(a.returnOnInvested)), ("contribution", .number(a.contribution)),
+        ("dividend_income", .number(a.totals.dividends)), ("fees", .number(a.totals.fees + a.totals.expenseDrag)),
+        ("dividends", dividendJSON(d, shares: a.shares, trailingYield: a.trailingYield, yieldOnCost: a.yieldOnCost)),
+      ])
+    }
+    let run: [(String, JSONValue)] = [
+      ("name", .string(c.name)), ("strategy", .string("portfolio")), ("rebalance", .string(c.settings.rebalance.description)),
+      ("drip", .bool(c.settings.drip)), ("fractional_shares", .bool(c.settings.fractionalShares)),
+      ("contributions", .string(describe(c.contributions))), ("initial_cash", .number(c.settings.initialCash)),
+      ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
+    ]
+    var all = fields + [("assets", .array(assets))]
+    if let ledger = output.ledger {
+      all.append(("cash_flows", .object([
+        ("income", .number(ledger.entries.reduce(0) { $0 + max(0, $1.amount) })),
+        ("expenses", .number(ledger.entries.reduce(0) { $0 + min(0, $1.amount) })),
+        ("by_category", .object(ledger.byCategory.map { ($0.category, .number($0.net)) })),
+      ])))
+    }
+    all.append(("run", .object(run)))
+    return .object(all)
+  }
+
+  /// The dividend figures of one holding; the estimates say so in their names.
+  static func dividendJSON(_ d: DividendProfile, shares: Double, trailingYield: Double?, yieldOnCost: Double?) -> JSONValue {
+    .object([
+      ("frequency", .string(d.frequency.rawValue)), ("last_ex_date", d.last.map { .string(CivilDate.isoDate(days: $0.exDay)) } ?? .null),
+      ("last_amount", .optional(d.last?.amount)), ("trailing_12m_per_share", .number(d.trailingTwelveMonths)),
+      ("trailing_yield", .optional(trailingYield)), ("yield_on_cost", .optional(yieldOnCost)),
+      ("forward_annual_dividend_estimate", .optional(d.forwardAnnual.map { $0 * shares })),
+      ("next_ex_date_estimate", d.nextExDayEstimate.map { .string(CivilDate.isoDate(days: $0)) } ?? .null),
+    ])
+  }
+
+  static func describe(_ plan: ContributionPlan) -> String {
+    switch plan {
+    case .none: "none"
+    case .ledger: "each month's ledger net, at the first bar of the next month"
+    case .monthly(let amount, let day): "\(HumanFormat.money(amount)) on day \(day) of each month"
+    }
+  }
+
+  static func weightsText(_ output: PortfolioOutput) -> String {
+    output.assets.map { "\($0.symbol) \(formatPercentPlain($0.weight))" }.joined(separator: ", ")
+  }
+
+  public static func markdown(_ output: PortfolioOutput) -> String {
+    let c = output.config, s = output.summary, p = s.performance, r = output.result, bars = r.timeline
+    var md = "# Portfolio: \(c.name)\n\n"
+    if let d = c.description { md += "> \(d)\n\n" }
+    md += "## Run\n\n| | |\n|---|---|\n"
+    md += "| Assets | \(weightsText(output)) |\n"
+    for a in c.assets { md += "| \(a.symbol) | `\(a.bars)`\(a.dividends.map { ", dividends `\($0)`" } ?? "")\(a.expenseRatio > 0 ? ", expense ratio \(formatPercentPlain(a.expenseRatio))" : "") |\n" }
+    md += "| Bars | \(HumanFormat.integer(bars.count)) (\(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))) |\n"
+    md += "| Rebalance | \(c.settings.rebalance) |\n"
+    md += "| Dividends | \(c.settings.drip ? "reinvested (DRIP) at the first bar on or after the pay date" : "paid to cash") |\n"
+    md += "| Shares | \(c.settings.fractionalShares ? "fractional (to a millionth)" : "whole") |\n"
+    md += "| Initial cash | \(HumanFormat.money(c.settings.initialCash)) |\n"
+    md += "| Contributions | \(describe(c.contributions)) |\n"
+    md += "| Commission | \(MarkdownReport.describe(c.settings.commission)) |\n"
+    md += "| Slippage | \(formatPlain(c.settings.slippageBasisPoints)) bps |\n\n"
+    md += "## Charts\n\n![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n"
+
+    md += "## Performance\n\n| Metric | Value |\n|---|---:|\n"
+    let rows: [(String, String)] = [
+      ("Final equity", HumanFormat.money(s.finalEquity)), ("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited)),
+      ("Withdrawn", HumanFormat.money(s.withdrawn)), ("Total P&L", HumanFormat.money(s.totalPnl)),
+      ("Time-weighted return (TWR)", HumanFormat.percent(s.twr)), ("Money-weighted return (XIRR, a year)", HumanFormat.percent(s.xirr)),
+      ("CAGR (of the TWR)", HumanFormat.percent(p.cagr)), ("Max drawdown", HumanFormat.percent(p.maxDrawdown)),
+      ("Sharpe", HumanFormat.ratio(p.sharpe)), ("Sortino", HumanFormat.ratio(p.sortino)),
+      ("Dividend income", HumanFormat.money(s.dividendIncome)), ("Fees (commissions and expense drag)", HumanFormat.money(s.fees)),
+      ("Commissions", HumanFormat.money(s.commissions)), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag)),
+      ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn)),
+      ("Rebalances", HumanFormat.integer(s.rebalances)), ("Fills", HumanFormat.integer(s.fills)),
+    ]
+    for (name, value) in rows { md += "| \(name) | \(value) |\n" }
+    md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains each bar's `(equity − flow) / previous equity`; "
+    md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
+    md += "Drawdowns, Sharpe and Sortino are those of the TWR.\n\n"
+
+    md += "## Assets\n\n| Asset | Target | Allocation | Shares | Value | Invested | Dividends | Fees | P&L | Return | Contribution |\n"
+    md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    for a in s.assets {
+      md += "| \(a.symbol) | \(HumanFormat.percent(a.targetWeight)) | \(HumanFormat.percent(a.allocation)) | \(formatPlain(a.shares)) | "
+      md += "\(HumanFormat.money(a.value)) | \(HumanFormat.money(a.totals.bought)) | \(HumanFormat.money(a.totals.dividends)) | "
+      md += "\(HumanFormat.money(a.totals.fees + a.totals.expenseDrag)) | \(HumanFormat.money(a.pnl)) | \(HumanFormat.percent(a.returnOnInvested)) | "
+      md += "\(HumanFormat.percent(a.contribution)) |\n"
+    }
+    md += "| Cash | | \(HumanFormat.percent(s.finalEquity > 0 ? r.cash[r.cash.count - 1] / s.finalEquity : nil)) | | \(HumanFormat.money(r.cash[r.cash.count - 1])) | | | | | | |\n\n"
+    md += "Return is P&L over the money put into the asset; contribution is P&L over all the money deposited.\n\n"
+
+    if output.assets.contains(where: { !$0.dividends.isEmpty }) {
+      md += "## Dividends\n\n| Asset | Frequency | Last ex-date | Last amount | Trailing 12 m | Trailing yield | Yield on cost | Forward annual (estimate) | Next ex-date (estimate) |\n"
+      md += "|---|---|---|---:|---:|---:|---:|---:|---|\n"
+      for a in s.assets {
+        let d = a.dividendProfile
+        md += "| \(a.symbol) | \(d.frequency.rawValue) | \(d.last.map { CivilDate.isoDate(days: $0.exDay) } ?? "—") | "
+        md += "\(d.last.map { formatPlain($0.amount) } ?? "—") | \(formatPlain(d.trailingTwelveMonths)) | \(HumanFormat.percent(a.trailingYield)) | "
+        md += "\(HumanFormat.percent(a.yieldOnCost)) | \(d.forwardAnnual.map { HumanFormat.money($0 * a.shares) } ?? "—") | "
+        md += "\(d.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "—") |\n"
+      }
+      md += "\nPortfolio: trailing yield \(HumanFormat.percent(s.trailingYield)), yield on cost \(HumanFormat.percent(s.yieldOnCost)), "
+      md += "forward annual dividend \(HumanFormat.money(s.forwardAnnualDividend)) (an estimate: the last amount × payments a year × shares held). "
+      if s.dividendsPending > 0 { md += "\(HumanFormat.money(s.dividendsPending)) earned but paid after the last bar is not in the equity. " }
+      md += "The frequency comes from the spacing of the ex-dates; the next ex-date adds that period to the last one.\n\n"
+    }
+
+    if let ledger = output.ledger {
+      md += "## Cash flows\n\n| Month | Income | Expenses | Net |\n|---|---:|---:|---:|\n"
+      for m in ledger.monthly {
+        md += "| \(CivilDate.isoDate(days: m.month).prefix(7)) | \(HumanFormat.money(m.income)) | \(HumanFormat.money(m.expenses)) | \(HumanFormat.money(m.net)) |\n"
+      }
+      md += "\n| Category | Entries | Income | Expenses | Net |\n|---|---:|---:|---:|---:|\n"
+      for k in ledger.byCategory {
+        md += "| \(k.category) | \(k.entries) | \(HumanFormat.money(k.income)) | \(HumanFormat.money(k.expenses)) | \(HumanFormat.money(k.net)) |\n"
+      }
+      md += "\n"
+    }
+
+    md += "## Orders\n\n| # | Time | Asset | Side | Shares | Price | Value | Fee | Reason |\n|---:|---|---|---|---:|---:|---:|---:|---|\n"
+    for (k, f) in r.fills.prefix(MarkdownReport.tradeListLimit).enumerated() {
+      md += "| \(k + 1) | \(bars.timeLabel(f.bar)) | \(output.assets[f.asset].symbol) | \(f.shares > 0 ? "BUY" : "SELL") | \(formatPlain(abs(f.shares))) | "
+      md += "\(HumanFormat.price(f.price)) | \(HumanFormat.money(abs(f.shares) * f.price)) | \(HumanFormat.money(f.fee)) | \(f.reason.rawValue) |\n"
+    }
+    if r.fills.count > MarkdownReport.tradeListLimit { md += "\nThe first \(MarkdownReport.tradeListLimit) of \(r.fills.count) fills; all are in orders.csv.\n" }
+    return md
+  }
+
+  public static func html(_ output: PortfolioOutput) -> String {
+    let c = output.config, s = output.summary, p = s.performance, bars = output.result.timeline
+    let charts = self.charts(output)
+    func e(_ x: String) -> String { SVGBuilder.escape(x) }
+    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+    h += "<title>Portfolio: \(e(c.name))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
+    h += "<h1>Portfolio: \(e(c.name))</h1>\n<p class=\"note\">\(e(weightsText(output))), rebalance \(e(c.settings.rebalance.description)), "
+    h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
+    if let d = c.description {
+      h += "<p>" + (d.uppercased().contains("SYNTHETIC") ? "<span class=\"synthetic\">synthetic data</span> " : "") + e(d) + "</p>\n"
+    }
+    let tiles: [(String, String, String)] = [
+      ("Final equity", HumanFormat.money(s.finalEquity), "deposited " + HumanFormat.money(s.deposited)),
+      ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)),
+      ("XIRR", HumanFormat.percent(s.xirr), "money-weighted, a year"),
+      ("Max drawdown", HumanFormat.percent(p.maxDrawdown), "Sharpe " + HumanFormat.ratio(p.sharpe)),
+      ("Dividends", HumanFormat.money(s.dividendIncome), "yield on cost " + HumanFormat.percent(s.yieldOnCost)),
+      ("Fees", HumanFormat.money(s.fees), "expense drag " + HumanFormat.money(s.expenseDrag)),
+    ]
+    h += "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
+    h += "<div class=\"card\">\(charts.equity())</div>\n<div class=\"card\">\(charts.monthly())</div>\n"
+    h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
+    for a in s.assets {
+      h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"
+      h += "<td>\(HumanFormat.money(a.value))</td><td>\(HumanFormat.money(a.totals.dividends))</td><td>\(HumanFormat.money(a.totals.fees + a.totals.expenseDrag))</td>"
+      h += "<td>\(HumanFormat.money(a.pnl))</td><td>\(HumanFormat.percent(a.returnOnInvested))</td><td>\(HumanFormat.percent(a.contribution))</td></tr>"
+    }
+    h += "</table></div>\n"
+    if let ledger = output.ledger {
+      h += "<div class=\"card\"><h2>Cash flows</h2><table><tr><th>Month</th><th>Income</th><th>Expenses</th><th>Net</th></tr>"
+      for m in ledger.monthly {
+        h += "<tr><td>\(CivilDate.isoDate(days: m.month).prefix(7))</td><td>\(HumanFormat.money(m.income))</td><td>\(HumanFormat.money(m.expenses))</td><td>\(HumanFormat.money(m.net))</td></tr>"
+      }
+      h += "</table><table><tr><th>Category</th><th>Entries</th><th>Net</th></tr>"
+      for k in ledger.byCategory { h += "<tr><td>\(e(k.category))</td><td>\(k.entries)</td><td>\(HumanFormat.money(k.net))</td></tr>" }
+      h += "</table></div>\n"
+    }
+    h += "<p class=\"note\">TWR chains each bar's (equity − flow) / previous equity; XIRR zeroes the dated flows and the final equity (actual/365). "
+    h += "Every figure is in summary.json; every fill in orders.csv.</p>\n</main></body></html>\n"
+    return h
+  }
+}
