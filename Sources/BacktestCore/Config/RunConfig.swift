@@ -67,6 +67,9 @@ public struct RunConfig: Sendable {
   /// Reads an already parsed run-file document.
   public static func parse(document root: YAMLNode, file: String) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
+    if PortfolioRunConfig.isPortfolio(root) {
+      _ = try StrategyRegistry.configure(try table.table("strategy"))  // throws: this command does not run the portfolio strategy
+    }
     table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
 

@@ -315,7 +315,7 @@ public enum PortfolioEngine {
           if flow > 0 {
             for a in weighted { fill(t, a, affordable(t, a, flow * assets[a].weight), .contribution) }
           }
-          if cash < 0 { raiseCash(t) }
+          if flow < 0 && cash < 0 { raiseCash(t) }
           if settings.drip {
             for a in 0..<m where dripCash[a] > 0 && at[a][t] >= 0 {
               fill(t, a, affordable(t, a, dripCash[a]), .dividendReinvestment)

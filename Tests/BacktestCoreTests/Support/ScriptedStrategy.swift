@@ -24,10 +24,11 @@ struct ScriptedStrategy: Strategy {
 }
 
 /// Runs scripted signals over hand-made bars.
-func runScripted(_ bars: BarSeries, _ signals: [Int: Signal], broker: BrokerSettings = BrokerSettings())
+func runScripted(_ bars: BarSeries, _ signals: [Int: Signal], broker: BrokerSettings = BrokerSettings(),
+                 account: AccountEvents? = nil)
   -> (result: BacktestResult, strategy: ScriptedStrategy)
 {
   var s = ScriptedStrategy(parameters: .init(signals: signals), bars: bars)
-  let result = Engine.run(&s, bars: bars, broker: broker)
+  let result = Engine.run(&s, bars: bars, broker: broker, account: account)
   return (result, s)
 }

@@ -1,0 +1,392 @@
+import BacktestCore
+import Foundation
+import Testing
+
+/// Flat daily bars (open = high = low = close) from 2024-01-01, one per calendar day.
+func flatBars(_ closes: [Double], from first: Int = CivilDate.days(year: 2024, month: 1, day: 1)) -> BarSeries {
+  var bars = BarSeries(source: "hand")
+  for (k, c) in closes.enumerated() {
+    let day = first + k
+    bars.append(time: Int64(day) * 86_400, day: Int32(day), open: c, high: c, low: c, close: c, volume: 0,
+                label: Array(CivilDate.isoDate(days: day).utf8))
+  }
+  return bars
+}
+
+func day(_ text: String) -> Int {
+  let p = text.split(separator: "-").map { Int($0)! }
+  return CivilDate.days(year: p[0], month: p[1], day: p[2])
+}
+
+@Suite("Money-weighted and time-weighted returns")
+struct ReturnsWithFlowsTests {
+  @Test("XIRR reproduces the spreadsheet reference example (37.34%)")
+  func spreadsheetExample() throws {
+    // The XIRR example of spreadsheet documentation: -10,000 on 2008-01-01, then 2,750, 4,250, 3,250, 2,750.
+    let flows = [("2008-01-01", -10_000.0), ("2008-03-01", 2_750), ("2008-10-30", 4_250), ("2009-02-15", 3_250),
+                 ("2009-04-01", 2_750)].map { DatedAmount(day: day($0.0), amount: $0.1) }
+    let r = try #require(xirr(flows))
+    // Shown rounded as 0.373362535; the root to 10 digits is 0.3733625335.
+    #expect(abs(r - 0.3733625335) < 1e-10)
+  }
+
+  @Test("XIRR of cases worked by hand: one year at 10%, two deposits at 10%, a loss, no sign change")
+  func handCases() throws {
+    let y0 = day("2021-01-01")
+    // 1,000 in, 1,100 out a year (365 days) later: 10%.
+    #expect(abs(try #require(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0 + 365, amount: 1100)])) - 0.1) < 1e-12)
+    // 1,000 in now and in a year, 2,310 out in two: 1000(1+r)^2 + 1000(1+r) = 2310 → r = 10%.
+    let two = [DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0 + 365, amount: -1000), DatedAmount(day: y0 + 730, amount: 2310)]
+    #expect(abs(try #require(xirr(two)) - 0.1) < 1e-12)
+    // 1,000 in, 900 out after a year: -10%.
+    #expect(abs(try #require(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0 + 365, amount: 900)])) + 0.1) < 1e-12)
+    // Two years (730 days) from 1,000 to 1,210: 10% a year.
+    #expect(abs(try #require(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0 + 730, amount: 1210)])) - 0.1) < 1e-12)
+    #expect(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0 + 365, amount: -5)]) == nil)
+    #expect(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0, amount: 1100)]) == nil)
+  }
+
+  @Test("TWR chains (equity - flow) / previous equity: a worked example")
+  func twrByHand() {
+    // 1,000 in; +10%; 500 deposited before a bar that gains 50 (1,650); then -10%.
+    let equity: ContiguousArray<Double> = [1000, 1100, 1650, 1485]
+    let flow: ContiguousArray<Double> = [1000, 0, 500, 0]
+    let r = timeWeightedReturns(equity: equity, flow: flow)
+    #expect(r[0] == 0 && abs(r[1] - 0.1) < 1e-15 && abs(r[2] - 1150.0 / 1100 + 1) < 1e-15 && abs(r[3] + 0.1) < 1e-15)
+    let index = timeWeightedIndex(equity: equity, flow: flow)
+    #expect(abs(index[3] - 1.035) < 1e-12)  // 1.1 × (1150 / 1100) × 0.9
+  }
+}
+
+@Suite("Dividends")
+struct DividendTests {
+  /// Six flat days at 10; ex-date on day 3 (2024-01-04), paid on day 5; 0.50 a share.
+  static let bars = flatBars([10, 10, 10, 10, 10, 10])
+  static let dividend = Dividend(exDay: day("2024-01-04"), payDay: day("2024-01-06"), amount: 0.5)
+
+  @Test("bought the day before the ex-date earns the dividend; bought on the ex-date does not")
+  func exDateEntitlement() {
+    let account = AccountEvents(dividends: DividendSchedule([Self.dividend], days: Self.bars.day))
+    var broker = BrokerSettings()
+    broker.initialCash = 1000
+    // Decided at the close of day 1: filled at the open of day 2 (2024-01-03), held at the close before the ex-date.
+    let before = runScripted(Self.bars, [1: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker, account: account).result
+    #expect(before.trades.count == 1 && before.trades[0].shares == 100)
+    #expect(before.trades[0].dividends == 50)
+    #expect(before.dividendCash[5] == 50 && before.dividendCash.reduce(0, +) == 50)  // cash on the pay date, not before
+    #expect(before.cash[4] == 0 && before.cash[5] == 50 && before.equity[5] == 1050)
+    #expect(before.trades[0].pnl == 50 && abs(before.trades[0].returnFraction - 0.05) < 1e-15)
+    // Decided at the close of day 2: filled at the open of the ex-date itself.
+    let on = runScripted(Self.bars, [2: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker, account: account).result
+    #expect(on.trades[0].entryBar == 3 && on.trades[0].dividends == 0 && on.dividendCash.reduce(0, +) == 0 && on.equity[5] == 1000)
+  }
+
+  @Test("selling at the open of the ex-date keeps the dividend, paid after the exit")
+  func soldOnExDate() {
+    let account = AccountEvents(dividends: DividendSchedule([Self.dividend], days: Self.bars.day))
+    var broker = BrokerSettings()
+    broker.initialCash = 1000
+    let r = runScripted(Self.bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 2: .exitLong(.technical)], broker: broker,
+                        account: account).result
+    #expect(r.trades[0].exitBar == 3 && r.trades[0].dividends == 50)
+    #expect(r.cash[3] == 1000 && r.cash[5] == 1050)
+  }
+
+  @Test("frequency, trailing 12 months and the estimated next ex-date")
+  func profile() {
+    let monthly = (1...14).map { m in Dividend(exDay: CivilDate.adding(months: m, to: day("2023-01-05")), payDay: CivilDate.adding(months: m, to: day("2023-01-10")), amount: 0.1 * Double(m)) }
+    let p = DividendProfile(monthly, asOf: day("2024-03-20"))
+    #expect(p.frequency == .monthly)
+    #expect(p.last?.exDay == day("2024-03-05") && abs(p.trailingTwelveMonths - (3...14).map { 0.1 * Double($0) }.reduce(0, +)) < 1e-12)
+    #expect(abs(p.forwardAnnual! - 1.4 * 12) < 1e-12 && p.nextExDayEstimate == day("2024-04-05"))
+  }
+
+  @Test("an expense ratio of 1% over one year of flat prices costs 1%")
+  func expenseDrag() throws {
+    let bars = flatBars([Double](repeating: 100, count: 366))  // 2024-01-01 … 2024-12-31: 365 days apart
+    var asset = PortfolioAsset(symbol: "X", bars: bars, weight: 1)
+    asset.expenseRatio = 0.01
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    let r = PortfolioEngine.run([asset], settings: settings)
+    #expect(r.shares[0][365] == 100)
+    #expect(abs(r.totals[0].expenseDrag - 100) < 1e-9 && abs(r.equity[365] - 9_900) < 1e-9)
+    // The swing engine charges the same drag on an open position.
+    let swing = runScripted(bars.prefix(366), [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: {
+      var b = BrokerSettings(); b.initialCash = 10_000; return b }(), account: AccountEvents(expenseRatio: 0.01)).result
+    // Entered at the open of day 1: held for 364 days of drag.
+    #expect(abs(swing.expenseDrag - 100 * 364 / 365) < 1e-9)
+  }
+}
+
+@Suite("Portfolio engine")
+struct PortfolioEngineTests {
+  /// Flat 10.00 for 8 days; 0.50 ex on day 2, paid day 3; 0.50 ex on day 5, paid day 6.
+  static func dripAsset() -> PortfolioAsset {
+    PortfolioAsset(symbol: "INC", bars: flatBars([Double](repeating: 10, count: 8)),
+                   dividends: [Dividend(exDay: day("2024-01-03"), payDay: day("2024-01-04"), amount: 0.5),
+                               Dividend(exDay: day("2024-01-06"), payDay: day("2024-01-07"), amount: 0.5)], weight: 1)
+  }
+
+  @Test("DRIP buys whole shares with each dividend on its pay date; the rest stays in cash")
+  func dripWhole() {
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    settings.drip = true
+    let r = PortfolioEngine.run([Self.dripAsset()], settings: settings)
+    // 100 shares; 50.00 → 5 shares on 2024-01-04; 105 × 0.50 = 52.50 → 5 shares on 2024-01-07, 2.50 left.
+    #expect(r.fills.map(\.shares) == [100, 5, 5] && r.fills.map(\.bar) == [0, 3, 6])
+    #expect(r.fills.map(\.reason) == [.initial, .dividendReinvestment, .dividendReinvestment])
+    #expect(r.shares[0][7] == 110 && abs(r.cash[7] - 2.5) < 1e-12 && abs(r.equity[7] - 1102.5) < 1e-12)
+    #expect(r.dividends[3] == 50 && r.dividends[6] == 52.5)
+  }
+
+  @Test("DRIP with fractional shares reinvests every cent")
+  func dripFractional() {
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    settings.drip = true
+    settings.fractionalShares = true
+    let r = PortfolioEngine.run([Self.dripAsset()], settings: settings)
+    #expect(r.fills.map(\.shares) == [100, 5, 5.25])
+    #expect(abs(r.shares[0][7] - 110.25) < 1e-12 && abs(r.cash[7]) < 1e-9)
+  }
+
+  @Test("without DRIP the dividends stay in cash")
+  func noDrip() {
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    let r = PortfolioEngine.run([Self.dripAsset()], settings: settings)
+    #expect(r.fills.count == 1 && r.cash[7] == 100 && r.totals[0].dividends == 100)
+  }
+
+  @Test("monthly rebalance trades back to 50/50 to the cent")
+  func rebalanceToTheCent() {
+    // A: 100 in January, 120 from February 1; B: 50 throughout. Bars on Jan 30, 31, Feb 1, 2.
+    let first = day("2024-01-30")
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 120, 120], from: first), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50], from: first), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    settings.rebalance = .monthly
+    let r = PortfolioEngine.run([a, b], settings: settings)
+    // Initial: 50 A (5,000.00) and 100 B (5,000.00). Feb 1 open: 6,000 + 5,000 = 11,000 → A 45 (5,500 / 120 = 45.83),
+    // B 110: sell 5 A for 600.00, buy 10 B for 500.00, 100.00 left in cash.
+    #expect(r.fills.count == 4)
+    let rebalance = r.fills.filter { $0.reason == .rebalance }
+    #expect(rebalance.map(\.asset) == [0, 1] && rebalance.map(\.shares) == [-5, 10] && rebalance.map(\.bar) == [2, 2])
+    #expect(rebalance.map { $0.shares * $0.price } == [-600, 500])
+    #expect(r.cash[2] == 100 && r.shares[0][3] == 45 && r.shares[1][3] == 110 && r.equity[3] == 11_000)
+  }
+
+  @Test("a per-trade commission is paid on every fill and limits the buys to the cash there is")
+  func rebalanceWithFees() {
+    let first = day("2024-01-30")
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 120, 120], from: first), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50], from: first), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    settings.rebalance = .monthly
+    settings.commission = .perTrade(1)
+    let r = PortfolioEngine.run([a, b], settings: settings)
+    // Initial: 50 A for 5,001.00 with the fee; B: (4,999 - 1) / 50 = 99.96 → 99 shares for 4,951.00; 48.00 left.
+    #expect(r.fills[0].shares == 50 && r.fills[1].shares == 99 && r.cash[0] == 48)
+    // Feb 1: value 48 + 6,000 + 4,950 = 10,998 → A 45 (sell 5: +599), B 109 (buy 10: -501) → 146 left.
+    #expect(r.fills[2].shares == -5 && r.fills[3].shares == 10 && r.cash[2] == 146)
+    #expect(r.totals.map(\.fees) == [2, 2])
+  }
+
+  @Test("drift rebalancing trades at the open after a close beyond the threshold")
+  func drift() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 130, 130, 130]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([100, 100, 100, 100, 100]), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    settings.rebalance = .drift(0.05)
+    settings.fractionalShares = true
+    let r = PortfolioEngine.run([a, b], settings: settings)
+    // Day 2 closes at 6,500 / 11,500 = 56.5% A (> 55%): rebalanced at the open of day 3, not before.
+    let bars = Set(r.fills.filter { $0.reason == .rebalance }.map(\.bar))
+    #expect(bars == [3])
+    #expect(abs(r.shares[0][3] * 130 - 5_750) < 1e-3 && abs(r.shares[1][3] * 100 - 5_750) < 1e-3)
+  }
+
+  @Test("with deposits, TWR is the asset's own return and XIRR weighs the money")
+  func depositsTWR() throws {
+    // Price 100 → 110 → 121 (10% a bar); 1,000 deposited before the last bar; fractional shares, no costs.
+    let first = day("2023-01-01")
+    let asset = PortfolioAsset(symbol: "X", bars: flatBars([100, 110, 121], from: first), weight: 1)
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    settings.fractionalShares = true
+    settings.contributions = [DatedAmount(day: first + 2, amount: 1000)]
+    let r = PortfolioEngine.run([asset], settings: settings)
+    #expect(r.flow.map { $0 } == [1000, 0, 1000])
+    #expect(r.fills.map(\.reason) == [.initial, .contribution])
+    let summary = PortfolioBacktest.summarize(r, assets: [asset], initialCash: 1000)
+    #expect(abs(summary.twr - 0.21) < 1e-6)
+    // Equity 1,210 + 1,000 = 2,210 at the end; deposited 2,000; a plain total return would say 121%.
+    #expect(abs(summary.finalEquity - 2210) < 1e-6 && abs(summary.totalPnl - 210) < 1e-6)
+    let expected = try #require(xirr([DatedAmount(day: first, amount: -1000), DatedAmount(day: first + 2, amount: -1000),
+                                      DatedAmount(day: first + 2, amount: 2210)]))
+    #expect(abs(try #require(summary.xirr) - expected) < 1e-12)
+  }
+
+  @Test("a withdrawal sells in proportion to the holdings; one larger than the account is cut to it")
+  func withdrawals() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    settings.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000), DatedAmount(day: day("2024-01-03"), amount: -50_000)]
+    let r = PortfolioEngine.run([a, b], settings: settings)
+    let first = r.fills.filter { $0.bar == 1 }
+    #expect(first.map(\.shares) == [-5, -10] && first.allSatisfy { $0.reason == .withdrawal } && r.cash[1] == 0)
+    #expect(r.flow[2] == -9_000 && r.unpaidWithdrawals == 41_000 && r.equity[2] == 0)
+  }
+
+  @Test("assets are aligned on one timeline; a missing bar keeps the last close")
+  func alignment() {
+    var b = flatBars([20, 21, 22, 23])
+    b = b.filtered { $0 != 2 }  // no bar on 2024-01-03
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([10, 10, 10, 10]), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    let r = PortfolioEngine.run([a, PortfolioAsset(symbol: "B", bars: b, weight: 0.5)], settings: settings)
+    #expect(r.timeline.count == 4 && r.prices[1].map { $0 } == [20, 21, 21, 23])
+    #expect(r.equity[2] == r.cash[2] + 50 * 10 + 25 * 21)
+  }
+}
+
+@Suite("Cash-flow ledger")
+struct LedgerTests {
+  static let text = """
+    date,amount,category,note
+    2024-01-25,3000,salary,
+    2024-01-03,-1200.50,rent,"January, flat"
+    2024-02-10,-300,groceries,
+    2024-03-25,3000,salary,
+    2024-03-02,-1200.50,rent,
+
+    """
+
+  @Test("monthly income, expenses and net (empty months included), categories, and next-month contributions")
+  func monthly() throws {
+    let ledger = try LedgerReader.read(Data(Self.text.utf8), file: "ledger.csv")
+    #expect(ledger.entries.first?.note == "January, flat")
+    let months = ledger.monthly
+    #expect(months.map(\.month) == [day("2024-01-01"), day("2024-02-01"), day("2024-03-01")])
+    #expect(months.map(\.income) == [3000, 0, 3000] && months.map(\.expenses) == [-1200.5, -300, -1200.5])
+    #expect(ledger.byCategory.map(\.category) == ["salary", "rent", "groceries"] && ledger.byCategory[1].net == -2401)
+    #expect(ledger.monthlyNetContributions == [DatedAmount(day: day("2024-02-01"), amount: 1799.5),
+                                               DatedAmount(day: day("2024-03-01"), amount: -300),
+                                               DatedAmount(day: day("2024-04-01"), amount: 1799.5)])
+  }
+
+  @Test("bad ledger lines name the line and column")
+  func errors() {
+    for (text, message) in [
+      ("date,amount\n2024-01-01,12x\n", "l.csv:2:12: error: expected an amount (income positive, expenses negative), found '12x'"),
+      ("date,amount\n2024-13-01,12\n", "l.csv:2:1: error: expected a date YYYY-MM-DD, found '2024-13-01'"),
+      ("when,amount\n", "l.csv:1:1: error: expected a header with date and amount (and optionally category, note), found 'when,amount'"),
+      ("date,amount\n", "l.csv:1:1: error: no entries; expected lines of date,amount,category,note after the header"),
+    ] {
+      #expect(throws: InputError.self) { try LedgerReader.read(Data(text.utf8), file: "l.csv") }
+      do { _ = try LedgerReader.read(Data(text.utf8), file: "l.csv") } catch { #expect("\(error)" == message) }
+    }
+  }
+
+  @Test("a DCA plan deposits on the given day of each month after the first, clamped to short months")
+  func dca() {
+    let flows = PortfolioBacktest.contributions(.monthly(amount: 500, day: 31), ledger: nil, firstDay: day("2024-01-15"), lastDay: day("2024-04-10"))
+    #expect(flows == [DatedAmount(day: day("2024-02-29"), amount: 500), DatedAmount(day: day("2024-03-31"), amount: 500)])
+  }
+}
+
+@Suite("Portfolio run files")
+struct PortfolioConfigTests {
+  static let base = """
+    name: p
+    data:
+      assets:
+        - {symbol: DIVQ, bars: ../Data/etfs/DIVQ.csv, dividends: ../Data/etfs/DIVQ_dividends.csv}
+        - {symbol: VALU, bars: ../Data/etfs/VALU.csv}
+    strategy:
+      type: portfolio
+      weights: {DIVQ: 60%, VALU: 40%}
+      rebalance: quarterly
+    portfolio:
+      initial_cash: 1000
+
+    """
+
+  static func parse(_ text: String = base, _ overrides: [String] = []) throws -> PortfolioRunConfig {
+    guard case .portfolio(let c) = try AnyRunConfig.parse(text, file: "Strategies/p.yaml", overrides: overrides) else {
+      throw InputError("not a portfolio", file: "p.yaml")
+    }
+    return c
+  }
+
+  @Test("a portfolio run file reads assets, weights, rebalancing and account options")
+  func reads() throws {
+    let c = try Self.parse(Self.base, ["portfolio.drip=true", "portfolio.contributions={monthly: 250, day: 15}", "strategy.rebalance={drift: 5%}"])
+    #expect(c.assets.map(\.symbol) == ["DIVQ", "VALU"] && c.assets.map(\.weight) == [0.6, 0.4])
+    #expect(c.assets[0].bars == "Data/etfs/DIVQ.csv" && c.assets[0].dividends == "Data/etfs/DIVQ_dividends.csv" && c.assets[1].dividends == nil)
+    #expect(c.settings.rebalance == .drift(0.05) && c.settings.drip && c.contributions == .monthly(amount: 250, day: 15))
+  }
+
+  @Test("portfolio errors name the place and what was expected", arguments: [
+    ("strategy.weights={DIVQ: 70%, VALU: 40%}", "--set strategy.weights={DIVQ: 70%, VALU: 40%}:1:18: error: the weights add up to 110%; expected at most 100% (the rest stays in cash)"),
+    ("strategy.weights={DIVQ: 60%, VALUE: 40%}", "--set strategy.weights={DIVQ: 60%, VALUE: 40%}:1:30: error: 'VALUE' is not one of the assets (DIVQ, VALU); did you mean 'VALU'?"),
+    ("strategy.weights={DIVQ: 60%}", "--set strategy.weights={DIVQ: 60%}:1:18: error: no weight for asset 'VALU'; give every asset a weight"),
+    ("strategy.rebalance=weekly", "--set strategy.rebalance=weekly:1:20: error: expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found 'weekly'"),
+    ("portfolio.contributions=ledger", "--set portfolio.contributions=ledger:1:25: error: 'contributions: ledger' needs 'portfolio.ledger', the path of a date,amount,category,note file"),
+    ("portfolio.sizing=all_in", "--set portfolio.sizing=all_in:1:1: error: 'portfolio.sizing' applies to swing strategies; the portfolio strategy sizes by strategy.weights"),
+    ("portfolio.drip=yes", "--set portfolio.drip=yes:1:16: error: expected one of true, false for 'portfolio.drip', found 'yes'"),
+  ])
+  func errors(override: String, message: String) {
+    do {
+      _ = try Self.parse(Self.base, [override])
+      Issue.record("expected an error for \(override)")
+    } catch {
+      #expect("\(error)" == message)
+    }
+  }
+
+  @Test("portfolio-only keys in a swing run file are errors, and the portfolio strategy is refused by swing-only commands")
+  func swingRefusesPortfolioKeys() {
+    let swing = "data: {bars: ../Data/GOOG.csv}\nstrategy: {type: buy_and_hold}\nportfolio: {drip: true}\n"
+    #expect(throws: InputError.self) { try runConfig(swing) }
+    do { _ = try runConfig(swing) } catch {
+      #expect("\(error)".hasSuffix("error: 'portfolio.drip' applies to the portfolio strategy (strategy.type: portfolio), not to buy_and_hold"))
+    }
+    do {
+      _ = try RunConfig.parse(Self.base, file: "Strategies/p.yaml")
+      Issue.record("a swing-only reader accepted the portfolio strategy")
+    } catch {
+      #expect("\(error)" == "Strategies/p.yaml:7:9: error: the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command")
+    }
+  }
+
+  @Test("a swing run with dividends: the trades earn them and the summary reports them")
+  func swingWithDividends() throws {
+    let yaml = """
+      data: {bars: ../Data/etfs/INCM.csv, dividends: ../Data/etfs/INCM_dividends.csv}
+      strategy: {type: buy_and_hold}
+      portfolio: {initial_cash: 10000}
+
+      """
+    let output = try runBacktest(yaml)
+    let r = output.run.result
+    // Every ex-date after the entry bar, on the shares held, paid by the last bar.
+    let shares = r.trades[0].shares
+    let earned = output.dividends.filter { $0.exDay > Int(output.bars.day[r.trades[0].entryBar]) && $0.exDay <= Int(output.bars.day[output.bars.count - 1]) }
+    #expect(abs(r.trades[0].dividends - shares * earned.reduce(0) { $0 + $1.amount }) < 1e-9)
+    let paid = earned.filter { $0.payDay <= Int(output.bars.day[output.bars.count - 1]) }
+    #expect(abs(output.summary.dividendIncome - shares * paid.reduce(0) { $0 + $1.amount }) < 1e-9)
+    #expect(abs(r.dividendsPending - shares * (earned.count - paid.count == 0 ? 0 : earned.last!.amount)) < 1e-9)
+    let json = RunReport.summaryJSON(output).rendered()
+    #expect(json.contains("\"dividend_income\": ") && json.contains("\"next_ex_date_estimate\": \"2024-12-"))
+    #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends"))
+  }
+}
