@@ -110,6 +110,7 @@ func main() -> Int32 {
     case "synth": return try SynthCommand(rest).run()
     case "strategies":
       for s in StrategyRegistry.all { print("\(s.name): \(s.summary)") }
+      print("portfolio: target weights over several assets, rebalanced monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)")
       return ExitCode.ok
     case "help", "--help", "-h":
       print(usage)

@@ -390,3 +390,29 @@ struct PortfolioConfigTests {
     #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends"))
   }
 }
+
+@Suite("Shipped portfolio runs against an independent implementation")
+struct PortfolioReferenceTests {
+  /// `Fixtures/portfolio/expected.json`, made by `Fixtures/portfolio/make.py` (plain Python; the command is in its docstring).
+  @Test("final equity, dividends, fees, fills, TWR, XIRR and shares match", arguments: ["income-etf", "income-etf-drip", "three-fund", "dca-ledger"])
+  func matches(name: String) throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
+    let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
+    let expected = try #require(all[name])
+    let path = Repo.path("Strategies/\(name).yaml")
+    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else {
+      Issue.record("\(name) is not a portfolio run file"); return
+    }
+    let output = try PortfolioBacktest.run(config)
+    let s = output.summary
+    func number(_ key: String) throws -> Double { try #require(expected[key] as? Double) }
+    #expect(close(s.finalEquity, try number("final_equity"), relative: 1e-12))
+    #expect(close(s.dividendIncome, try number("dividend_income"), relative: 1e-12))
+    #expect(abs(s.fees - (try number("fees"))) < 1e-9)
+    #expect(s.fills == expected["fills"] as? Int)
+    #expect(abs(s.twr - (try number("twr"))) < 1e-12)
+    #expect(abs(try #require(s.xirr) - (try number("xirr"))) < 1e-9)
+    let shares = try #require(expected["shares"] as? [Double])
+    #expect(s.assets.count == shares.count && zip(s.assets, shares).allSatisfy { abs($0.shares - $1) < 1e-9 })
+  }
+}

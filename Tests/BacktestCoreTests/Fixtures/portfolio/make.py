@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Expected figures of the shipped portfolio run files, from an independent
+implementation of the rules documented in PortfolioEngine.run (plain Python,
+no packages). Run from the repository root:
+
+    python3 Tests/BacktestCoreTests/Fixtures/portfolio/make.py > Tests/BacktestCoreTests/Fixtures/portfolio/expected.json
+"""
+import csv, datetime as dt, json, math
+
+def date(s):
+    return dt.date.fromisoformat(s.strip())
+
+def bars(path):
+    with open(path) as f:
+        return {date(r["date"]): (float(r["open"]), float(r["close"])) for r in csv.DictReader(f)}
+
+def dividends(path):
+    if not path:
+        return []
+    with open(path) as f:
+        return [(date(r["ex_date"]), date(r["pay_date"]), float(r["amount"])) for r in csv.DictReader(f)]
+
+def ledger_flows(path):
+    months = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            d = date(r["date"])
+            months[(d.year, d.month)] = months.get((d.year, d.month), 0.0) + float(r["amount"])
+    first, last = min(months), max(months)
+    out, (y, m) = [], first
+    while (y, m) <= last:
+        net = months.get((y, m), 0.0)
+        ny, nm = (y + 1, 1) if m == 12 else (y, m + 1)
+        if net != 0:
+            out.append((dt.date(ny, nm, 1), net))
+        y, m = ny, nm
+    return out
+
+def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False, per_trade=0.0, flows=()):
+    dates = sorted(set().union(*[set(a["bars"]) for a in assets]))
+    n, m = len(dates), len(assets)
+    def first_on_or_after(d):
+        for i, x in enumerate(dates):
+            if x >= d:
+                return i
+        return None
+    flow_at = [0.0] * n
+    flow_at[0] = cash0
+    for d, amount in flows:
+        i = first_on_or_after(d)
+        if i is not None:
+            flow_at[i] += amount
+    events = []  # (asset, ex bar, pay bar, amount)
+    for k, a in enumerate(assets):
+        for ex, pay, amount in a["dividends"]:
+            e = first_on_or_after(ex)
+            if e is None or e == 0:
+                continue
+            p = first_on_or_after(pay)
+            events.append((k, e, n if p is None else p, amount))
+    q = (lambda x: math.floor(x * 1e6) / 1e6) if fractional else math.floor
+    up = (lambda x: math.ceil(x * 1e6) / 1e6) if fractional else math.ceil
+    shares, last_close, drip_cash = [0.0] * m, [None] * m, [0.0] * m
+    cash, invested, due = 0.0, False, False
+    owed = []
+    paid_total = fees = expense = 0.0
+    fills = 0
+    equity, flow_col = [], []
+    def price(k, t):
+        return assets[k]["bars"].get(dates[t])
+    def trade(k, t, qty):
+        nonlocal cash, fees, fills
+        if qty == 0:
+            return
+        p = price(k, t)[0]
+        cash -= qty * p + per_trade
+        fees += per_trade
+        shares[k] += qty
+        if abs(shares[k]) < 1e-9:
+            shares[k] = 0.0
+        fills += 1
+    def affordable(k, t, money):
+        budget = min(money, cash)
+        if budget <= 0:
+            return 0
+        return max(0, q((budget - per_trade) / price(k, t)[0]))
+    def to_weights(t):
+        value = cash + sum(shares[k] * price(k, t)[0] for k in range(m) if shares[k] != 0)
+        target = [q(value * weights[k] / price(k, t)[0]) for k in range(m)]
+        for k in range(m):
+            if shares[k] > target[k]:
+                trade(k, t, target[k] - shares[k])
+        for k in range(m):
+            if weights[k] > 0 and shares[k] < target[k]:
+                trade(k, t, min(target[k] - shares[k], affordable(k, t, math.inf)))
+        for k in range(m):
+            drip_cash[k] = 0.0
+    def new_period(a, b):
+        if rebalance == "monthly":
+            return (a.year, a.month) != (b.year, b.month)
+        if rebalance == "quarterly":
+            return (a.year, (a.month - 1) // 3) != (b.year, (b.month - 1) // 3)
+        if rebalance == "annually":
+            return a.year != b.year
+        return False
+    for t in range(n):
+        tradable = all(price(k, t) for k in range(m) if weights[k] > 0) and all(price(k, t) for k in range(m) if shares[k] != 0)
+        flow = flow_at[t]
+        if flow < 0:
+            holdings = cash + sum(shares[k] * last_close[k] for k in range(m) if shares[k] != 0)
+            if -flow > holdings:
+                flow = -max(0.0, holdings)
+        cash += flow
+        flow_col.append(flow)
+        for (k, e, p, amount) in events:
+            if e == t and shares[k] * amount > 0:
+                owed.append((k, p, shares[k] * amount))
+        keep = []
+        for (k, p, c) in owed:
+            if p <= t:
+                cash += c
+                paid_total += c
+                if drip:
+                    drip_cash[k] += c
+            else:
+                keep.append((k, p, c))
+        owed = keep
+        if t > 0:
+            days = (dates[t] - dates[t - 1]).days
+            for k in range(m):
+                if shares[k] > 0 and assets[k]["er"] > 0:
+                    fee = shares[k] * last_close[k] * assets[k]["er"] * days / 365
+                    cash -= fee
+                    expense += fee
+        if invested and t > 0 and new_period(dates[t - 1], dates[t]):
+            due = True
+        if tradable:
+            if not invested:
+                to_weights(t)
+                invested = True
+            elif due:
+                to_weights(t)
+                due = False
+            else:
+                if flow > 0:
+                    for k in range(m):
+                        if weights[k] > 0:
+                            trade(k, t, affordable(k, t, flow * weights[k]))
+                if flow < 0 and cash < 0:
+                    holdings = sum(shares[k] * price(k, t)[0] for k in range(m) if shares[k] > 0)
+                    need = -cash
+                    for k in range(m):
+                        if shares[k] > 0:
+                            trade(k, t, -min(shares[k], up(need * shares[k] / holdings)))
+                    assert cash >= 0 or per_trade > 0
+                if drip:
+                    for k in range(m):
+                        if drip_cash[k] > 0 and price(k, t):
+                            trade(k, t, affordable(k, t, drip_cash[k]))
+                            drip_cash[k] = 0.0
+        for k in range(m):
+            if price(k, t):
+                last_close[k] = price(k, t)[1]
+        equity.append(cash + sum(shares[k] * last_close[k] for k in range(m) if shares[k] != 0))
+    twr = 1.0
+    for t in range(n):
+        before = flow_col[0] if t == 0 else equity[t - 1]
+        gain = equity[0] if t == 0 else equity[t] - flow_col[t]
+        twr *= gain / before if before > 0 else 1.0
+    cash_flows = [(dates[t], -flow_col[t]) for t in range(n) if flow_col[t] != 0] + [(dates[-1], equity[-1])]
+    def npv(r):
+        return sum(a / (1 + r) ** ((d - dates[0]).days / 365) for d, a in cash_flows)
+    lo, hi = -0.99, 10.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if npv(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return {"final_equity": equity[-1], "dividend_income": paid_total, "fees": fees + expense, "fills": fills,
+            "twr": twr - 1, "xirr": (lo + hi) / 2, "shares": shares}
+
+def asset(symbol, er=0.0, divs=True):
+    return {"symbol": symbol, "bars": bars(f"Data/etfs/{symbol}.csv"),
+            "dividends": dividends(f"Data/etfs/{symbol}_dividends.csv" if divs else None), "er": er}
+
+incm = asset("INCM", er=0.0035)
+divq, valu, hiyd = asset("DIVQ"), asset("VALU"), asset("HIYD")
+expected = {
+    "income-etf": run([incm], [1.0], 10000),
+    "income-etf-drip": run([incm], [1.0], 10000, drip=True),
+    "three-fund": run([divq, valu, hiyd], [0.5, 0.3, 0.2], 50000, rebalance="quarterly", per_trade=1.0),
+    "dca-ledger": run([divq, valu], [0.6, 0.4], 5000, rebalance="annually", drip=True, fractional=True,
+                      flows=ledger_flows("Data/ledger.csv")),
+}
+print(json.dumps(expected, indent=1, sort_keys=True))
