@@ -115,7 +115,7 @@ import Testing
     do { try body() } catch is InputError {} catch { Issue.record("seed \(seed) round \(round): unexpected \(error)") }
   }
 
-  @Test("macro, dividend, NAV, journal and sweep-result readers survive random and mutated bytes", arguments: seeds)
+  @Test("macro, dividend, ledger, portfolio-file, NAV, journal and sweep-result readers survive random and mutated bytes", arguments: seeds)
   func readers(seed: UInt64) throws {
     var rng = SplitMix64(seed: seed)
     let macroSeed = "year,quarter,realgdp,unemp\n2000,1,100,4\n2000,2,101,4.1\n2000,3,102,4.2\n"
@@ -127,6 +127,8 @@ import Testing
     let settings = try SweepRunner.parse(sweepText, file: "s.yaml").settings
     let resultsSeed = SweepReport.header(settings) + "\n" + "10" + String(repeating: ",1", count: SweepReport.metricKeys.count) + ",f\n"
     let holdingsSeed = "analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 2}\n"
+    let ledgerSeed = "date,amount,category,note\n2024-01-25,3000,salary,\n2024-01-03,-1200.50,rent,\"a, b\"\n2024-03-02,-80,food,\n"
+    let portfolioSeed = "data:\n  assets:\n    - {symbol: A, bars: a.csv}\n    - {symbol: B, bars: b.csv}\nstrategy: {type: portfolio, weights: {A: 60%, B: 40%}, rebalance: {drift: 5%}}\nportfolio: {contributions: {monthly: 100, day: 31}, drip: true}\n"
     for round in 0..<1500 {
       let macro = Self.inputs(round % 2 == 0 ? macroSeed : tidySeed, &rng, round)
       Self.expectOnlyInputErrors(seed, round) {
@@ -141,6 +143,13 @@ import Testing
       Self.expectOnlyInputErrors(seed, round) { _ = try Journal.parse(journal, file: "j.csv").summary }
       let results = String(decoding: Self.inputs(resultsSeed, &rng, round), as: UTF8.self)
       Self.expectOnlyInputErrors(seed, round) { _ = try SweepReport.parse(results, file: "r.csv", settings: settings) }
+      let ledger = Data(Self.inputs(ledgerSeed, &rng, round))
+      Self.expectOnlyInputErrors(seed, round) {
+        let l = try LedgerReader.read(ledger, file: "l.csv")
+        _ = (l.monthly, l.byCategory, l.monthlyNetContributions)
+      }
+      let portfolio = String(decoding: Self.inputs(portfolioSeed, &rng, round), as: UTF8.self)
+      Self.expectOnlyInputErrors(seed, round) { _ = try AnyRunConfig.parse(portfolio, file: "p.yaml") }
       let holdings = String(decoding: Self.inputs(holdingsSeed, &rng, round), as: UTF8.self)
       Self.expectOnlyInputErrors(seed, round) { _ = HoldingsReport(try HoldingsReport.read(holdings, file: "h.yaml")) }
       let json = Data(Self.inputs("{\"results\": [{\"t\": 1704205800000, \"o\": 1, \"h\": 2, \"l\": 0.5, \"c\": 1.5, \"v\": 10}], \"next_url\": \"x\"}", &rng, round))
