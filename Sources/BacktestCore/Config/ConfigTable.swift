@@ -1,3 +1,5 @@
+import Foundation
+
 /// A mapping from a run file, read through typed getters.
 ///
 /// Each getter records the key it was asked for, so that `finish()` can
@@ -137,6 +139,25 @@ public final class ConfigTable {
     }
   }
 
+  /// Reads a date `YYYY-MM-DD` as days since 1970-01-01.
+  public func date(_ key: String) throws -> Int? {
+    guard let text = try string(key) else { return nil }
+    guard let day = parseDate(text) else {
+      throw InputError("expected a date YYYY-MM-DD for '\(keyPath(key))', found '\(text)'", at: node(key)!.location)
+    }
+    return day
+  }
+
+  /// Reads an IANA time-zone name.
+  public func timeZone(_ key: String, default fallback: String) throws -> TimeZone {
+    let name = try string(key, default: fallback)!
+    guard let zone = TimeZone(identifier: name) else {
+      throw InputError("expected an IANA time zone such as America/New_York or UTC for '\(keyPath(key))', found '\(name)'",
+                       at: node(key)!.location)
+    }
+    return zone
+  }
+
   /// Returns the sub-table at `key` (empty when absent).
   public func table(_ key: String) throws -> ConfigTable {
     guard let node = node(key) else {
@@ -156,4 +177,11 @@ public final class ConfigTable {
       throw InputError("unknown key '\(entry.key)'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)
     }
   }
+}
+
+/// Returns the day (since 1970-01-01) of a `YYYY-MM-DD` text, or `nil`.
+public func parseDate(_ text: String) -> Int? {
+  let bytes = Array(text.utf8)
+  guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else { return nil }
+  return d
 }

@@ -54,20 +54,8 @@ public struct PortfolioRunConfig: Sendable {
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
 
     let data = try table.table("data")
-    let zoneName = try data.string("timezone", default: "UTC")!
-    guard let zone = TimeZone(identifier: zoneName) else {
-      throw InputError("expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found '\(zoneName)'",
-                       at: data.node("timezone")!.location)
-    }
-    func day(_ key: String) throws -> Int? {
-      guard let text = try data.string(key) else { return nil }
-      let bytes = Array(text.utf8)
-      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
-        throw InputError("expected a date YYYY-MM-DD for 'data.\(key)', found '\(text)'", at: data.node(key)!.location)
-      }
-      return d
-    }
-    let startDay = try day("start"), endDay = try day("end")
+    let zone = try data.timeZone("timezone", default: "UTC")
+    let startDay = try data.date("start"), endDay = try data.date("end")
     let description = try data.string("description")
 
     let portfolio = try table.table("portfolio")

@@ -78,11 +78,7 @@ public struct RunConfig: Sendable {
     guard let barsPath = try dataTable.string("bars") else {
       throw InputError("missing 'data.bars'; expected the path of a bar CSV file", at: dataTable.location)
     }
-    let zoneName = try dataTable.string("timezone", default: "UTC")!
-    guard let zone = TimeZone(identifier: zoneName) else {
-      throw InputError("expected an IANA time zone such as America/New_York or UTC for 'data.timezone', found '\(zoneName)'",
-                       at: dataTable.node("timezone")!.location)
-    }
+    let zone = try dataTable.timeZone("timezone", default: "UTC")
     let sessionText = try dataTable.string("session", default: "all")!
     guard let session = SessionWindow(sessionText) else {
       throw InputError("expected regular, all or a window like \"09:30-16:00\" for 'data.session', found '\(sessionText)'",
@@ -97,19 +93,10 @@ public struct RunConfig: Sendable {
       resample = r
     }
     let description = try dataTable.string("description")
-    func day(_ key: String) throws -> Int? {
-      guard let text = try dataTable.string(key) else { return nil }
-      let bytes = Array(text.utf8)
-      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
-        throw InputError("expected a date YYYY-MM-DD for 'data.\(key)', found '\(text)'", at: dataTable.node(key)!.location)
-      }
-      return d
-    }
-    let startDay = try day("start"), endDay = try day("end")
+    let startDay = try dataTable.date("start"), endDay = try dataTable.date("end")
     var holidays: Set<Int> = []
     for text in try dataTable.stringList("holidays", default: []) {
-      let bytes = Array(text.utf8)
-      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
+      guard let d = parseDate(text) else {
         throw InputError("expected dates YYYY-MM-DD in 'data.holidays', found '\(text)'", at: dataTable.node("holidays")!.location)
       }
       holidays.insert(d)

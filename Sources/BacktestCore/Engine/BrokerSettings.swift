@@ -19,18 +19,23 @@ public enum Commission: Sendable, Equatable {
     }
   }
 
+  /// Returns the shares, fractions included, that `cash` buys at `price` with this commission (may be negative).
+  @inlinable
+  public func affordableQuantity(cash: Double, price: Double) -> Double {
+    switch self {
+    case .none: return cash / price
+    case .perTrade(let amount): return (cash - amount) / price
+    case .perShare(let amount): return cash / (price + amount)
+    case .percent(let rate): return cash / (price * (1 + rate))
+    }
+  }
+
   /// Returns the most whole shares that `cash` buys at `price` with this commission.
   @inlinable
   public func affordableShares(cash: Double, price: Double) -> Double {
-    let shares: Double
-    switch self {
-    case .none: shares = (cash / price).rounded(.down)
-    case .perTrade(let amount): shares = ((cash - amount) / price).rounded(.down)
-    case .perShare(let amount): shares = (cash / (price + amount)).rounded(.down)
-    case .percent(let rate): shares = (cash / (price * (1 + rate))).rounded(.down)
-    }
-    return max(0, shares)
+    max(0, affordableQuantity(cash: cash, price: price).rounded(.down))
   }
+
 }
 
 /// How many shares an entry buys.

@@ -208,14 +208,7 @@ public enum PortfolioEngine {
       let price = BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
       let budget = min(money, cash)
       guard budget > 0 else { return 0 }
-      let raw: Double
-      switch settings.commission {
-      case .none: raw = budget / price
-      case .perTrade(let fee): raw = (budget - fee) / price
-      case .perShare(let fee): raw = budget / (price + fee)
-      case .percent(let rate): raw = budget / (price * (1 + rate))
-      }
-      return max(0, quantity(raw))
+      return max(0, quantity(settings.commission.affordableQuantity(cash: budget, price: price)))
     }
     func openValue(_ t: Int) -> Double {
       var value = cash

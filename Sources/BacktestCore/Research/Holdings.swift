@@ -135,15 +135,7 @@ public struct HoldingsReport: Sendable {
   public static func read(_ text: String, file: String) throws -> [Holding] {
     let directory = (file as NSString).deletingLastPathComponent
     let t = try ConfigTable(try YAMLReader.parse(text, file: file), path: "")
-    func day(_ table: ConfigTable, _ key: String) throws -> Int? {
-      guard let s = try table.string(key) else { return nil }
-      let bytes = Array(s.utf8)
-      guard case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else {
-        throw InputError("expected a date YYYY-MM-DD for '\(table.keyPath(key))', found '\(s)'", at: table.node(key)!.location)
-      }
-      return d
-    }
-    let defaultDay = try day(t, "analysis_date")
+    let defaultDay = try t.date("analysis_date")
     guard let node = t.node("holdings"), case .sequence(let items) = node.kind, !items.isEmpty else {
       throw InputError("expected a non-empty list 'holdings:' of {name, shares, purchase_price, purchase_date, current_price, expense_ratio, annual_yield}",
                        at: t.location)
@@ -165,10 +157,10 @@ public struct HoldingsReport: Sendable {
       let current = try required("current_price", "a price > 0") { $0 > 0 }
       let expense = try h.fraction("expense_ratio", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
       let yield_ = try h.fraction("annual_yield", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
-      guard let bought = try day(h, "purchase_date") else {
+      guard let bought = try h.date("purchase_date") else {
         throw InputError("missing 'purchase_date' for holding '\(name)'; expected YYYY-MM-DD", at: item.location)
       }
-      guard let analysis = try day(h, "analysis_date") ?? defaultDay else {
+      guard let analysis = try h.date("analysis_date") ?? defaultDay else {
         throw InputError("missing 'analysis_date' (for holding '\(name)' or at the top of the file); expected YYYY-MM-DD", at: item.location)
       }
       if analysis < bought {

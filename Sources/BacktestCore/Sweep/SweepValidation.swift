@@ -18,9 +18,8 @@ public struct HoldoutSplit: Sendable, Equatable {
     guard let text = try t.string("split") else {
       throw InputError("expected 'split' (a date like 2012-01-01 or an in-sample fraction like 0.7) in 'sweep.validation'", at: t.location)
     }
-    let bytes = Array(text.utf8)
     let point: Point
-    if case .date(let d)? = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) {
+    if let d = parseDate(text) {
       point = .date(d)
     } else if let f = Double(text), f > 0, f < 1 {
       point = .fraction(f)
