@@ -7,8 +7,13 @@ public func dailyReturns(equity: ContiguousArray<Double>, day: ContiguousArray<I
   for i in equity.indices where i == equity.count - 1 || day[i + 1] != day[i] {
     closes.append(equity[i])
   }
-  guard closes.count > 1 else { return [] }
-  return (1..<closes.count).map { closes[$0] / closes[$0 - 1] - 1 }
+  return simpleReturns(closes)
+}
+
+/// Returns `values[k] / values[k - 1] - 1` for each `k` after the first.
+public func simpleReturns(_ values: [Double]) -> [Double] {
+  guard values.count > 1 else { return [] }
+  return (1..<values.count).map { values[$0] / values[$0 - 1] - 1 }
 }
 
 /// Returns the arithmetic mean; `nil` for no values.

@@ -49,8 +49,11 @@ public enum SweepRunner {
   ///
   /// Bars are shared; for `bollinger_rsi` without a cycle filter each distinct
   /// indicator column is computed once and the fused kernel runs; any other
-  /// strategy runs through the general engine.
+  /// strategy runs through the general engine. With `dailyReturns`, each
+  /// combination's daily returns are kept in the slot of its plan index (for
+  /// the significance tests, which then need not run it again).
   public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, workers: Int,
+                         dailyReturns: ConcurrentSlots<[Double]>? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
       cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
@@ -67,9 +70,11 @@ public enum SweepRunner {
         if let p = kernelParameters[k] {
           summary = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker,
                                     accumulator: &accumulator)
+          dailyReturns?.set(job.combination.index, simpleReturns(accumulator.dayEndEquity))
         } else {
           let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
           summary = PerformanceSummary(result: run.result, bars: bars)
+          dailyReturns?.set(job.combination.index, BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
         }
         onResult(job.combination, summary)
       }

@@ -154,10 +154,13 @@ public enum SwingKernel {
 }
 
 /// Write-once slots filled from concurrent tasks, each slot by one task.
-final class ConcurrentSlots<T>: @unchecked Sendable {
+public final class ConcurrentSlots<T>: @unchecked Sendable {
   private var slots: [T?]
   private let lock = NSLock()
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
-  func set(_ k: Int, _ value: T) { lock.lock(); slots[k] = value; lock.unlock() }
-  func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
+  public init(count: Int) { slots = Array(repeating: nil, count: count) }
+  public func set(_ k: Int, _ value: T) { lock.lock(); slots[k] = value; lock.unlock() }
+  /// The value of slot `k`, which must have been set.
+  public func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
+  /// The value of slot `k`, or `nil` when it is outside the slots or not set.
+  public func peek(_ k: Int) -> T? { lock.lock(); defer { lock.unlock() }; return k < slots.count ? slots[k] : nil }
 }

@@ -26,29 +26,37 @@ public enum BacktestOverfitting {
     if s % 2 == 1 { s -= 1 }
     guard s >= 2 else { return nil }
     let size = t / s
-    // Per strategy and block: count, sum and sum of squares (rows past s × size are left out).
-    var sum = [[Double]](repeating: [Double](repeating: 0, count: s), count: n)
+    // Per strategy and block: sum and sum of squares (rows past s × size are left out), flat: [j * s + b].
+    var sum = [Double](repeating: 0, count: n * s)
     var squares = sum
     for j in 0..<n {
-      for b in 0..<s {
-        for i in (b * size)..<((b + 1) * size) { sum[j][b] += returns[j][i]; squares[j][b] += returns[j][i] * returns[j][i] }
+      returns[j].withUnsafeBufferPointer { r in
+        for b in 0..<s {
+          var total = 0.0, totalSquares = 0.0
+          for i in (b * size)..<((b + 1) * size) { total += r[i]; totalSquares += r[i] * r[i] }
+          sum[j * s + b] = total
+          squares[j * s + b] = totalSquares
+        }
       }
     }
-    func sharpe(_ j: Int, _ mask: Int, inside: Bool) -> Double {
-      var total = 0.0, totalSquares = 0.0, count = 0
-      for b in 0..<s where ((mask >> b) & 1 == 1) == inside { total += sum[j][b]; totalSquares += squares[j][b]; count += size }
-      let m = total / Double(count)
-      let variance = (totalSquares - Double(count) * m * m) / Double(count - 1)
+    let count = Double(size * s / 2)
+    func sharpe(_ j: Int, _ blocks: [Int]) -> Double {
+      var total = 0.0, totalSquares = 0.0
+      for b in blocks { total += sum[j * s + b]; totalSquares += squares[j * s + b] }
+      let m = total / count
+      let variance = (totalSquares - count * m * m) / (count - 1)
       return variance > 0 ? m / variance.squareRoot() : (m > 0 ? .infinity : m < 0 ? -.infinity : 0)
     }
     var logits: [Double] = []
+    var test = [Double](repeating: 0, count: n)
     for mask in 0..<(1 << s) where mask.nonzeroBitCount == s / 2 {
+      let inside = (0..<s).filter { (mask >> $0) & 1 == 1 }, outside = (0..<s).filter { (mask >> $0) & 1 == 0 }
       var best = 0, bestSharpe = -Double.infinity
       for j in 0..<n {
-        let v = sharpe(j, mask, inside: true)
+        let v = sharpe(j, inside)
         if v > bestSharpe { bestSharpe = v; best = j }
       }
-      let test = (0..<n).map { sharpe($0, mask, inside: false) }
+      for j in 0..<n { test[j] = sharpe(j, outside) }
       var rank = 1.0
       for j in 0..<n where j != best {
         if test[j] < test[best] { rank += 1 } else if test[j] == test[best] { rank += 0.5 }
