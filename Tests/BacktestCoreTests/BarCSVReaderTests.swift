@@ -217,3 +217,4 @@ struct BadBarCase: CustomTestStringConvertible, Sendable {
     }
   }
 }
+

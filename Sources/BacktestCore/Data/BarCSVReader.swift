@@ -13,6 +13,8 @@ import Foundation
 public struct BarCSVReader {
   /// Wall-clock timestamps without an offset are read in this zone.
   public var timeZone: TimeZone
+  /// Whether a large file may be read in two halves on two cores (the result is the same either way).
+  public var allowsParallelRead = true
 
   public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
     self.timeZone = timeZone
@@ -63,11 +65,77 @@ public struct BarCSVReader {
         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); expected a header such as 'timestamp,open,high,low,close,volume'",
         at: SourceLocation(file: file, line: headerLine, column: 1))
     }
-    let o = columns["open"]!, h = columns["high"]!, l = columns["low"]!, c = columns["close"]!
-    let v = columns["volume"]
-    let fieldCount = names.count
+    let layout = Layout(fieldCount: names.count, time: timeColumn, open: columns["open"]!, high: columns["high"]!,
+                        low: columns["low"]!, close: columns["close"]!, volume: columns["volume"])
+    let bars = try (allowsParallelRead ? Self.parallelRows(bytes, file: file, after: scanner, layout: layout, timeZone: timeZone) : nil)
+      ?? Self.rows(&scanner, layout: layout, timeZone: timeZone, capacity: max(16, bytes.count / 48))
+    if bars.isEmpty {
+      throw InputError("no bars after the header; expected at least one row of data",
+                       at: SourceLocation(file: file, line: headerLine + 1, column: 1))
+    }
+    return bars
+  }
 
-    var bars = BarSeries(source: file, capacity: max(16, bytes.count / 48))
+  /// Where the fields of a bar are in each row.
+  struct Layout {
+    var fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?
+  }
+
+  /// Files at least this large are read in two halves on two cores.
+  static let parallelThreshold = 1 << 20
+
+  /// Reads the rows after the header in two halves at once, or returns `nil`
+  /// when that cannot give the same result as one pass: a small file, one
+  /// core, a quote anywhere, a second half starting with a wall-clock time in
+  /// a zone with daylight saving (whose reading depends on the row before),
+  /// or any error (the one-pass read then reports the first one exactly).
+  static func parallelRows(_ bytes: UnsafeBufferPointer<UInt8>, file: String, after header: CSVScanner, layout: Layout,
+                           timeZone: TimeZone) throws -> BarSeries? {
+    let start = header.offset, n = bytes.count
+    guard n - start >= parallelThreshold, ProcessInfo.processInfo.activeProcessorCount > 1, let base = bytes.baseAddress,
+      memchr(base + start, Int32(UInt8(ascii: "\"")), n - start) == nil,
+      let newline = memchr(base + start + (n - start) / 2, Int32(UInt8(ascii: "\n")), n - start - (n - start) / 2) else { return nil }
+    let split = UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1
+    guard split < n else { return nil }
+    var line = header.upcomingLine
+    var p = start
+    while let next = memchr(base + p, Int32(UInt8(ascii: "\n")), split - p) {
+      line += 1
+      p = UnsafeRawPointer(next) - UnsafeRawPointer(base) + 1
+    }
+    let zoneShifts = timeZone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: -4e9)) != nil
+    let halves = ConcurrentSlots<BarSeries>(count: 2)
+    let firstLine = header.upcomingLine, secondLine = line
+    let shared = SharedBytes(bytes: bytes)
+    DispatchQueue.concurrentPerform(iterations: 2) { k in
+      let bytes = shared.bytes
+      if k == 0 {
+        var scanner = CSVScanner(bytes: UnsafeBufferPointer(rebasing: bytes[0..<split]), file: file, start: start, line: firstLine)
+        if let bars = try? rows(&scanner, layout: layout, timeZone: timeZone, capacity: (split - start) / 48 + 16) { halves.set(0, bars) }
+      } else {
+        var scanner = CSVScanner(bytes: bytes, file: file, start: split, line: secondLine)
+        if let bars = try? rows(&scanner, layout: layout, timeZone: timeZone, capacity: (n - split) / 48 + 16,
+                                 wallClockFirst: !zoneShifts) { halves.set(1, bars) }
+      }
+    }
+    guard var bars = halves.peek(0), let second = halves.peek(1), let last = bars.time.last, let next = second.time.first,
+      next > last else { return nil }
+    bars.append(contentsOf: second)
+    return bars
+  }
+
+  /// Reads rows until the end of `scanner`'s bytes.
+  ///
+  /// - Parameter wallClockFirst: whether the first row may be a wall-clock
+  ///   time; when not and it is one, `ParallelFallback` is thrown.
+  static func rows(_ scanner: inout CSVScanner, layout: Layout, timeZone: TimeZone, capacity: Int,
+                   wallClockFirst: Bool = true) throws -> BarSeries {
+    let bytes = scanner.bytes, file = scanner.file
+    let fieldCount = layout.fieldCount, timeColumn = layout.time
+    let o = layout.open, h = layout.high, l = layout.low, c = layout.close, v = layout.volume
+    var fields: [CSVField] = []
+    fields.reserveCapacity(16)
+    var bars = BarSeries(source: file, capacity: capacity)
     var resolver = TimeZoneResolver(timeZone)
     var previousInstant: Int64?
     var previousLabel = (start: 0, end: 0, line: 0)
@@ -86,6 +154,9 @@ public struct BarCSVReader {
       }
       let instant: Int64
       let day: Int
+      if !wallClockFirst && previousInstant == nil {
+        switch written { case .date, .local: throw ParallelFallback(); default: break }
+      }
       switch written {
       case .date(let days):
         guard let t = resolver.instant(ofLocal: Int64(days) * 86_400, after: previousInstant) else {
@@ -131,12 +202,14 @@ public struct BarCSVReader {
       previousInstant = instant
       previousLabel = (tf.start, tf.end, scanner.line)
     }
-    if bars.isEmpty {
-      throw InputError("no bars after the header; expected at least one row of data",
-                       at: SourceLocation(file: file, line: headerLine + 1, column: 1))
-    }
     return bars
   }
+
+  /// The second half of a parallel read cannot start here; read in one pass.
+  struct ParallelFallback: Error {}
+
+  /// Bytes both halves of a parallel read only read, for the duration of the read.
+  struct SharedBytes: @unchecked Sendable { let bytes: UnsafeBufferPointer<UInt8> }
 
   /// Parses one price or volume field; a static function, so the hot loop
   /// captures no mutable state (no dynamic exclusivity checks).

@@ -47,6 +47,17 @@ public struct BarSeries: Sendable {
     labelEnds.append(labelBytes.count)
   }
 
+  /// Appends every bar of `other` (whose times must come after this series' last).
+  public mutating func append(contentsOf other: BarSeries) {
+    time.append(contentsOf: other.time); day.append(contentsOf: other.day)
+    open.append(contentsOf: other.open); high.append(contentsOf: other.high); low.append(contentsOf: other.low)
+    close.append(contentsOf: other.close); volume.append(contentsOf: other.volume)
+    let shift = labelBytes.count
+    labelBytes.append(contentsOf: other.labelBytes)
+    labelEnds.append(contentsOf: other.labelEnds.lazy.map { $0 + shift })
+    isDateOnly = isDateOnly && other.isDateOnly
+  }
+
   /// Returns the timestamp of bar `i` exactly as the file wrote it.
   public func timeLabel(_ i: Int) -> String {
     let start = i == 0 ? 0 : labelEnds[i - 1]

@@ -38,6 +38,20 @@ public struct CSVScanner {
     position = bytes.count >= 3 && bytes[0] == bom[0] && bytes[1] == bom[1] && bytes[2] == bom[2] ? 3 : 0
   }
 
+  /// Starts at byte `start` (the beginning of a line), whose line number is `line`.
+  public init(bytes: UnsafeBufferPointer<UInt8>, file: String, start: Int, line: Int) {
+    self.bytes = bytes
+    self.file = file
+    position = start
+    nextLine = line
+  }
+
+  /// The byte where the next record (or blank line) begins.
+  public var offset: Int { position }
+
+  /// The line number of the next record, if no blank line comes first.
+  public var upcomingLine: Int { nextLine }
+
   /// Reads the next non-blank record into `fields` (cleared first).
   ///
   /// - Returns: `false` at the end of the input.
