@@ -14,17 +14,33 @@ public enum HTMLReport {
     .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px}.metric b{display:block;font-size:18px}
     """
 
+  /// The page's opening, through `<main>`, with `title` as its title and heading.
+  static func opening(_ title: String) -> String {
+    let t = SVGBuilder.escape(title)
+    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+      + "<title>\(t)</title><style>\(css)</style></head><body><main>\n<h1>\(t)</h1>\n"
+  }
+
+  /// The data description, flagged when it says the data is synthetic.
+  static func description(_ text: String?) -> String {
+    guard let text else { return "" }
+    return "<p>" + (text.uppercased().contains("SYNTHETIC") ? "<span class=\"synthetic\">synthetic data</span> " : "")
+      + SVGBuilder.escape(text) + "</p>\n"
+  }
+
+  /// A card of headline figures: (name, value, note) each.
+  static func tiles(_ tiles: [(String, String, String)]) -> String {
+    "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
+  }
+
   public static func render(_ output: RunOutput) -> String {
     let c = output.config, s = output.summary, b = output.benchmarkSummary, bars = output.bars
     let charts = RunCharts(output)
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
-    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-    h += "<title>Backtest: \(e(c.name))</title><style>\(css)</style></head><body><main>\n"
-    h += "<h1>Backtest: \(e(c.name))</h1>\n<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "
+    var h = opening("Backtest: \(c.name)")
+    h += "<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "
     h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
-    if let d = c.data.description {
-      h += "<p>" + (d.uppercased().contains("SYNTHETIC") ? "<span class=\"synthetic\">synthetic data</span> " : "") + e(d) + "</p>\n"
-    }
+    h += description(c.data.description)
     if let cycle = output.cycle {
       let stage = cycle.gate.stages[bars.count - 1]
       h += "<p>Economic cycle now: <span class=\"badge\" style=\"background:\(stage.color ?? "#8e8e93")\">\(stage.rawValue)</span>"
@@ -39,7 +55,7 @@ public enum HTMLReport {
       ("Trades", HumanFormat.integer(s.totalTrades), "win rate " + HumanFormat.percent(s.winRate)),
       ("Final equity", HumanFormat.money(s.finalEquity), "from " + HumanFormat.money(c.broker.initialCash)),
     ]
-    h += "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
+    h += Self.tiles(tiles)
     h += "<div class=\"card\">\(charts.price())\n\(charts.rsi() ?? "")</div>\n"
     h += "<div class=\"card\">\(charts.equity())</div>\n"
     h += "<div class=\"card\">\(charts.monthly())</div>\n"

@@ -246,13 +246,10 @@ public enum PortfolioReport {
     let c = output.config, s = output.summary, p = s.performance, bars = output.result.timeline
     let charts = self.charts(output)
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
-    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-    h += "<title>Portfolio: \(e(c.name))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
-    h += "<h1>Portfolio: \(e(c.name))</h1>\n<p class=\"note\">\(e(weightsText(output))), rebalance \(e(c.settings.rebalance.description)), "
+    var h = HTMLReport.opening("Portfolio: \(c.name)")
+    h += "<p class=\"note\">\(e(weightsText(output))), rebalance \(e(c.settings.rebalance.description)), "
     h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
-    if let d = c.description {
-      h += "<p>" + (d.uppercased().contains("SYNTHETIC") ? "<span class=\"synthetic\">synthetic data</span> " : "") + e(d) + "</p>\n"
-    }
+    h += HTMLReport.description(c.description)
     let tiles: [(String, String, String)] = [
       ("Final equity", HumanFormat.money(s.finalEquity), "deposited " + HumanFormat.money(s.deposited)),
       ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)),
@@ -261,7 +258,7 @@ public enum PortfolioReport {
       ("Dividends", HumanFormat.money(s.dividendIncome), "yield on cost " + HumanFormat.percent(s.yieldOnCost)),
       ("Fees", HumanFormat.money(s.fees), "expense drag " + HumanFormat.money(s.expenseDrag)),
     ]
-    h += "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
+    h += HTMLReport.tiles(tiles)
     h += "<div class=\"card\">\(charts.equity())</div>\n<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
