@@ -415,4 +415,16 @@ struct PortfolioReferenceTests {
     let shares = try #require(expected["shares"] as? [Double])
     #expect(s.assets.count == shares.count && zip(s.assets, shares).allSatisfy { abs($0.shares - $1) < 1e-9 })
   }
+
+  @Test("the comparison without rebalancing is the same run bought once at the initial weights")
+  func withoutRebalancing() throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
+    let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
+    let expected = try #require(all["three-fund without rebalancing"])
+    let path = Repo.path("Strategies/three-fund.yaml")
+    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let b = try #require(try PortfolioBacktest.run(config).withoutRebalancing)
+    #expect(close(b.finalEquity, try #require(expected["final_equity"] as? Double), relative: 1e-12))
+    #expect(abs(b.twr - (try #require(expected["twr"] as? Double))) < 1e-12 && b.fills == expected["fills"] as? Int)
+  }
 }

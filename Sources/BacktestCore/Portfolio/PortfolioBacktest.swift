@@ -60,6 +60,8 @@ public struct PortfolioOutput: Sendable {
   public var result: PortfolioResult
   public var ledger: CashFlowLedger?
   public var summary: PortfolioSummary
+  /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison.
+  public var withoutRebalancing: PortfolioSummary?
 }
 
 /// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
@@ -108,8 +110,15 @@ public enum PortfolioBacktest {
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
     let result = PortfolioEngine.run(assets, settings: settings)
+    var withoutRebalancing: PortfolioSummary?
+    if settings.rebalance != .never {
+      var held = settings
+      held.rebalance = .never
+      withoutRebalancing = summarize(PortfolioEngine.run(assets, settings: held), assets: assets, initialCash: settings.initialCash)
+    }
     return PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
-                           summary: summarize(result, assets: assets, initialCash: settings.initialCash))
+                           summary: summarize(result, assets: assets, initialCash: settings.initialCash),
+                           withoutRebalancing: withoutRebalancing)
   }
 
   /// Loads everything the run file names and runs it.

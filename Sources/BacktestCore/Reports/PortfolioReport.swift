@@ -126,6 +126,13 @@ public enum PortfolioReport {
       ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
     ]
     var all = fields + [("assets", .array(assets))]
+    if let b = output.withoutRebalancing {
+      all.append(("without_rebalancing", .object([
+        ("final_equity", .number(b.finalEquity)), ("twr", .number(b.twr)), ("xirr", .optional(b.xirr)),
+        ("cagr", .optional(b.performance.cagr)), ("max_drawdown", .number(b.performance.maxDrawdown)),
+        ("sharpe", .optional(b.performance.sharpe)), ("fees", .number(b.fees)),
+      ])))
+    }
     if let ledger = output.ledger {
       all.append(("cash_flows", .object([
         ("income", .number(ledger.entries.reduce(0) { $0 + max(0, $1.amount) })),
@@ -177,22 +184,29 @@ public enum PortfolioReport {
     md += "| Slippage | \(formatPlain(c.settings.slippageBasisPoints)) bps |\n\n"
     md += "## Charts\n\n![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n"
 
-    md += "## Performance\n\n| Metric | Value |\n|---|---:|\n"
-    let rows: [(String, String)] = [
-      ("Final equity", HumanFormat.money(s.finalEquity)), ("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited)),
-      ("Withdrawn", HumanFormat.money(s.withdrawn)), ("Total P&L", HumanFormat.money(s.totalPnl)),
-      ("Time-weighted return (TWR)", HumanFormat.percent(s.twr)), ("Money-weighted return (XIRR, a year)", HumanFormat.percent(s.xirr)),
-      ("CAGR (of the TWR)", HumanFormat.percent(p.cagr)), ("Max drawdown", HumanFormat.percent(p.maxDrawdown)),
-      ("Sharpe", HumanFormat.ratio(p.sharpe)), ("Sortino", HumanFormat.ratio(p.sortino)),
-      ("Dividend income", HumanFormat.money(s.dividendIncome)), ("Fees (commissions and expense drag)", HumanFormat.money(s.fees)),
-      ("Commissions", HumanFormat.money(s.commissions)), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag)),
-      ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn)),
-      ("Rebalances", HumanFormat.integer(s.rebalances)), ("Fills", HumanFormat.integer(s.fills)),
+    let b = output.withoutRebalancing
+    md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | Without rebalancing |\n|---|---:|---:|\n"
+    let rows: [(String, String, String?)] = [
+      ("Final equity", HumanFormat.money(s.finalEquity), b.map { HumanFormat.money($0.finalEquity) }),
+      ("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited), nil),
+      ("Withdrawn", HumanFormat.money(s.withdrawn), nil), ("Total P&L", HumanFormat.money(s.totalPnl), b.map { HumanFormat.money($0.totalPnl) }),
+      ("Time-weighted return (TWR)", HumanFormat.percent(s.twr), b.map { HumanFormat.percent($0.twr) }),
+      ("Money-weighted return (XIRR, a year)", HumanFormat.percent(s.xirr), b.map { HumanFormat.percent($0.xirr) }),
+      ("CAGR (of the TWR)", HumanFormat.percent(p.cagr), b.map { HumanFormat.percent($0.performance.cagr) }),
+      ("Max drawdown", HumanFormat.percent(p.maxDrawdown), b.map { HumanFormat.percent($0.performance.maxDrawdown) }),
+      ("Sharpe", HumanFormat.ratio(p.sharpe), b.map { HumanFormat.ratio($0.performance.sharpe) }),
+      ("Sortino", HumanFormat.ratio(p.sortino), b.map { HumanFormat.ratio($0.performance.sortino) }),
+      ("Dividend income", HumanFormat.money(s.dividendIncome), b.map { HumanFormat.money($0.dividendIncome) }),
+      ("Fees (commissions and expense drag)", HumanFormat.money(s.fees), b.map { HumanFormat.money($0.fees) }),
+      ("Commissions", HumanFormat.money(s.commissions), nil), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag), nil),
+      ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn), nil),
+      ("Rebalances", HumanFormat.integer(s.rebalances), nil), ("Fills", HumanFormat.integer(s.fills), b.map { HumanFormat.integer($0.fills) }),
     ]
-    for (name, value) in rows { md += "| \(name) | \(value) |\n" }
+    for (name, value, other) in rows { md += "| \(name) | \(value) |" + (b == nil ? "\n" : " \(other ?? "") |\n") }
     md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains each bar's `(equity − flow) / previous equity`; "
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
-    md += "Drawdowns, Sharpe and Sortino are those of the TWR.\n\n"
+    md += "Drawdowns, Sharpe and Sortino are those of the TWR."
+    md += b == nil ? "\n\n" : " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
 
     md += "## Assets\n\n| Asset | Target | Allocation | Shares | Value | Invested | Dividends | Fees | P&L | Return | Contribution |\n"
     md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
@@ -252,7 +266,8 @@ public enum PortfolioReport {
     h += HTMLReport.description(c.description)
     let tiles: [(String, String, String)] = [
       ("Final equity", HumanFormat.money(s.finalEquity), "deposited " + HumanFormat.money(s.deposited)),
-      ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)),
+      ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)
+        + (output.withoutRebalancing.map { "; not rebalanced " + HumanFormat.percent($0.twr) } ?? "")),
       ("XIRR", HumanFormat.percent(s.xirr), "money-weighted, a year"),
       ("Max drawdown", HumanFormat.percent(p.maxDrawdown), "Sharpe " + HumanFormat.ratio(p.sharpe)),
       ("Dividends", HumanFormat.money(s.dividendIncome), "yield on cost " + HumanFormat.percent(s.yieldOnCost)),

@@ -85,9 +85,18 @@ struct RunCommand {
   }
 
   func runPortfolio(_ config: PortfolioRunConfig) throws -> Int32 {
-    let output = try PortfolioBacktest.run(config)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let (assets, ledger) = try PortfolioBacktest.load(config)
+    let loaded = clock.now
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger)
+    let ran = clock.now
     let files = PortfolioReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
+    if timing {
+      func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
+      printError("timing: load \(ms(loaded - start)) (\(assets.count) assets), engine \(ms(ran - loaded)), reports \(ms(clock.now - ran))")
+    }
     guard !quiet else { return ExitCode.ok }
     let s = output.summary, p = s.performance, bars = output.result.timeline
     print("\(config.name): portfolio of \(output.assets.map { "\($0.symbol) \(formatPercentPlain($0.weight))" }.joined(separator: ", ")), rebalance \(config.settings.rebalance)")
@@ -97,6 +106,9 @@ struct RunCommand {
       + (s.withdrawn > 0 ? " and \(HumanFormat.money(s.withdrawn)) withdrawn" : "")
       + "; TWR \(HumanFormat.percent(s.twr)), XIRR \(HumanFormat.percent(s.xirr)), max drawdown \(HumanFormat.percent(p.maxDrawdown)), Sharpe \(HumanFormat.ratio(p.sharpe))")
     print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)")
+    if let b = output.withoutRebalancing {
+      print("  without rebalancing: TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")
+    }
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(config.report.out)/")
     return ExitCode.ok
   }

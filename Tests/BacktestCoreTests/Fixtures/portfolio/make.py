@@ -190,6 +190,7 @@ expected = {
     "income-etf": run([incm], [1.0], 10000),
     "income-etf-drip": run([incm], [1.0], 10000, drip=True),
     "three-fund": run([divq, valu, hiyd], [0.5, 0.3, 0.2], 50000, rebalance="quarterly", per_trade=1.0),
+    "three-fund without rebalancing": run([divq, valu, hiyd], [0.5, 0.3, 0.2], 50000, per_trade=1.0),
     "dca-ledger": run([divq, valu], [0.6, 0.4], 5000, rebalance="annually", drip=True, fractional=True,
                       flows=ledger_flows("Data/ledger.csv")),
 }
