@@ -428,3 +428,26 @@ struct PortfolioReferenceTests {
     #expect(abs(b.twr - (try #require(expected["twr"] as? Double))) < 1e-12 && b.fills == expected["fills"] as? Int)
   }
 }
+
+@Suite("Portfolio reports")
+struct PortfolioReportTests {
+  @Test("charts are well-formed XML; the page fetches nothing; the equity line is the growth of the initial cash at the TWR")
+  func charts() throws {
+    let path = Repo.path("Strategies/dca-ledger.yaml")
+    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let output = try PortfolioBacktest.run(config)
+    let charts = PortfolioReport.charts(output)
+    let equity = try #require(SVGCollector.parse(charts.equity()))
+    #expect(SVGCollector.parse(charts.monthly()) != nil)
+    // Two lines: the TWR growth and, with deposits, the account's value.
+    #expect(equity.elements.contains { $0.attributes["id"] == "equity-line" } && equity.elements.contains { $0.attributes["id"] == "benchmark" })
+    let html = PortfolioReport.html(output)
+    for fetch in ["src=", "<link", "<script", "url(", "href=\"http", "@import"] { #expect(!html.contains(fetch), "\(fetch)") }
+    // The monthly returns compound to the TWR.
+    let growth = charts.monthlyReturns.reduce(1.0) { $0 * (1 + $1.value) }
+    #expect(abs(growth - 1 - output.summary.twr) < 1e-9)
+    // assets.csv and orders.csv have a row per asset and per fill.
+    #expect(PortfolioReport.assetsCSV(output).split(separator: "\n").count == 1 + output.assets.count)
+    #expect(PortfolioReport.ordersCSV(output).split(separator: "\n").count == 1 + output.result.fills.count)
+  }
+}
