@@ -451,3 +451,18 @@ struct PortfolioReportTests {
     #expect(PortfolioReport.ordersCSV(output).split(separator: "\n").count == 1 + output.result.fills.count)
   }
 }
+
+@Suite("Portfolio engine: withdrawals when an asset does not trade")
+struct DeferredWithdrawalTests {
+  @Test("a withdrawal on a day one holding has no bar is raised at the next bar where both trade")
+  func deferred() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50]).filtered { $0 != 1 }, weight: 0.5)  // no bar on 2024-01-02
+    var settings = PortfolioSettings()
+    settings.initialCash = 10_000
+    settings.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000)]
+    let r = PortfolioEngine.run([a, b], settings: settings)
+    #expect(r.cash[1] == -1_000 && r.fills.filter { $0.bar == 1 }.isEmpty)
+    #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0)
+  }
+}

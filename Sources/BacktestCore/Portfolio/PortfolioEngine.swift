@@ -171,7 +171,7 @@ public enum PortfolioEngine {
     var owed: [(asset: Int, bar: Int, cash: Double)] = []
     var dripCash = [Double](repeating: 0, count: m)
     var cash = 0.0, unpaid = 0.0
-    var invested = false, rebalanceDue = false
+    var invested = false, rebalanceDue = false, withdrawalDue = false
     let slip = settings.slippageBasisPoints / 10_000
     let weighted = assets.indices.filter { assets[$0].weight > 0 }
 
@@ -264,6 +264,7 @@ public enum PortfolioEngine {
       }
       cash += flow
       flowColumn[t] = flow
+      if flow < 0 { withdrawalDue = true }
 
       // 2. Dividends: earned at the ex-date bar on the shares of the previous close, credited at the pay-date bar.
       for a in 0..<m {
@@ -301,14 +302,20 @@ public enum PortfolioEngine {
         if !invested {
           rebalance(t, .initial)
           invested = true
+          withdrawalDue = false
         } else if rebalanceDue {
           rebalance(t, .rebalance)
           rebalanceDue = false
+          withdrawalDue = false
         } else {
           if flow > 0 {
             for a in weighted { fill(t, a, affordable(t, a, flow * assets[a].weight), .contribution) }
           }
-          if flow < 0 && cash < 0 { raiseCash(t) }
+          // A withdrawal is paid by selling at the first bar where the holdings trade.
+          if withdrawalDue {
+            if cash < 0 { raiseCash(t) }
+            withdrawalDue = false
+          }
           if settings.drip {
             for a in 0..<m where dripCash[a] > 0 && at[a][t] >= 0 {
               fill(t, a, affordable(t, a, dripCash[a]), .dividendReinvestment)

@@ -61,7 +61,7 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
     q = (lambda x: math.floor(x * 1e6) / 1e6) if fractional else math.floor
     up = (lambda x: math.ceil(x * 1e6) / 1e6) if fractional else math.ceil
     shares, last_close, drip_cash = [0.0] * m, [None] * m, [0.0] * m
-    cash, invested, due = 0.0, False, False
+    cash, invested, due, withdrawal_due = 0.0, False, False, False
     owed = []
     paid_total = fees = expense = 0.0
     fills = 0
@@ -112,6 +112,8 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
                 flow = -max(0.0, holdings)
         cash += flow
         flow_col.append(flow)
+        if flow < 0:
+            withdrawal_due = True
         for (k, e, p, amount) in events:
             if e == t and shares[k] * amount > 0:
                 owed.append((k, p, shares[k] * amount))
@@ -138,21 +140,23 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
             if not invested:
                 to_weights(t)
                 invested = True
+                withdrawal_due = False
             elif due:
                 to_weights(t)
-                due = False
+                due = withdrawal_due = False
             else:
                 if flow > 0:
                     for k in range(m):
                         if weights[k] > 0:
                             trade(k, t, affordable(k, t, flow * weights[k]))
-                if flow < 0 and cash < 0:
+                if withdrawal_due and cash < 0:
                     holdings = sum(shares[k] * price(k, t)[0] for k in range(m) if shares[k] > 0)
                     need = -cash
                     for k in range(m):
                         if shares[k] > 0:
                             trade(k, t, -min(shares[k], up(need * shares[k] / holdings)))
                     assert cash >= 0 or per_trade > 0
+                withdrawal_due = False
                 if drip:
                     for k in range(m):
                         if drip_cash[k] > 0 and price(k, t):
