@@ -22,7 +22,8 @@ let usage = """
 
   commands:
     run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
-        run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/)
+        run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/);
+        strategy type portfolio: target weights, rebalancing, dividends (DRIP), deposits and withdrawals
     signal CONFIG [--position FILE] [--journal FILE] [--json] [--now TIME]
         the BUY / SELL / HOLD signal for the newest closed bar, with its reason
     journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
