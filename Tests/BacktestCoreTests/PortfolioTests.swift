@@ -450,6 +450,18 @@ struct PortfolioReportTests {
     #expect(PortfolioReport.assetsCSV(output).split(separator: "\n").count == 1 + output.assets.count)
     #expect(PortfolioReport.ordersCSV(output).split(separator: "\n").count == 1 + output.result.fills.count)
   }
+
+  @Test("without flows, a rebalanced portfolio's chart sets it beside the same portfolio left to drift")
+  func driftComparison() throws {
+    let path = Repo.path("Strategies/three-fund.yaml")
+    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let output = try PortfolioBacktest.run(config)
+    let growth = try #require(output.withoutRebalancingGrowth)
+    let drifted = try #require(output.withoutRebalancing)
+    #expect(abs(growth[growth.count - 1] / config.settings.initialCash - 1 - drifted.twr) < 1e-12)
+    let svg = PortfolioReport.charts(output).equity()
+    #expect(svg.contains("id=\"benchmark\"") && svg.contains(">not rebalanced<"))
+  }
 }
 
 @Suite("Portfolio engine: withdrawals when an asset does not trade")

@@ -62,6 +62,8 @@ public struct PortfolioOutput: Sendable {
   public var summary: PortfolioSummary
   /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison.
   public var withoutRebalancing: PortfolioSummary?
+  /// That run's growth of the initial cash at its time-weighted return, bar by bar.
+  public var withoutRebalancingGrowth: ContiguousArray<Double>?
 }
 
 /// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
@@ -110,15 +112,16 @@ public enum PortfolioBacktest {
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
     let result = PortfolioEngine.run(assets, settings: settings)
-    var withoutRebalancing: PortfolioSummary?
+    var output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
+                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash))
     if settings.rebalance != .never {
       var held = settings
       held.rebalance = .never
-      withoutRebalancing = summarize(PortfolioEngine.run(assets, settings: held), assets: assets, initialCash: settings.initialCash)
+      let drifted = PortfolioEngine.run(assets, settings: held)
+      output.withoutRebalancing = summarize(drifted, assets: assets, initialCash: settings.initialCash)
+      output.withoutRebalancingGrowth = ContiguousArray(timeWeightedIndex(equity: drifted.equity, flow: drifted.flow).map { $0 * settings.initialCash })
     }
-    return PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
-                           summary: summarize(result, assets: assets, initialCash: settings.initialCash),
-                           withoutRebalancing: withoutRebalancing)
+    return output
   }
 
   /// Loads everything the run file names and runs it.

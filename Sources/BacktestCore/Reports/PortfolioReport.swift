@@ -25,15 +25,20 @@ public enum PortfolioReport {
   }
 
   /// Equity charts: the growth of the initial cash at the time-weighted return
-  /// (drawdowns and monthly returns from it), beside the account's value.
+  /// (drawdowns and monthly returns from it), beside the account's value when
+  /// money came and went, else beside the same portfolio left unrebalanced.
   public static func charts(_ output: PortfolioOutput) -> RunCharts {
     let r = output.result
     let hasFlows = r.flow.dropFirst().contains { $0 != 0 }
     let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
     let initial = output.config.settings.initialCash
-    return RunCharts(timeline: r.timeline, equity: ContiguousArray(index.map { $0 * initial }), comparison: hasFlows ? r.equity : nil,
-                     names: (hasFlows ? "growth of the initial cash (TWR)" : "portfolio", "account value (with deposits)"),
-                     initialCash: initial)
+    let growth = ContiguousArray(index.map { $0 * initial })
+    if hasFlows {
+      return RunCharts(timeline: r.timeline, equity: growth, comparison: r.equity,
+                       names: ("growth of the initial cash (TWR)", "account value (with deposits)"), initialCash: initial)
+    }
+    return RunCharts(timeline: r.timeline, equity: growth, comparison: output.withoutRebalancingGrowth,
+                     names: ("portfolio", "not rebalanced"), initialCash: initial)
   }
 
   public static func equityCSV(_ output: PortfolioOutput) -> String {
