@@ -96,7 +96,8 @@ public enum MarkdownReport {
         md += "| Expense-ratio drag (\(formatPercentPlain(c.expenseRatio)) a year) | \(HumanFormat.money(r.expenseDrag)) | \(HumanFormat.money(output.benchmark.expenseDrag)) |\n"
       }
       md += "\nFrequency \(d.profile.frequency.rawValue); trailing-12-month dividends \(formatPlain(d.profile.trailingTwelveMonths)) a share "
-      md += "(yield \(HumanFormat.percent(d.trailingYield)) at the last close); yield on cost of the position open at the end \(HumanFormat.percent(d.yieldOnCost)); "
+      md += "(yield \(HumanFormat.percent(d.trailingYield)) at the last close); "
+      md += d.yieldOnCost.map { "yield on cost of the position open at the end \(HumanFormat.percent($0)); " } ?? "no position open at the end (no yield on cost); "
       md += "forward annual dividend \(d.profile.forwardAnnual.map { formatPlain($0) } ?? "—") a share and next ex-date "
       md += "\(d.profile.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "—"), both estimates from the last payment and the detected frequency. "
       md += "A trade earns the dividends of the ex-dates it held through (shares held at the close before the ex-date; `dividends` in trades.csv), and its return includes them.\n"

@@ -155,6 +155,7 @@ public enum PortfolioReport {
       ("frequency", .string(d.frequency.rawValue)), ("last_ex_date", d.last.map { .string(CivilDate.isoDate(days: $0.exDay)) } ?? .null),
       ("last_amount", .optional(d.last?.amount)), ("trailing_12m_per_share", .number(d.trailingTwelveMonths)),
       ("trailing_yield", .optional(trailingYield)), ("yield_on_cost", .optional(yieldOnCost)),
+      ("forward_annual_per_share_estimate", .optional(d.forwardAnnual)),
       ("forward_annual_dividend_estimate", .optional(d.forwardAnnual.map { $0 * shares })),
       ("next_ex_date_estimate", d.nextExDayEstimate.map { .string(CivilDate.isoDate(days: $0)) } ?? .null),
     ])
