@@ -54,6 +54,21 @@ import Testing
       #expect("\(error)" == message)
     }
   }
+
+  @Test("what the sweep kernel does not model is refused, not ignored", arguments: [
+    "data.dividends=../Data/etfs/INCM_dividends.csv", "portfolio.expense_ratio=0.35%", "data.intrabar=../Data/GOOG.csv",
+  ])
+  func unmodelled(_ override: String) throws {
+    let text = "name: s\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\nsweep:\n  parameters:\n    bb_period: [10, 20]\n"
+    let path = Repo.path("Strategies/s.yaml")
+    let (root, settings) = try SweepRunner.parse(text, file: path, overrides: [override])
+    do {
+      _ = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: SweepPlan.combinations(settings))
+      Issue.record("\(override) was accepted")
+    } catch {
+      #expect("\(error)".contains("error: sweeps do not model dividends, the expense ratio or finer intrabar bars yet"))
+    }
+  }
 }
 
 @Suite struct WalkForwardTests {

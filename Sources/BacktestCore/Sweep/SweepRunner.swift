@@ -24,9 +24,9 @@ public enum SweepRunner {
   public static func jobs(root: YAMLNode, file: String, settings: SweepSettings,
                           combinations: [SweepCombination]) throws -> [SweepJob] {
     let base = try RunConfig.parse(document: root, file: file)
-    if base.data.dividends != nil || base.expenseRatio > 0 {
-      throw InputError("sweeps do not model dividends or the expense ratio yet; remove data.dividends and portfolio.expense_ratio, "
-                       + "or run single combinations with backtest run", at: root.location)
+    if base.data.dividends != nil || base.expenseRatio > 0 || base.data.intrabar != nil {
+      throw InputError("sweeps do not model dividends, the expense ratio or finer intrabar bars yet; remove data.dividends, "
+                       + "portfolio.expense_ratio and data.intrabar, or run single combinations with backtest run", at: root.location)
     }
     // When only strategy parameters vary, only the strategy section needs reading per combination.
     let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
