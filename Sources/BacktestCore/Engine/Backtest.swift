@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything one `backtest run` produced, ready for the report writers.
 public struct RunOutput: Sendable {
   public var config: RunConfig
@@ -31,11 +33,13 @@ public struct CycleContext: Sendable {
 
 /// The run pipeline: load bars, run the strategy and the benchmark, summarize.
 public enum Backtest {
-  /// Reads the bar file and applies the session filter and resampling.
+  /// Reads the bar file (or takes its `contents`, already read) and applies
+  /// the session filter and resampling.
   ///
   /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
-  public static func loadBars(_ data: DataSettings) throws -> (bars: BarSeries, barsInFile: Int) {
-    let raw = try BarCSVReader(timeZone: data.timeZone).read(file: data.bars)
+  public static func loadBars(_ data: DataSettings, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
+    let bytes = try contents ?? readInputFile(data.bars)
+    let raw = try bytes.withUnsafeBytes { try BarCSVReader(timeZone: data.timeZone).read($0.bindMemory(to: UInt8.self), file: data.bars) }
     var bars = raw.filtered(session: data.session, timeZone: data.timeZone)
     if data.startDay != nil || data.endDay != nil {
       let first = data.startDay ?? .min, last = data.endDay ?? .max

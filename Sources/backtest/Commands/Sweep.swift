@@ -57,11 +57,12 @@ struct SweepCommand {
     let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine)
     mark("config")
 
-    let (allBars, _) = try Backtest.loadBars(base.data)
+    let barFile = try readInputFile(base.data.bars)
+    let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
     let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
     let cycle = try Backtest.loadCycle(base, bars: bars)
     mark("load")
-    let fingerprint = try Self.fingerprint(base: base, root: root)
+    let fingerprint = try Self.fingerprint(base: base, root: root, barFile: barFile)
     mark("fingerprint")
 
     // Resume: keep what a previous run of the same sweep finished.
@@ -137,9 +138,10 @@ struct SweepCommand {
   }
 
   /// A fingerprint of what the results depend on: the bar and macro files' bytes and the base settings.
-  static func fingerprint(base: RunConfig, root: YAMLNode) throws -> String {
+  static func fingerprint(base: RunConfig, root: YAMLNode, barFile: Data) throws -> String {
     var f = Fingerprint()
-    for file in [base.data.bars] + (base.cycle?.macroFiles ?? []) {
+    barFile.withUnsafeBytes { f.add(raw: $0) }
+    for file in base.cycle?.macroFiles ?? [] {
       try readInputFile(file).withUnsafeBytes { f.add(raw: $0) }
     }
     guard case .mapping(let entries) = root.kind else { return f.hex }
