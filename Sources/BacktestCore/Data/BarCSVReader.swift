@@ -97,15 +97,11 @@ public struct BarCSVReader {
       let newline = memchr(base + start + (n - start) / 2, Int32(UInt8(ascii: "\n")), n - start - (n - start) / 2) else { return nil }
     let split = UnsafeRawPointer(newline) - UnsafeRawPointer(base) + 1
     guard split < n else { return nil }
-    var line = header.upcomingLine
-    var p = start
-    while let next = memchr(base + p, Int32(UInt8(ascii: "\n")), split - p) {
-      line += 1
-      p = UnsafeRawPointer(next) - UnsafeRawPointer(base) + 1
-    }
     let zoneShifts = timeZone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: -4e9)) != nil
     let halves = ConcurrentSlots<BarSeries>(count: 2)
-    let firstLine = header.upcomingLine, secondLine = line
+    // Line numbers only appear in error messages, and any error reruns one pass:
+    // the second half need not count the lines before it.
+    let firstLine = header.upcomingLine, secondLine = 0
     let shared = SharedBytes(bytes: bytes)
     DispatchQueue.concurrentPerform(iterations: 2) { k in
       let bytes = shared.bytes
