@@ -18,6 +18,15 @@ func day(_ text: String) -> Int {
   return CivilDate.days(year: p[0], month: p[1], day: p[2])
 }
 
+/// A shipped portfolio run file, read; fails the test when it is not one.
+func shippedPortfolio(_ name: String) throws -> PortfolioRunConfig {
+  let path = Repo.path("Strategies/\(name).yaml")
+  guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else {
+    throw InputError("not a portfolio run file", file: path)
+  }
+  return config
+}
+
 @Suite("Money-weighted and time-weighted returns")
 struct ReturnsWithFlowsTests {
   @Test("XIRR reproduces the spreadsheet reference example (37.34%)")
@@ -160,16 +169,20 @@ struct PortfolioEngineTests {
     #expect(r.fills.count == 1 && r.cash[7] == 100 && r.totals[0].dividends == 100)
   }
 
+  /// A: 100 in January, 120 from February 1; B: 50 throughout. Bars on Jan 30, 31, Feb 1, 2.
+  static let twoAssets = [PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 120, 120], from: day("2024-01-30")), weight: 0.5),
+                          PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50], from: day("2024-01-30")), weight: 0.5)]
+  static let monthly5050: PortfolioSettings = {
+    var s = PortfolioSettings()
+    s.initialCash = 10_000
+    s.rebalance = .monthly
+    return s
+  }()
+
   @Test("monthly rebalance trades back to 50/50 to the cent")
   func rebalanceToTheCent() {
-    // A: 100 in January, 120 from February 1; B: 50 throughout. Bars on Jan 30, 31, Feb 1, 2.
-    let first = day("2024-01-30")
-    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 120, 120], from: first), weight: 0.5)
-    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50], from: first), weight: 0.5)
-    var settings = PortfolioSettings()
-    settings.initialCash = 10_000
-    settings.rebalance = .monthly
-    let r = PortfolioEngine.run([a, b], settings: settings)
+    let settings = Self.monthly5050
+    let r = PortfolioEngine.run(Self.twoAssets, settings: settings)
     // Initial: 50 A (5,000.00) and 100 B (5,000.00). Feb 1 open: 6,000 + 5,000 = 11,000 → A 45 (5,500 / 120 = 45.83),
     // B 110: sell 5 A for 600.00, buy 10 B for 500.00, 100.00 left in cash.
     #expect(r.fills.count == 4)
@@ -181,14 +194,9 @@ struct PortfolioEngineTests {
 
   @Test("a per-trade commission is paid on every fill and limits the buys to the cash there is")
   func rebalanceWithFees() {
-    let first = day("2024-01-30")
-    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 120, 120], from: first), weight: 0.5)
-    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50], from: first), weight: 0.5)
-    var settings = PortfolioSettings()
-    settings.initialCash = 10_000
-    settings.rebalance = .monthly
+    var settings = Self.monthly5050
     settings.commission = .perTrade(1)
-    let r = PortfolioEngine.run([a, b], settings: settings)
+    let r = PortfolioEngine.run(Self.twoAssets, settings: settings)
     // Initial: 50 A for 5,001.00 with the fee; B: (4,999 - 1) / 50 = 99.96 → 99 shares for 4,951.00; 48.00 left.
     #expect(r.fills[0].shares == 50 && r.fills[1].shares == 99 && r.cash[0] == 48)
     // Feb 1: value 48 + 6,000 + 4,950 = 10,998 → A 45 (sell 5: +599), B 109 (buy 10: -501) → 146 left.
@@ -399,10 +407,7 @@ struct PortfolioReferenceTests {
     let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
     let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
     let expected = try #require(all[name])
-    let path = Repo.path("Strategies/\(name).yaml")
-    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else {
-      Issue.record("\(name) is not a portfolio run file"); return
-    }
+    let config = try shippedPortfolio(name)
     let output = try PortfolioBacktest.run(config)
     let s = output.summary
     func number(_ key: String) throws -> Double { try #require(expected[key] as? Double) }
@@ -421,8 +426,7 @@ struct PortfolioReferenceTests {
     let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
     let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
     let expected = try #require(all["three-fund without rebalancing"])
-    let path = Repo.path("Strategies/three-fund.yaml")
-    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let config = try shippedPortfolio("three-fund")
     let b = try #require(try PortfolioBacktest.run(config).withoutRebalancing)
     #expect(close(b.finalEquity, try #require(expected["final_equity"] as? Double), relative: 1e-12))
     #expect(abs(b.twr - (try #require(expected["twr"] as? Double))) < 1e-12 && b.fills == expected["fills"] as? Int)
@@ -433,8 +437,7 @@ struct PortfolioReferenceTests {
 struct PortfolioReportTests {
   @Test("charts are well-formed XML; the page fetches nothing; the equity line is the growth of the initial cash at the TWR")
   func charts() throws {
-    let path = Repo.path("Strategies/dca-ledger.yaml")
-    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let config = try shippedPortfolio("dca-ledger")
     let output = try PortfolioBacktest.run(config)
     let charts = PortfolioReport.charts(output)
     let equity = try #require(SVGCollector.parse(charts.equity()))
@@ -453,8 +456,7 @@ struct PortfolioReportTests {
 
   @Test("without flows, a rebalanced portfolio's chart sets it beside the same portfolio left to drift")
   func driftComparison() throws {
-    let path = Repo.path("Strategies/three-fund.yaml")
-    guard case .portfolio(let config) = try AnyRunConfig.parse(try String(contentsOfFile: path, encoding: .utf8), file: path) else { return }
+    let config = try shippedPortfolio("three-fund")
     let output = try PortfolioBacktest.run(config)
     let growth = try #require(output.withoutRebalancingGrowth)
     let drifted = try #require(output.withoutRebalancing)

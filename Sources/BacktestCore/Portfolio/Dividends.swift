@@ -118,20 +118,22 @@ public struct DividendSchedule: Sendable, Equatable {
 
   /// Dividends whose ex-date falls after the last bar are left out.
   public init(_ dividends: [Dividend], days: ContiguousArray<Int32>) {
-    func firstBar(onOrAfter day: Int) -> Int {
-      var lo = 0, hi = days.count
-      while lo < hi {
-        let mid = (lo + hi) / 2
-        if Int(days[mid]) < day { lo = mid + 1 } else { hi = mid }
-      }
-      return lo
-    }
     for d in dividends {
-      let ex = firstBar(onOrAfter: d.exDay)
+      let ex = firstBar(onOrAfter: d.exDay, in: days)
       guard ex < days.count, ex > 0 else { continue }  // nobody held a share before the first bar
       exBar.append(ex)
-      payBar.append(firstBar(onOrAfter: d.payDay))
+      payBar.append(firstBar(onOrAfter: d.payDay, in: days))
       amount.append(d.amount)
     }
   }
+}
+
+/// The index of the first bar dated on or after `day` in ascending `days` (their count when none is).
+public func firstBar(onOrAfter day: Int, in days: ContiguousArray<Int32>) -> Int {
+  var lo = 0, hi = days.count
+  while lo < hi {
+    let mid = (lo + hi) / 2
+    if Int(days[mid]) < day { lo = mid + 1 } else { hi = mid }
+  }
+  return lo
 }

@@ -155,8 +155,8 @@ public enum PortfolioEngine {
     var flowAt = ContiguousArray<Double>(repeating: 0, count: n)
     flowAt[0] = settings.initialCash
     for f in settings.contributions {
-      guard let t = timeline.day.firstIndex(where: { Int($0) >= f.day }) else { continue }
-      flowAt[t] += f.amount
+      let t = firstBar(onOrAfter: f.day, in: timeline.day)
+      if t < n { flowAt[t] += f.amount }
     }
 
     var equity = ContiguousArray<Double>(repeating: 0, count: n)
