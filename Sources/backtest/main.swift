@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -6,16 +7,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// Exit codes (sysexits): 0 ok, 64 bad command line, 65 bad data or config,
-/// 66 missing input, 1 anything else.
-enum ExitCode {
-  static let ok: Int32 = 0
-  static let failure: Int32 = 1
-  static let usage: Int32 = 64
-  static let dataError: Int32 = 65
-  static let noInput: Int32 = 66
-}
 
 let usage = """
   usage: backtest <command> [options]
@@ -62,29 +53,6 @@ let usage = """
   exit codes: 0 ok, 64 bad command line, 65 bad data or config, 66 missing input, 1 anything else
   """
 
-func printError(_ text: String) {
-  FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
-}
-
-/// Prints an input error, with the offending line of a YAML file under it.
-func report(_ error: InputError) {
-  var text = error.description
-  if let location = error.location, error.excerpt == nil,
-    location.file.hasSuffix(".yaml") || location.file.hasSuffix(".yml"),
-    let source = try? String(contentsOfFile: location.file, encoding: .utf8)
-  {
-    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
-    if location.line >= 1 && location.line <= lines.count {
-      let number = String(location.line)
-      let gutter = String(repeating: " ", count: number.count)
-      let line = lines[location.line - 1].replacingOccurrences(of: "\r", with: "")
-      text += "\n    \(number) | \(line.prefix(200))\n    \(gutter) | "
-      text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
-    }
-  }
-  printError(text)
-}
-
 func main() -> Int32 {
   let args = CommandLine.arguments.dropFirst()
   guard let command = args.first else {
@@ -92,7 +60,7 @@ func main() -> Int32 {
     return ExitCode.usage
   }
   let rest = args.dropFirst()
-  do {
+  return exitCode {
     switch command {
     case "run": return try RunCommand(rest).run()
     case "bench": return try BenchCommand(rest).run()
@@ -102,7 +70,7 @@ func main() -> Int32 {
     case "merge": return try MergeCommand(rest).run()
     case "signal": return try SignalCommand(rest).run()
     case "journal": return try JournalCommand(rest).run()
-    case "fetch": return try FetchCommand(rest).run()
+    case "fetch": return try runHelper("backtest-fetch", arguments: rest)
     case "convert": return try ConvertCommand(rest).run()
     case "analyze": return try AnalyzeCommand(rest).run()
     case "screen": return try ScreenCommand(rest).run()
@@ -120,16 +88,6 @@ func main() -> Int32 {
       let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "synth", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown command '\(command)'\(hint)")
     }
-  } catch let error as UsageError {
-    printError(error.description)
-    printError("run 'backtest help' for usage")
-    return ExitCode.usage
-  } catch let error as InputError {
-    report(error)
-    return error.kind == .missingInput ? ExitCode.noInput : ExitCode.dataError
-  } catch {
-    printError("backtest: error: \(error)")
-    return ExitCode.failure
   }
 }
 

@@ -118,6 +118,25 @@ import Testing
     #expect(try MacroReader.read(file: out).series[.unemploymentRate]?.count == 2)
   }
 
+  @Test("fetch runs the backtest-fetch built next to backtest; without it, a clear error and exit 1")
+  func helperNextToBinary() throws {
+    let lone = try CLI.temporaryFolder()
+    try FileManager.default.copyItem(atPath: CLI.binary, toPath: lone + "/backtest")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: lone + "/backtest")
+    process.arguments = ["fetch", "GPIX", "--from", "2024-01-02", "--to", "2024-01-03", "--out", lone + "/x.csv"]
+    let err = Pipe()
+    process.standardError = err
+    try process.run()
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(stderr == "backtest: error: backtest-fetch is missing from \(lone); it is built with backtest (swift build) and must be installed next to it\n")
+    // Built side by side, it runs with the same arguments and its exit code comes back.
+    let r = try CLI.run(["fetch", "GPIX", "--from", "2024-01-02"], environment: Self.env)
+    #expect(r.status == 64 && r.stderr.contains("expected --from YYYY-MM-DD and --to YYYY-MM-DD"), "\(r.stderr)")
+  }
+
   @Test("convert turns saved aggregates JSON into the standard CSV")
   func convert() throws {
     let dir = try CLI.temporaryFolder()

@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest convert polygon FILE.json --out FILE.csv`: saved Polygon aggregates to the standard CSV.

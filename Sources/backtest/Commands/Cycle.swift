@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest cycle CONFIG [--out DIR]`: the stage timeline and `cycle_stages.csv`.

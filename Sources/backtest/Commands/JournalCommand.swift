@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest journal enter|exit|list`: the history of trades actually taken.

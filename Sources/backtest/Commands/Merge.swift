@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest merge DIR... --out DIR`: combines the results of sweep shards,

@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest montecarlo CONFIG`: resamples the strategy's daily returns and trade order.

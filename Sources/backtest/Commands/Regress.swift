@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest regress [DIR]`: runs every run file in DIR and compares its

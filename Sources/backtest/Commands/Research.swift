@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// Prints rows as an aligned table (first column left, the rest right).

@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ struct SweepCommand {
     func mark(_ name: String) { marks.append((name, clock.now)) }
     defer {
       if timing {
-        let parts = zip(marks, marks.dropFirst()).map { String(format: "%@ %.1f ms", $1.0, Progress.seconds($1.1 - $0.1) * 1000) }
+        let parts = zip(marks, marks.dropFirst()).map { String(format: "%@ %.1f ms", $1.0, ProgressLine.seconds($1.1 - $0.1) * 1000) }
         printError("timing: " + parts.joined(separator: ", "))
       }
     }
@@ -84,7 +85,7 @@ struct SweepCommand {
     let todo = jobs.filter { !done.contains($0.combination.values.joined(separator: "\u{1F}")) }
 
     let sink = try ResultSink(path: resultsPath, fingerprint: fingerprint)
-    let progress = Progress(total: todo.count, label: "sweep", enabled: !quiet)
+    let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
     let daily = ConcurrentSlots<[Double]>(count: plan.count)
     SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, dailyReturns: daily) { combination, summary in
       sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
@@ -174,7 +175,7 @@ final class ResultSink: @unchecked Sendable {
     if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(String(cString: strerror(errno))))") }
   }
 
-  func append(_ record: SweepRecord, progress: Progress) {
+  func append(_ record: SweepRecord, progress: ProgressLine) {
     var line = SweepReport.line(record) + "\n"
     lock.lock()
     defer { lock.unlock() }

@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 
 /// `backtest synth`: seeded synthetic bars in the standard CSV, for testing a strategy on prices it has never seen.

@@ -1,21 +1,22 @@
 import BacktestCore
 
 /// A command-line usage error: exit 64 (`EX_USAGE`).
-struct UsageError: Error, CustomStringConvertible {
-  var message: String
-  var description: String { "backtest: error: \(message)" }
+public struct UsageError: Error, CustomStringConvertible {
+  public var message: String
+  public init(message: String) { self.message = message }
+  public var description: String { "backtest: error: \(message)" }
 }
 
 /// The arguments of one subcommand: positionals, `--flag`, `--option value`
 /// (or `--option=value`), and repeatable options, checked against what the
 /// subcommand declares.
-struct Arguments {
-  var positionals: [String] = []
-  var flags: Set<String> = []
-  var options: [String: [String]] = [:]
+public struct Arguments {
+  public var positionals: [String] = []
+  public var flags: Set<String> = []
+  public var options: [String: [String]] = [:]
 
   /// Parses `args` for a subcommand that takes the given flags and options.
-  init(_ args: ArraySlice<String>, flags allowedFlags: [String], options allowedOptions: [String]) throws {
+  public init(_ args: ArraySlice<String>, flags allowedFlags: [String], options allowedOptions: [String]) throws {
     var i = args.startIndex
     while i < args.endIndex {
       let arg = args[i]
@@ -53,9 +54,9 @@ struct Arguments {
     }
   }
 
-  func option(_ name: String) -> String? { options[name]?.last }
+  public func option(_ name: String) -> String? { options[name]?.last }
 
-  func integer(_ name: String, default fallback: Int, minimum: Int = 1) throws -> Int {
+  public func integer(_ name: String, default fallback: Int, minimum: Int = 1) throws -> Int {
     guard let text = option(name) else { return fallback }
     guard let v = Int(text.replacingOccurrences(of: "_", with: "")), v >= minimum else {
       throw UsageError(message: "expected an integer >= \(minimum) for '--\(name)', found '\(text)'")

@@ -8,7 +8,7 @@ import Darwin
 
 /// Progress on stderr: a live bar on a terminal, a plain line every few
 /// seconds otherwise (logs of batch jobs stay readable).
-final class Progress: @unchecked Sendable {
+public final class ProgressLine: @unchecked Sendable {
   private let total: Int
   private let label: String
   private let terminal = isatty(2) != 0
@@ -17,7 +17,7 @@ final class Progress: @unchecked Sendable {
   private var last: ContinuousClock.Instant
   private let enabled: Bool
 
-  init(total: Int, label: String, enabled: Bool) {
+  public init(total: Int, label: String, enabled: Bool) {
     self.total = total
     self.label = label
     self.enabled = enabled
@@ -25,12 +25,12 @@ final class Progress: @unchecked Sendable {
     last = start
   }
 
-  static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+  public static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
-  var elapsed: Double { Self.seconds(clock.now - start) }
+  public var elapsed: Double { Self.seconds(clock.now - start) }
 
   /// Called with the number done so far (under the caller's lock).
-  func update(done: Int) {
+  public func update(done: Int) {
     guard enabled else { return }
     let now = clock.now
     let interval = terminal ? 0.1 : 5.0

@@ -8,10 +8,11 @@ import Darwin
 #endif
 
 /// An error writing output: exit 1.
-struct OutputError: Error, CustomStringConvertible {
-  var path: String
-  var message: String
-  var description: String { "\(path): error: \(message)" }
+public struct OutputError: Error, CustomStringConvertible {
+  public var path: String
+  public var message: String
+  public init(path: String, message: String) { self.path = path; self.message = message }
+  public var description: String { "\(path): error: \(message)" }
 }
 
 /// Writes report files so that a reader never sees a half-written one.
@@ -20,8 +21,8 @@ struct OutputError: Error, CustomStringConvertible {
 /// (so the rename cannot cross file systems) and flushed to disk; only when
 /// all are written are they renamed over the old ones. If anything fails,
 /// the temporary files are removed and the previous report stays as it was.
-enum AtomicWriter {
-  static func write(_ files: [ReportFile], into directory: String) throws {
+public enum AtomicWriter {
+  public static func write(_ files: [ReportFile], into directory: String) throws {
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } catch {
@@ -43,7 +44,7 @@ enum AtomicWriter {
     pending.removeAll()
   }
 
-  static func writeFully(_ text: String, to path: String) throws {
+  public static func writeFully(_ text: String, to path: String) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else {
       throw OutputError(path: path, message: "cannot create the file (\(String(cString: strerror(errno))))")

@@ -1,4 +1,5 @@
 import BacktestCore
+import CommandLineSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -152,7 +153,7 @@ final class RateLimitedClient: @unchecked Sendable {
     var attempt = 0
     while true {
       if let last {
-        let wait = interval - Progress.seconds(clock.now - last)
+        let wait = interval - ProgressLine.seconds(clock.now - last)
         if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       }
       last = clock.now
