@@ -185,6 +185,28 @@ struct BadBarCase: CustomTestStringConvertible, Sendable {
       try BarCSVReader().read(file: Repo.path("Data"))
     }
   }
+
+  @Test("input files are read byte for byte, mapped (1 MB and more) or copied, and the parse is the same")
+  func mappedAndCopiedReads() throws {
+    let folder = NSTemporaryDirectory() + "bars-read-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var text = "timestamp,open,high,low,close,volume\n"
+    for k in 0..<30_000 {
+      text += "\(1_700_000_000 + k * 1800),\(100 + k % 7).25,\(102 + k % 7).5,\(99 + k % 7).125,\(101 + k % 7),\(1000 + k)\n"
+    }
+    let big = folder + "/big.csv", small = folder + "/small.csv"
+    try text.write(toFile: big, atomically: false, encoding: .utf8)
+    try String(text.prefix(2_000)).write(toFile: small, atomically: false, encoding: .utf8)
+    #expect(text.utf8.count >= 1 << 20)
+    for path in [big, small] {
+      #expect(try readInputFile(path) == FileManager.default.contents(atPath: path)!)
+    }
+    let bars = try BarCSVReader().read(file: big)
+    #expect(bars.count == 30_000 && bars.close[29_999] == Double(101 + 29_999 % 7) && bars.volume[12_345] == 13_345)
+    FileManager.default.createFile(atPath: folder + "/empty.csv", contents: Data())
+    #expect(try readInputFile(folder + "/empty.csv").isEmpty)
+  }
 }
 
 @Suite struct NumberParsingTests {
