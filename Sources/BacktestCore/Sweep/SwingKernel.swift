@@ -115,16 +115,29 @@ public enum SwingKernel {
           // Flat: the account stands still until the next buy signal. Find it (the
           // RSI test first: it is the rarer one), and mark the bars up to it at once.
           var s = max(t, firstDecision)
-          let threshold = SIMD4<Double>(repeating: oversold)
-          let rsiBase = UnsafeRawPointer(rsi.baseAddress!)
-          while true {
-            // Skip four bars at a time while no RSI is below the threshold (NaN compares false, as below).
-            while s + 4 <= n - 1 && !any(rsiBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self) .< threshold) {
-              s += 4
+          let threshold = SIMD4<Double>(repeating: oversold), width = SIMD4<Double>(repeating: k)
+          let rsiBase = UnsafeRawPointer(rsi.baseAddress!), closeBase = UnsafeRawPointer(close.baseAddress!)
+          let meanBase = UnsafeRawPointer(mean.baseAddress!), deviationBase = UnsafeRawPointer(deviation.baseAddress!)
+          // Four bars at a time: the RSI test first (the rarer one), then the band test on
+          // those four only; NaN compares false, and the lanes compute exactly what the
+          // scalar test below computes.
+          var found = false
+          while s + 4 <= n - 1 {
+            let low = rsiBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self) .< threshold
+            if any(low) {
+              let below = closeBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
+                .< meanBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
+                - width * deviationBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
+              let hit = low .& below
+              if any(hit) {
+                s += hit[0] ? 0 : hit[1] ? 1 : hit[2] ? 2 : 3
+                found = true
+                break
+              }
             }
-            if s >= n - 1 || (rsi[s] < oversold && close[s] < mean[s] - k * deviation[s]) { break }
-            s += 1
+            s += 4
           }
+          while !found && s < n - 1 && !(rsi[s] < oversold && close[s] < mean[s] - k * deviation[s]) { s += 1 }
           let end = s < n - 1 ? s + 1 : n - 1
           accumulator.markFlat(equity: cash, count: end - t, dayEnds: dayEndsBefore[end] - dayEndsBefore[t])
           pendingBuy = s < n - 1
