@@ -27,43 +27,82 @@ public struct StreamingMeanDeviation: Sendable {
   /// Adds `x`; returns the window's mean and deviation, `nan` for both before
   /// `period` values have been seen.
   public mutating func update(_ x: Double) -> (mean: Double, deviation: Double) {
-    equalRun = x == previous ? equalRun + 1 : 1
-    previous = x
-    if filled == period {
-      let old = window[head] - shift
-      sum -= old
-      sumSquares -= old * old
-    } else {
-      filled += 1
-    }
-    window[head] = x
-    head = head + 1 == period ? 0 : head + 1
-    let d = x - shift
-    sum += d
-    sumSquares += d * d
-    sinceRecompute += 1
-    guard filled == period else { return (.nan, .nan) }
-    if equalRun >= period { return (x, 0) }
-    if sinceRecompute >= period { recompute() }
-    let n = Double(period)
-    let meanShifted = sum / n
-    let variance = sumSquares / n - meanShifted * meanShifted
-    return (shift + meanShifted, variance > 0 ? variance.squareRoot() : 0)
+    var mean = 0.0, deviation = 0.0
+    withUnsafePointer(to: x) { update(UnsafeBufferPointer(start: $0, count: 1), mean: &mean, deviation: &deviation) }
+    return (mean, deviation)
   }
 
-  private mutating func recompute() {
-    var total = 0.0
-    for v in window { total += v }
-    shift = total / Double(period)
-    sum = 0
-    sumSquares = 0
-    for v in window {
-      let d = v - shift
-      sum += d
-      sumSquares += d * d
+  /// Adds every value of `xs` in order, writing what `update(_:)` would return
+  /// for each to `mean[i]` and `deviation[i]`: the same arithmetic, in one loop
+  /// over raw memory (no call, check or copy per value).
+  public mutating func update(_ xs: UnsafeBufferPointer<Double>, mean: UnsafeMutablePointer<Double>,
+                              deviation: UnsafeMutablePointer<Double>) {
+    let period = self.period, n = Double(period)
+    var head = self.head, filled = self.filled, shift = self.shift, sum = self.sum, sumSquares = self.sumSquares
+    var sinceRecompute = self.sinceRecompute, equalRun = self.equalRun, previous = self.previous
+    var storage = ContiguousArray<Double>()
+    swap(&storage, &self.window)
+    defer { swap(&storage, &self.window) }
+    storage.withUnsafeMutableBufferPointer { buffer in
+      let window = buffer.baseAddress!
+      for i in 0..<xs.count {
+        let x = xs[i]
+        equalRun = x == previous ? equalRun + 1 : 1
+        previous = x
+        if filled == period {
+          let old = window[head] - shift
+          sum -= old
+          sumSquares -= old * old
+        } else {
+          filled += 1
+        }
+        window[head] = x
+        head = head + 1 == period ? 0 : head + 1
+        let d = x - shift
+        sum += d
+        sumSquares += d * d
+        sinceRecompute += 1
+        guard filled == period else { mean[i] = .nan; deviation[i] = .nan; continue }
+        if equalRun >= period { mean[i] = x; deviation[i] = 0; continue }
+        if sinceRecompute >= period {
+          // Re-sum the window from scratch around its mean.
+          var total = 0.0
+          for k in 0..<period { total += window[k] }
+          shift = total / n
+          sum = 0
+          sumSquares = 0
+          for k in 0..<period {
+            let e = window[k] - shift
+            sum += e
+            sumSquares += e * e
+          }
+          sinceRecompute = 0
+        }
+        let meanShifted = sum / n
+        let variance = sumSquares / n - meanShifted * meanShifted
+        mean[i] = shift + meanShifted
+        deviation[i] = variance > 0 ? variance.squareRoot() : 0
+      }
     }
-    sinceRecompute = 0
+    self.head = head; self.filled = filled; self.shift = shift; self.sum = sum; self.sumSquares = sumSquares
+    self.sinceRecompute = sinceRecompute; self.equalRun = equalRun; self.previous = previous
   }
+}
+
+/// The rolling mean and population deviation of every window of `x`
+/// (`StreamingMeanDeviation` over the whole series); `nan` before index `period - 1`.
+public func rollingMeanDeviation(_ x: ContiguousArray<Double>, period: Int)
+  -> (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>) {
+  var state = StreamingMeanDeviation(period: period)
+  var deviation = ContiguousArray<Double>()
+  let mean = ContiguousArray<Double>(unsafeUninitializedCapacity: x.count) { means, meanCount in
+    deviation = ContiguousArray<Double>(unsafeUninitializedCapacity: x.count) { deviations, deviationCount in
+      x.withUnsafeBufferPointer { state.update($0, mean: means.baseAddress!, deviation: deviations.baseAddress!) }
+      deviationCount = x.count
+    }
+    meanCount = x.count
+  }
+  return (mean, deviation)
 }
 
 /// Bollinger Bands over a whole series (TA-Lib `BBANDS`, `matype = 0`).
@@ -78,26 +117,15 @@ public struct BollingerBands: Sendable {
   ///
   /// - Complexity: O(n).
   public init(close: ContiguousArray<Double>, period: Int, deviations: Double) {
-    var state = StreamingMeanDeviation(period: period)
-    let n = close.count
-    lower = ContiguousArray(repeating: .nan, count: n)
-    middle = ContiguousArray(repeating: .nan, count: n)
-    upper = ContiguousArray(repeating: .nan, count: n)
-    for i in 0..<n {
-      let (mean, deviation) = state.update(close[i])
-      middle[i] = mean
-      upper[i] = mean + deviations * deviation
-      lower[i] = mean - deviations * deviation
-    }
+    let (mean, deviation) = rollingMeanDeviation(close, period: period)
+    middle = mean
+    upper = ContiguousArray(zip(mean, deviation).lazy.map { $0 + deviations * $1 })
+    lower = ContiguousArray(zip(mean, deviation).lazy.map { $0 - deviations * $1 })
   }
 }
 
 /// Returns the rolling population standard deviation of `x` (TA-Lib `STDDEV`
 /// with `nbdev = 1`); `nan` before index `period - 1`.
 public func rollingDeviation(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Double> {
-  var state = StreamingMeanDeviation(period: period)
-  var out = ContiguousArray<Double>()
-  out.reserveCapacity(x.count)
-  for v in x { out.append(state.update(v).deviation) }
-  return out
+  rollingMeanDeviation(x, period: period).deviation
 }

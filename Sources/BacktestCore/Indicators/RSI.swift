@@ -17,6 +17,7 @@ public struct StreamingRSI: Sendable {
   }
 
   /// Adds `x`; returns the RSI, or `nan` for the first `period` values.
+  @inline(__always)
   public mutating func update(_ x: Double) -> Double {
     defer { previous = x; seen += 1 }
     if seen == 0 { return .nan }
@@ -43,10 +44,12 @@ public struct StreamingRSI: Sendable {
 /// Returns the RSI of `x` (TA-Lib `RSI`); `nan` before index `period`.
 public func rsi(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Double> {
   var state = StreamingRSI(period: period)
-  var out = ContiguousArray<Double>()
-  out.reserveCapacity(x.count)
-  for v in x { out.append(state.update(v)) }
-  return out
+  return ContiguousArray(unsafeUninitializedCapacity: x.count) { out, count in
+    x.withUnsafeBufferPointer { x in
+      for i in 0..<x.count { out[i] = state.update(x[i]) }
+    }
+    count = x.count
+  }
 }
 
 /// Average true range with Wilder smoothing (TA-Lib `ATR`): the true range

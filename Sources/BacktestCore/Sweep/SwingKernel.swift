@@ -19,13 +19,7 @@ public struct SharedIndicators: Sendable {
     DispatchQueue.concurrentPerform(iterations: tasks.count) { k in
       let (isBollinger, p) = tasks[k]
       if isBollinger {
-        var state = StreamingMeanDeviation(period: p)
-        var mean = ContiguousArray<Double>(), deviation = ContiguousArray<Double>()
-        mean.reserveCapacity(bars.count); deviation.reserveCapacity(bars.count)
-        for x in bars.close {
-          let v = state.update(x)
-          mean.append(v.mean); deviation.append(v.deviation)
-        }
+        let (mean, deviation) = rollingMeanDeviation(bars.close, period: p)
         results.set(k, (mean, deviation))
       } else {
         results.set(k, (BacktestCore.rsi(bars.close, period: p), []))
@@ -35,9 +29,21 @@ public struct SharedIndicators: Sendable {
       let r = results.get(k)
       if task.0 { meanDeviation[task.1] = (r.0, r.1) } else { rsi[task.1] = r.0 }
     }
-    dayEnd = ContiguousArray(bars.indices.map { $0 == bars.count - 1 || bars.day[$0 + 1] != bars.day[$0] })
-    dayEndsBefore = [0]
-    for e in dayEnd { dayEndsBefore.append(dayEndsBefore.last! + (e ? 1 : 0)) }
+    let n = bars.count
+    var ends = 0
+    bars.day.withUnsafeBufferPointer { day in
+      dayEnd = ContiguousArray(unsafeUninitializedCapacity: n) { isEnd, count in
+        for i in 0..<n { isEnd[i] = i == n - 1 || day[i + 1] != day[i] }
+        count = n
+      }
+    }
+    dayEndsBefore = ContiguousArray(unsafeUninitializedCapacity: n + 1) { before, count in
+      dayEnd.withUnsafeBufferPointer { isEnd in
+        before[0] = 0
+        for i in 0..<n { ends += isEnd[i] ? 1 : 0; before[i + 1] = ends }
+      }
+      count = n + 1
+    }
   }
 }
 
