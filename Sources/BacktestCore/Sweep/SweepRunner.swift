@@ -49,11 +49,11 @@ public enum SweepRunner {
   ///
   /// Bars are shared; for `bollinger_rsi` without a cycle filter each distinct
   /// indicator column is computed once and the fused kernel runs; any other
-  /// strategy runs through the general engine. With `dailyReturns`, each
-  /// combination's daily returns are kept in the slot of its plan index (for
-  /// the significance tests, which then need not run it again).
+  /// strategy runs through the general engine. With `blockSums`, the block sums
+  /// of each combination's daily returns are kept in the slot of its plan index
+  /// (what the overfitting test needs, 20 numbers instead of every day).
   public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, workers: Int,
-                         dailyReturns: ConcurrentSlots<[Double]>? = nil,
+                         blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
       cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
@@ -70,15 +70,32 @@ public enum SweepRunner {
         if let p = kernelParameters[k] {
           summary = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker,
                                     accumulator: &accumulator)
-          dailyReturns?.set(job.combination.index, simpleReturns(accumulator.dayEndEquity))
+          if let blockSums {
+            accumulator.dayEndEquity.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returnsOf: $0)) }
+          }
         } else {
           let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
           summary = PerformanceSummary(result: run.result, bars: bars)
-          dailyReturns?.set(job.combination.index, BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
+          blockSums?.set(job.combination.index, .init(returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)))
         }
         onResult(job.combination, summary)
       }
     }
+  }
+}
+
+extension SweepRunner {
+  /// One combination's daily returns, as `run` computes them (the fused kernel
+  /// when it applies, the general engine otherwise).
+  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleContext?) -> [Double] {
+    if cycle == nil, let p = job.config.strategy.parameters as? BollingerRSI.Parameters {
+      let shared = SharedIndicators(bars: bars, bollingerPeriods: [p.bollingerPeriod], rsiPeriods: [p.rsiPeriod])
+      var accumulator = SummaryAccumulator()
+      _ = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker, accumulator: &accumulator)
+      return simpleReturns(accumulator.dayEndEquity)
+    }
+    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
+    return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
   }
 }
 

@@ -146,28 +146,28 @@ public struct SweepSignificance: Sendable {
   /// The probability of backtest overfitting over every combination's daily returns (up to 2,000 combinations).
   public var overfitting: BacktestOverfitting.Result?
 
-  /// The tests over the combinations' daily returns: those `known` holds (by
-  /// plan index, as `SweepRunner.run` keeps them), the others run again;
-  /// `nil` without a best or enough days.
+  /// The tests over the combinations' daily returns: the best one's run again,
+  /// the block sums of the others from `known` (by plan index, as
+  /// `SweepRunner.run` keeps them) or from running them again; `nil` without a
+  /// best or enough days.
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
-                              known: ConcurrentSlots<[Double]>? = nil) -> SweepSignificance? {
+                              known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
-    @Sendable func returns(_ job: SweepJob) -> [Double] {
-      known?.peek(job.combination.index)
-        ?? dailyReturns(equity: job.config.strategy.run(bars: bars, broker: job.config.broker).result.equity, day: bars.day)
-    }
-    let daily = returns(job)
+    let daily = SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
     guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
       let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
     let sr = m / sd
     let benchmark = SharpeSignificance.expectedMaximum(trials: records.count, variance: variance)
     var overfitting: BacktestOverfitting.Result?
     if jobs.count <= 2000 {
-      let all = ConcurrentSlots<[Double]>(count: jobs.count)
-      DispatchQueue.concurrentPerform(iterations: jobs.count) { k in all.set(k, returns(jobs[k])) }
-      overfitting = BacktestOverfitting.pbo(returns: (0..<jobs.count).map { all.get($0) })
+      let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
+      DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
+        all.set(k, known?.peek(jobs[k].combination.index)
+          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: nil)))
+      }
+      overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }
     return SweepSignificance(
       trials: records.count, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,

@@ -86,8 +86,8 @@ struct SweepCommand {
 
     let sink = try ResultSink(path: resultsPath, fingerprint: fingerprint)
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
-    let daily = ConcurrentSlots<[Double]>(count: plan.count)
-    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, dailyReturns: daily) { combination, summary in
+    let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
+    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, blockSums: blockSums) { combination, summary in
       sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     try sink.close()
@@ -107,7 +107,7 @@ struct SweepCommand {
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
     ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
-                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: daily) : nil,
+                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil,
                                 walkForward: shard == nil ? settings.walkForward.map {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
                                 } : nil)

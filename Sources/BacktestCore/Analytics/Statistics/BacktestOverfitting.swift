@@ -18,27 +18,66 @@ public enum BacktestOverfitting {
     public var blocks: Int
   }
 
-  /// - Parameter returns: one array of per-period returns per strategy, all of the same length.
-  public static func pbo(returns: [[Double]], blocks requested: Int = 10) -> Result? {
-    let n = returns.count
-    guard n > 1, let t = returns.first?.count, returns.allSatisfy({ $0.count == t }) else { return nil }
-    var s = min(requested, t / 2)
-    if s % 2 == 1 { s -= 1 }
-    guard s >= 2 else { return nil }
-    let size = t / s
-    // Per strategy and block: sum and sum of squares (rows past s × size are left out), flat: [j * s + b].
-    var sum = [Double](repeating: 0, count: n * s)
-    var squares = sum
-    for j in 0..<n {
-      returns[j].withUnsafeBufferPointer { r in
-        for b in 0..<s {
-          var total = 0.0, totalSquares = 0.0
-          for i in (b * size)..<((b + 1) * size) { total += r[i]; totalSquares += r[i] * r[i] }
-          sum[j * s + b] = total
-          squares[j * s + b] = totalSquares
+  /// What the test needs of one strategy's returns: the sum and the sum of
+  /// squares of each of its S blocks (rows past S × size are left out).
+  public struct BlockSums: Sendable, Equatable {
+    /// How many returns there were (T).
+    public var periods: Int
+    public var sum: [Double]
+    public var squares: [Double]
+
+    /// The block sums of `returns`, cut into `blocks` (made even, at most T / 2).
+    public init(returns: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
+      self.init(periods: returns.count, blocks: requested) { returns[$0] }
+    }
+
+    public init(returns: [Double], blocks requested: Int = 10) {
+      self = returns.withUnsafeBufferPointer { BlockSums(returns: $0, blocks: requested) }
+    }
+
+    /// The block sums of the simple returns of `values` (`values[i + 1] / values[i] - 1`),
+    /// without making the array of returns.
+    public init(returnsOf values: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
+      self.init(periods: max(0, values.count - 1), blocks: requested) { values[$0 + 1] / values[$0] - 1 }
+    }
+
+    @inline(__always)
+    private init(periods t: Int, blocks requested: Int, _ r: (Int) -> Double) {
+      periods = t
+      var s = min(requested, t / 2)
+      if s % 2 == 1 { s -= 1 }
+      sum = []
+      squares = []
+      guard s >= 2 else { return }
+      let size = t / s
+      sum.reserveCapacity(s)
+      squares.reserveCapacity(s)
+      for b in 0..<s {
+        var total = 0.0, totalSquares = 0.0
+        for i in (b * size)..<((b + 1) * size) {
+          let x = r(i)
+          total += x
+          totalSquares += x * x
         }
+        sum.append(total)
+        squares.append(totalSquares)
       }
     }
+  }
+
+  /// - Parameter returns: one array of per-period returns per strategy, all of the same length.
+  public static func pbo(returns: [[Double]], blocks requested: Int = 10) -> Result? {
+    pbo(returns.map { BlockSums(returns: $0, blocks: requested) })
+  }
+
+  /// The test from each strategy's block sums (all of the same length and blocks).
+  public static func pbo(_ strategies: [BlockSums]) -> Result? {
+    let n = strategies.count
+    guard n > 1, let t = strategies.first?.periods, let s = strategies.first?.sum.count, s >= 2,
+      strategies.allSatisfy({ $0.periods == t && $0.sum.count == s }) else { return nil }
+    let size = t / s
+    // Flat: [j * s + b].
+    let sum = strategies.flatMap(\.sum), squares = strategies.flatMap(\.squares)
     let count = Double(size * s / 2)
     func sharpe(_ j: Int, _ blocks: [Int]) -> Double {
       var total = 0.0, totalSquares = 0.0
