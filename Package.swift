@@ -1,6 +1,20 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds of `backtest` on Linux link the Swift runtime and Foundation
+/// statically: binding the shared libraries' symbols took 6 of the 10 ms every
+/// command spent starting (perf stat `backtest help`: 10-11 ms -> 4.5 ms). The
+/// Foundation archives need each other, so they are grouped; lld links them
+/// (gold warns about glibc's mktemp inside FoundationEssentials). Debug builds,
+/// which the tests link against, stay dynamic.
+let staticSwiftRuntime: [LinkerSetting] = [
+  .unsafeFlags(["-use-ld=lld", "-static-stdlib", "-Xlinker", "--start-group"]
+    + ["Foundation", "FoundationInternationalization", "_FoundationICU", "FoundationEssentials", "_FoundationCShims",
+       "_FoundationCollections", "CoreFoundation", "swiftSynchronization", "stdc++"].flatMap { ["-Xlinker", "-l" + $0] }
+    + ["-Xlinker", "--end-group"],
+    .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
   name: "Backtest",
   platforms: [.macOS(.v13), .iOS(.v16)],
@@ -15,7 +29,8 @@ let package = Package(
     .target(name: "CommandLineSupport", dependencies: ["BacktestCore"]),
     // `backtest fetch` runs `backtest-fetch`, the only binary that links the HTTP client
     // (loading it cost every other command ~8 ms of start-up).
-    .executableTarget(name: "backtest", dependencies: ["BacktestCore", "CommandLineSupport", "backtest-fetch"]),
+    .executableTarget(name: "backtest", dependencies: ["BacktestCore", "CommandLineSupport", "backtest-fetch"],
+                      linkerSettings: staticSwiftRuntime),
     .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "CommandLineSupport"]),
     // Fixtures are read from the source tree by path (see Fixtures.swift).
     .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore"], exclude: ["Fixtures"]),
