@@ -84,3 +84,80 @@ struct ParallelReadTests {
     #expect("\(d1)" == "\(d2)" && "\(d1)".contains("duplicate timestamp"))
   }
 }
+
+@Suite("The one-pass fast path for plain rows")
+struct FastRowTests {
+  static func read(_ text: String, zone: String = "UTC", fast: Bool) -> Result<BarSeries, InputError> {
+    var reader = BarCSVReader(timeZone: TimeZone(identifier: zone)!)
+    reader.allowsParallelRead = false
+    reader.allowsFastRows = fast
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBufferPointer { b in
+      do { return .success(try reader.read(b, file: "rows.csv")) } catch let e as InputError { return .failure(e) } catch {
+        fatalError("unexpected \(error)")
+      }
+    }
+  }
+
+  /// Rows the fast path must read exactly as the general path does, or leave to it (same bars, or the same error).
+  static let rows = [
+    "2024-01-02T09:30:00-05:00,100.5,101,99.25,100,1200",
+    "2024-01-02T10:00:00-05:00,1.,2.5,.5,1,0",                       // "1." and ".5"
+    "2024-01-02T10:30:00-05:00,1e2,1.5E2,99,100,3",                  // exponents: general path
+    "2024-01-02T11:00:00-05:00, 100 ,101,99,100,3",                  // spaces: general path
+    "2024-01-02T11:30:00-05:00,\"100\",101,99,100,3",                // quotes: general path
+    "2024-01-02T12:00:00-05:00,100,101,99,100,3\r",                  // CRLF
+    "2024-01-02T12:30:00-05:00,0.1000000000000000055511151231257827,1,0.05,0.1,0",  // more than 19 digits: strtod
+    "2024-01-02T13:00:00-05:00,123456789.123456789,123456790,123456789,123456789.5,7",  // 18 digits, exact path
+    "2024-01-02T13:30:00-05:00,+100,101,99,100,3",                   // plus sign: general path
+    "2024-01-02T14:00:00-05:00,100,101,99,100",                      // too few fields: error
+    "2024-01-02T14:30:00-05:00,100,101,99,100,3,9",                  // too many fields: error
+    "2024-01-02T15:00:00-05:00,100,99,99,100,3",                     // high below close: error
+    "2024-01-02T15:00:00-05:00,100,101,99,100,3",                    // duplicate time: error
+    "2024-01-02T15:30:00-05:00,-1,101,99,100,3",                     // negative: error
+    "2024-01-02T15:30:00-05:00,0,101,99,100,3",                      // zero price: error
+    "2024-01-02T16:00:00-05:00,100,101,99,100,-0",                   // volume -0: accepted as 0 by both
+    "2024-01-02,100,101,99,100,3",                                   // a date after times
+    "",                                                              // blank line
+    "1704240000,100,101,99,100,3",                                   // epoch seconds
+    "2024-01-03T09:30:00,100,101,99,100,3",                          // wall clock (UTC here)
+  ]
+
+  @Test("every row alone after a valid one, and all of them in sequence: fast and general paths agree")
+  func agreesWithGeneralPath() {
+    let header = "timestamp,open,high,low,close,volume\n"
+    let first = Self.rows[0] + "\n"
+    var texts = Self.rows.dropFirst().map { header + first + $0 + "\n" }
+    texts.append(header + Self.rows.joined(separator: "\n") + "\n")
+    texts.append(header + Self.rows.filter { !$0.contains("fields") }.joined(separator: "\n"))   // no newline at the end
+    texts.append("date,close,open,low,high,note\n2024-01-02,100,100,99,101,x\n2024-01-03,101,100.5,100,101,y\r\n")  // other column order
+    for text in texts {
+      for zone in ["UTC", "America/New_York"] {
+        switch (Self.read(text, zone: zone, fast: true), Self.read(text, zone: zone, fast: false)) {
+        case (.success(let a), .success(let b)):
+          #expect(ParallelReadTests.same(a, b), "\(text)")
+        case (.failure(let a), .failure(let b)):
+          #expect(a == b, "\(text)")
+        case (let a, let b):
+          Issue.record("fast \(a) vs general \(b) for \(text)")
+        }
+      }
+    }
+  }
+
+  @Test("the synthetic bench files read the same either way, and the fast path takes their rows")
+  func syntheticFiles() throws {
+    let text = SyntheticBars.csv(SyntheticBars.generate(count: 5_000, seed: 9))
+    let fast = try Self.read(text, zone: "America/New_York", fast: true).get()
+    let general = try Self.read(text, zone: "America/New_York", fast: false).get()
+    #expect(fast.count == 5_000 && ParallelReadTests.same(fast, general))
+    let bytes = Array(text.utf8)
+    let taken = bytes.withUnsafeBufferPointer { b -> Int in
+      let layout = BarCSVReader.Layout(fieldCount: 6, time: 0, open: 1, high: 2, low: 3, close: 4, volume: 5)
+      var p = bytes.firstIndex(of: UInt8(ascii: "\n"))! + 1, count = 0
+      while let row = BarCSVReader.plainRow(b, at: p, layout: layout), p < b.count { count += 1; p = row.next }
+      return count
+    }
+    #expect(taken == 5_000)
+  }
+}

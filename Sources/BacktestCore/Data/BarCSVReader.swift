@@ -15,6 +15,8 @@ public struct BarCSVReader {
   public var timeZone: TimeZone
   /// Whether a large file may be read in two halves on two cores (the result is the same either way).
   public var allowsParallelRead = true
+  /// Whether plain rows take the one-pass fast path (tests turn it off to compare).
+  var allowsFastRows = true
 
   public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
     self.timeZone = timeZone
@@ -66,7 +68,7 @@ public struct BarCSVReader {
         at: SourceLocation(file: file, line: headerLine, column: 1))
     }
     let layout = Layout(fieldCount: names.count, time: timeColumn, open: columns["open"]!, high: columns["high"]!,
-                        low: columns["low"]!, close: columns["close"]!, volume: columns["volume"])
+                        low: columns["low"]!, close: columns["close"]!, volume: columns["volume"], fastRows: allowsFastRows)
     let bars = try (allowsParallelRead ? Self.parallelRows(bytes, file: file, after: scanner, layout: layout, timeZone: timeZone) : nil)
       ?? Self.rows(&scanner, layout: layout, timeZone: timeZone, capacity: max(16, bytes.count / 48))
     if bars.isEmpty {
@@ -79,6 +81,7 @@ public struct BarCSVReader {
   /// Where the fields of a bar are in each row.
   struct Layout {
     var fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?
+    var fastRows = true
   }
 
   /// Files at least this large are read in two halves on two cores.
@@ -115,13 +118,19 @@ public struct BarCSVReader {
                                  wallClockFirst: !zoneShifts) { halves.set(1, bars) }
       }
     }
-    guard var bars = halves.peek(0), let second = halves.peek(1), let last = bars.time.last, let next = second.time.first,
+    // Taken out of the slots: a copy left there would make appending copy the first half too.
+    guard var bars = halves.take(0), let second = halves.take(1), let last = bars.time.last, let next = second.time.first,
       next > last else { return nil }
     bars.append(contentsOf: second)
     return bars
   }
 
   /// Reads rows until the end of `scanner`'s bytes.
+  ///
+  /// Each row is first tried on the fast path (`plainRow`: one pass over its
+  /// bytes, numbers read as they are scanned); a row it does not take, or that
+  /// fails any check, is read again by the general path, which accepts it or
+  /// reports exactly what is wrong. Both paths give the same bars.
   ///
   /// - Parameter wallClockFirst: whether the first row may be a wall-clock
   ///   time; when not and it is one, `ParallelFallback` is thrown.
@@ -137,7 +146,38 @@ public struct BarCSVReader {
     var previousInstant: Int64?
     var previousLabel = (start: 0, end: 0, line: 0)
 
-    while try scanner.next(into: &fields) {
+    /// The instant and calendar day of a written time; `nil` when the wall clock does not exist in the zone.
+    @inline(__always) func place(_ written: WrittenTimestamp) -> (instant: Int64, day: Int)? {
+      switch written {
+      case .date(let days):
+        return resolver.instant(ofLocal: Int64(days) * 86_400, after: previousInstant).map { ($0, days) }
+      case .local(let seconds):
+        return resolver.instant(ofLocal: seconds, after: previousInstant).map { ($0, CivilDate.day(ofSeconds: seconds)) }
+      case .zoned(let t, let offset):
+        return (t, CivilDate.day(ofSeconds: t + Int64(offset)))
+      case .epoch(let t):
+        return (t, CivilDate.day(ofSeconds: t + Int64(resolver.offset(at: t))))
+      }
+    }
+
+    while true {
+      // Fast path: a plain row that passes every check.
+      if layout.fastRows, let row = plainRow(bytes, at: scanner.offset, layout: layout),
+        let written = parseTimestamp(bytes, row.timeStart, row.timeEnd),
+        wallClockFirst || previousInstant != nil || written.isZoned,
+        let (instant, day) = place(written), previousInstant.map({ instant > $0 }) ?? true,
+        row.open > 0, row.high > 0, row.low > 0, row.close > 0, row.volume >= 0,
+        row.low <= min(row.open, row.close), row.high >= max(row.open, row.close)
+      {
+        if case .date = written {} else { bars.isDateOnly = false }
+        bars.append(time: instant, day: Int32(day), open: row.open, high: row.high, low: row.low, close: row.close,
+                    volume: row.volume, label: UnsafeBufferPointer(rebasing: bytes[row.timeStart..<row.timeEnd]))
+        scanner.skipRecord(to: row.next)
+        previousInstant = instant
+        previousLabel = (row.timeStart, row.timeEnd, scanner.line)
+        continue
+      }
+      guard try scanner.next(into: &fields) else { break }
       if fields.count != fieldCount {
         let column = fields.count > fieldCount ? fields[fieldCount].column : (fields.last.map { $0.end - $0.start + $0.column } ?? 1)
         throw InputError("expected \(fieldCount) fields as in the header, found \(fields.count)",
@@ -149,32 +189,16 @@ public struct BarCSVReader {
           "expected a timestamp (2024-01-02T09:30:00-05:00, 2024-01-02 09:30:00, 2024-01-02 or epoch seconds), found '\(scanner.shown(tf))'",
           at: scanner.location(tf))
       }
-      let instant: Int64
-      let day: Int
-      if !wallClockFirst && previousInstant == nil {
-        switch written { case .date, .local: throw ParallelFallback(); default: break }
-      }
-      switch written {
-      case .date(let days):
-        guard let t = resolver.instant(ofLocal: Int64(days) * 86_400, after: previousInstant) else {
+      if !wallClockFirst && previousInstant == nil && !written.isZoned { throw ParallelFallback() }
+      guard let (instant, day) = place(written) else {
+        if case .date = written {
           throw InputError("midnight of '\(scanner.shown(tf))' does not exist in \(timeZone.identifier)", at: scanner.location(tf))
         }
-        instant = t; day = days
-      case .local(let seconds):
-        bars.isDateOnly = false
-        guard let t = resolver.instant(ofLocal: seconds, after: previousInstant) else {
-          throw InputError(
-            "'\(scanner.shown(tf))' does not exist in \(timeZone.identifier) (clocks skip it for daylight saving); write the offset or fix the time zone",
-            at: scanner.location(tf))
-        }
-        instant = t; day = CivilDate.day(ofSeconds: seconds)
-      case .zoned(let t, let offset):
-        bars.isDateOnly = false
-        instant = t; day = CivilDate.day(ofSeconds: t + Int64(offset))
-      case .epoch(let t):
-        bars.isDateOnly = false
-        instant = t; day = CivilDate.day(ofSeconds: t + Int64(resolver.offset(at: t)))
+        throw InputError(
+          "'\(scanner.shown(tf))' does not exist in \(timeZone.identifier) (clocks skip it for daylight saving); write the offset or fix the time zone",
+          at: scanner.location(tf))
       }
+      if case .date = written {} else { bars.isDateOnly = false }
       if let previousInstant, instant <= previousInstant {
         let before = String(decoding: UnsafeBufferPointer(rebasing: bytes[previousLabel.start..<previousLabel.end]), as: UTF8.self)
         throw InputError(
@@ -200,6 +224,84 @@ public struct BarCSVReader {
       previousLabel = (tf.start, tf.end, scanner.line)
     }
     return bars
+  }
+
+  /// A row read by the fast path: where its timestamp is, its prices, and where the next line starts.
+  struct PlainRow {
+    var timeStart = 0, timeEnd = 0
+    var open = 0.0, high = 0.0, low = 0.0, close = 0.0, volume = 0.0
+    var next = 0
+  }
+
+  /// Reads the row at `p` in one pass, or returns `nil` when it is not plain:
+  /// exactly the layout's field count, no quote, every price and the volume
+  /// written as digits with an optional `-` and `.` (at most 19 digits and
+  /// 22 after the point: the values `parseDecimal` computes exactly, computed
+  /// the same way). Blank lines, spaces, exponents and anything unusual are
+  /// left to the general path.
+  @inline(__always)
+  static func plainRow(_ b: UnsafeBufferPointer<UInt8>, at p: Int, layout: Layout) -> PlainRow? {
+    let n = b.count
+    var i = p
+    var row = PlainRow()
+    if layout.volume == nil { row.volume = 0 }
+    for k in 0..<layout.fieldCount {
+      let start = i
+      let isPrice = k == layout.open || k == layout.high || k == layout.low || k == layout.close || k == layout.volume
+      if isPrice {
+        var negative = false
+        if i < n && b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0, exponent = 0
+        while i < n {
+          let d = b[i] &- 0x30
+          if d >= 10 { break }
+          mantissa = mantissa &* 10 &+ UInt64(d)
+          digits += 1
+          i += 1
+        }
+        if i < n && b[i] == UInt8(ascii: ".") {
+          i += 1
+          while i < n {
+            let d = b[i] &- 0x30
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            digits += 1
+            exponent -= 1
+            i += 1
+          }
+        }
+        guard digits > 0, digits <= 19, mantissa <= 1 << 53, exponent >= -22 else { return nil }
+        let m = Double(mantissa)
+        let magnitude = mantissa == 0 ? 0.0 : (exponent >= 0 ? m * _powerOfTen(exponent) : m / _powerOfTen(-exponent))
+        let value = negative ? -magnitude : magnitude
+        if k == layout.open { row.open = value }
+        if k == layout.high { row.high = value }
+        if k == layout.low { row.low = value }
+        if k == layout.close { row.close = value }
+        if k == layout.volume { row.volume = value }
+      } else {
+        while i < n {
+          let c = b[i]
+          if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+          if c == UInt8(ascii: "\"") { return nil }
+          i += 1
+        }
+        if k == layout.time { row.timeStart = start; row.timeEnd = i }
+      }
+      if k < layout.fieldCount - 1 {
+        guard i < n, b[i] == UInt8(ascii: ",") else { return nil }
+        i += 1
+      } else {
+        if i < n && b[i] == UInt8(ascii: "\r") { i += 1 }
+        if i < n {
+          guard b[i] == UInt8(ascii: "\n") else { return nil }
+          i += 1
+        }
+      }
+    }
+    row.next = i
+    return row
   }
 
   /// The second half of a parallel read cannot start here; read in one pass.

@@ -54,7 +54,11 @@ public struct BarSeries: Sendable {
     close.append(contentsOf: other.close); volume.append(contentsOf: other.volume)
     let shift = labelBytes.count
     labelBytes.append(contentsOf: other.labelBytes)
-    labelEnds.append(contentsOf: other.labelEnds.lazy.map { $0 + shift })
+    let start = labelEnds.count
+    labelEnds.append(contentsOf: other.labelEnds)
+    labelEnds.withUnsafeMutableBufferPointer { ends in
+      for i in start..<ends.count { ends[i] += shift }
+    }
     isDateOnly = isDateOnly && other.isDateOnly
   }
 

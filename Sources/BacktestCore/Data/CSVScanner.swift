@@ -52,6 +52,14 @@ public struct CSVScanner {
   /// The line number of the next record, if no blank line comes first.
   public var upcomingLine: Int { nextLine }
 
+  /// Moves past one record that the caller read itself, which ends at `next`
+  /// (the start of the following line): `line` becomes its line number.
+  public mutating func skipRecord(to next: Int) {
+    line = nextLine
+    nextLine += 1
+    position = next
+  }
+
   /// Reads the next non-blank record into `fields` (cleared first).
   ///
   /// - Returns: `false` at the end of the input.

@@ -13,6 +13,16 @@ public enum WrittenTimestamp: Equatable, Sendable {
   case epoch(instant: Int64)
 }
 
+extension WrittenTimestamp {
+  /// Whether it names an instant by itself (an offset or epoch), not a wall-clock time or date.
+  public var isZoned: Bool {
+    switch self {
+    case .zoned, .epoch: return true
+    case .date, .local: return false
+    }
+  }
+}
+
 /// Parses a timestamp from bytes.
 ///
 /// Accepted: ISO 8601 `YYYY-MM-DD`, optionally followed by `T` or a space and

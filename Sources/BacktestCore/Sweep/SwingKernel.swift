@@ -182,4 +182,11 @@ public final class ConcurrentSlots<T>: @unchecked Sendable {
   public func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
   /// The value of slot `k`, or `nil` when it is outside the slots or not set.
   public func peek(_ k: Int) -> T? { lock.lock(); defer { lock.unlock() }; return k < slots.count ? slots[k] : nil }
+  /// Removes and returns the value of slot `k` (so that the caller holds the only reference), or `nil`.
+  public func take(_ k: Int) -> T? {
+    lock.lock(); defer { lock.unlock() }
+    guard k < slots.count else { return nil }
+    defer { slots[k] = nil }
+    return slots[k]
+  }
 }
