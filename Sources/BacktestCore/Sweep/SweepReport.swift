@@ -145,10 +145,17 @@ extension SweepReport {
   /// `validation.csv` and `validation.svg` (and the comparison in both reports).
   public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
                                  validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil,
-                                 significance: SweepSignificance? = nil,
+                                 significance: @autoclosure () -> SweepSignificance? = nil,
                                  walkForward: (result: WalkForward.Result, bars: BarSeries)? = nil) -> [ReportFile] {
+    // The charts first: `significance` is asked for last, so a caller can compute it meanwhile.
+    var charts: [ReportFile] = []
+    if let h = settings.heatmap {
+      charts = [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
+                ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
+                                                                         x: h.x, y: h.y, validation: validation))]
+    }
     var md = markdown(records, settings: settings, title: title, total: total)
-    if let significance { md += significance.markdown }
+    if let significance = significance() { md += significance.markdown }
     var extra: [ReportFile] = []
     if let wf = walkForward {
       md += WalkForward.markdown(wf.result, settings: settings, bars: wf.bars)
@@ -161,13 +168,7 @@ extension SweepReport {
                 ReportFile(name: "validation.svg", contents: SweepValidation.chart(v.rows) + "\n")]
     }
     files.insert(ReportFile(name: "sweep.md", contents: md), at: 0)
-    files += extra
-    if let h = settings.heatmap {
-      files += [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
-                ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
-                                                                         x: h.x, y: h.y, validation: validation))]
-    }
-    return files
+    return files + extra + charts
   }
 }
 

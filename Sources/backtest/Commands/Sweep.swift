@@ -102,12 +102,16 @@ struct SweepCommand {
     let validation = shard == nil ? outOfSample.map { oos in
       (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, outOfSample: oos), split: settings.validation!)
     } : nil
+    // The significance tests run the best combination again: on another core, while the other files are made.
+    let significance = Background { [blockSums] in
+      shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil
+    }
     let files = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
     ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
-                                significance: shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil,
+                                significance: significance.value,
                                 walkForward: shard == nil ? settings.walkForward.map {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
                                 } : nil)
