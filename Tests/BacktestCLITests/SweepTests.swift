@@ -96,6 +96,11 @@ import Glibc
     #expect(r2.status == 65 && r2.stderr.contains("expected a number from 0 to 100 for 'strategy.rsi.oversold', found 200"))
     let r3 = try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "3/3"])
     #expect(r3.status == 64)
+    // A bad value is reported before a missing bar file (the settings are checked while the bars load).
+    let r4 = try CLI.run(["sweep", "gpix-sweep.yaml", "--set", "sweep.parameters.oversold=[20, 200]", "--set", "data.bars=Data/none.csv"])
+    #expect(r4.status == 65 && r4.stderr.contains("found 200"), "\(r4.stderr)")
+    let r5 = try CLI.run(["sweep", "gpix-sweep.yaml", "--set", "data.bars=Data/none.csv"])
+    #expect(r5.status == 66 && r5.stderr.contains("Data/none.csv: error: no such file"), "\(r5.stderr)")
   }
 }
 

@@ -55,13 +55,19 @@ struct SweepCommand {
     let mine = shard.map { SweepPlan.shard(plan, index: $0.index, of: $0.count) } ?? plan
     var folder = out ?? base.report.out
     if out == nil, let shard { folder += "/shard-\(shard.index)-of-\(shard.count)" }
-    let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine)
     mark("config")
 
-    let barFile = try readInputFile(base.data.bars)
-    let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
-    let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
-    let cycle = try Backtest.loadCycle(base, bars: bars)
+    // Each combination's settings are checked and built on another core while the bars load
+    // (a bad value is still reported before a bad bar file, as when they were built first).
+    let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine) } }
+    let loaded = Result { () throws -> (Data, BarSeries, BarSeries?, CycleContext?) in
+      let barFile = try readInputFile(base.data.bars)
+      let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
+      let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
+      return (barFile, bars, outOfSample, try Backtest.loadCycle(base, bars: bars))
+    }
+    let jobs = try pendingJobs.value.get()
+    let (barFile, bars, outOfSample, cycle) = try loaded.get()
     mark("load")
     let fingerprint = try Self.fingerprint(base: base, root: root, barFile: barFile)
     mark("fingerprint")
