@@ -61,6 +61,30 @@ public struct SummaryAccumulator: Sendable {
     lastEquity = e
   }
 
+  /// `sharpeRatio` and `sortinoRatio` of the daily returns of `e` (`e[k] / e[k-1] - 1`)
+  /// in two passes and no array: every sum is taken in the same order with the
+  /// same operations as those functions take it, so the values are identical.
+  static func sharpeAndSortino(dayEnds e: UnsafeBufferPointer<Double>) -> (sharpe: Double?, sortino: Double?) {
+    let n = e.count - 1
+    guard n > 1 else { return (nil, nil) }
+    var sum = 0.0, downside = 0.0
+    for k in 1...n {
+      let r = e[k] / e[k - 1] - 1
+      sum += r
+      if r < 0 { downside += r * r }
+    }
+    let m = sum / Double(n)
+    var squares = 0.0
+    for k in 1...n {
+      let r = e[k] / e[k - 1] - 1
+      squares += (r - m) * (r - m)
+    }
+    let deviation = (squares / Double(n - 1)).squareRoot()
+    let downsideDeviation = (downside / Double(n)).squareRoot()
+    return (deviation > 0 ? m / deviation * (252.0).squareRoot() : nil,
+            downsideDeviation > 0 ? m / downsideDeviation * (252.0).squareRoot() : nil)
+  }
+
   /// The statistics; `calendarDays` is from the first to the last bar's date.
   public func summary(initialCash: Double, calendarDays: Int) -> PerformanceSummary {
     var s = PerformanceSummary()
@@ -89,12 +113,8 @@ public struct SummaryAccumulator: Sendable {
     s.xirr = s.cagr
     s.maxDrawdown = worstDrawdown
     s.longestDrawdownBars = longestRun
-    var daily: [Double] = []
-    daily.reserveCapacity(max(0, dayEndEquity.count - 1))
-    for k in dayEndEquity.indices.dropFirst() { daily.append(dayEndEquity[k] / dayEndEquity[k - 1] - 1) }
     s.days = dayEndEquity.count
-    s.sharpe = sharpeRatio(dailyReturns: daily)
-    s.sortino = sortinoRatio(dailyReturns: daily)
+    (s.sharpe, s.sortino) = dayEndEquity.withUnsafeBufferPointer { Self.sharpeAndSortino(dayEnds: $0) }
     s.exposure = Double(barsHeld) / Double(barsMarked)
     return s
   }
