@@ -95,11 +95,15 @@ func main() -> Int32 {
 // Keep freed memory for reuse instead of returning it to the kernel: fresh pages
 // cost ~0.5 ms per MB here (page faults and zeroing), and a sweep frees and
 // allocates tens of megabytes (parse halves, indicator columns, reports).
-// glibc's mallopt (not in the Swift Glibc module); -3 is M_MMAP_THRESHOLD, -1 M_TRIM_THRESHOLD.
+// One arena for all threads, so that memory one thread frees (the second half of a
+// parsed file) is what another allocates next (indicator columns): -1,100 faults a sweep.
+// glibc's mallopt (not in the Swift Glibc module); -3 is M_MMAP_THRESHOLD, -1
+// M_TRIM_THRESHOLD, -8 M_ARENA_MAX.
 if let symbol = dlsym(nil, "mallopt") {
   let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
   _ = mallopt(-3, 1 << 30)
   _ = mallopt(-1, 1 << 30)
+  _ = mallopt(-8, 1)
 }
 #endif
 exit(main())
