@@ -235,16 +235,14 @@ public struct BarCSVReader {
 
   /// Reads the row at `p` in one pass, or returns `nil` when it is not plain:
   /// exactly the layout's field count, no quote, every price and the volume
-  /// written as digits with an optional `-` and `.` (at most 19 digits and
-  /// 22 after the point: the values `parseDecimal` computes exactly, computed
-  /// the same way). Blank lines, spaces, exponents and anything unusual are
-  /// left to the general path.
+  /// written as digits with an optional `-` and `.` that `parseDecimal` would
+  /// compute exactly (`_exactDecimal`, the same function). Blank lines,
+  /// spaces, exponents and anything unusual are left to the general path.
   @inline(__always)
   static func plainRow(_ b: UnsafeBufferPointer<UInt8>, at p: Int, layout: Layout) -> PlainRow? {
     let n = b.count
     var i = p
     var row = PlainRow()
-    if layout.volume == nil { row.volume = 0 }
     for k in 0..<layout.fieldCount {
       let start = i
       let isPrice = k == layout.open || k == layout.high || k == layout.low || k == layout.close || k == layout.volume
@@ -271,10 +269,9 @@ public struct BarCSVReader {
             i += 1
           }
         }
-        guard digits > 0, digits <= 19, mantissa <= 1 << 53, exponent >= -22 else { return nil }
-        let m = Double(mantissa)
-        let magnitude = mantissa == 0 ? 0.0 : (exponent >= 0 ? m * _powerOfTen(exponent) : m / _powerOfTen(-exponent))
-        let value = negative ? -magnitude : magnitude
+        guard digits > 0, digits <= 19, let value = _exactDecimal(mantissa: mantissa, exponent: exponent, negative: negative) else {
+          return nil
+        }
         if k == layout.open { row.open = value }
         if k == layout.high { row.high = value }
         if k == layout.low { row.low = value }

@@ -67,13 +67,20 @@ public func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ en
     exponent += expNegative ? -e : e
   }
   if i != end { return nil }
-  if exact && mantissa == 0 { return negative ? -0.0 : 0.0 }
-  if exact && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 {
-    let m = Double(mantissa)
-    let value = exponent >= 0 ? m * _powerOfTen(exponent) : m / _powerOfTen(-exponent)
-    return negative ? -value : value
-  }
+  if exact, let value = _exactDecimal(mantissa: mantissa, exponent: exponent, negative: negative) { return value }
   return _strtodSlowPath(bytes, first, end)
+}
+
+/// `±mantissa × 10^exponent` when it is computed exactly (Clinger's fast path:
+/// the mantissa within 2^53 and |exponent| ≤ 22, one correctly rounded
+/// operation); `nil` otherwise. The mantissa must not have wrapped.
+@usableFromInline @inline(__always)
+func _exactDecimal(mantissa: UInt64, exponent: Int, negative: Bool) -> Double? {
+  if mantissa == 0 { return negative ? -0.0 : 0.0 }
+  guard mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 else { return nil }
+  let m = Double(mantissa)
+  let value = exponent >= 0 ? m * _powerOfTen(exponent) : m / _powerOfTen(-exponent)
+  return negative ? -value : value
 }
 
 /// 10^e for 0 <= e <= 22, all exact in binary64 (a switch, not a global array:
