@@ -109,7 +109,7 @@ struct SweepCommand {
       (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, outOfSample: oos), split: settings.validation!)
     } : nil
     // The significance tests run the best combination again: on another core, while the other files are made.
-    let significance = Background { [blockSums] in
+    let significance = Background {
       shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil
     }
     let files = [
