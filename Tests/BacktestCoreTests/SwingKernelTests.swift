@@ -29,7 +29,10 @@ import Testing
 
     var strategy = BollingerRSI(parameters: p, bars: bars)
     let expected = PerformanceSummary(result: Engine.run(&strategy, bars: bars, broker: broker), bars: bars)
-    let shared = SharedIndicators(bars: bars, bollingerPeriods: [p.bollingerPeriod], rsiPeriods: [p.rsiPeriod])
+    // Shared as in a sweep: the buy candidates are gathered for a looser threshold too.
+    var looser = p
+    looser.oversold += 10
+    let shared = SharedIndicators(bars: bars, parameters: [looser, p])
     var accumulator = SummaryAccumulator()
     let actual = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: broker, accumulator: &accumulator)
     #expect(expected.totalTrades > 0, "seed \(seed): no trades")

@@ -58,10 +58,9 @@ public enum SweepRunner {
     let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
       cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
     }
-    let shared = SharedIndicators(bars: bars, bollingerPeriods: Set(kernelParameters.compactMap { $0?.bollingerPeriod }),
-                                  rsiPeriods: Set(kernelParameters.compactMap { $0?.rsiPeriod }))
+    let shared = SharedIndicators(bars: bars, parameters: kernelParameters.compactMap { $0 })
     let counter = JobCounter()
-    let days = shared.dayEnd.reduce(0) { $0 + ($1 ? 1 : 0) }
+    let days = shared.dayEndsBefore.last ?? 0
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
       var accumulator = SummaryAccumulator(expectedDays: days)
       while let k = counter.next(below: jobs.count) {
@@ -71,7 +70,7 @@ public enum SweepRunner {
           summary = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker,
                                     accumulator: &accumulator)
           if let blockSums {
-            accumulator.dayEndEquity.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returnsOf: $0)) }
+            accumulator.dailyReturns.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returns: $0)) }
           }
         } else {
           let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
@@ -89,10 +88,10 @@ extension SweepRunner {
   /// when it applies, the general engine otherwise).
   public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleContext?) -> [Double] {
     if cycle == nil, let p = job.config.strategy.parameters as? BollingerRSI.Parameters {
-      let shared = SharedIndicators(bars: bars, bollingerPeriods: [p.bollingerPeriod], rsiPeriods: [p.rsiPeriod])
+      let shared = SharedIndicators(bars: bars, parameters: [p])
       var accumulator = SummaryAccumulator()
       _ = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker, accumulator: &accumulator)
-      return simpleReturns(accumulator.dayEndEquity)
+      return accumulator.dailyReturns
     }
     let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
     return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)

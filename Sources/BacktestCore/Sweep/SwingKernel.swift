@@ -6,15 +6,16 @@ public struct SharedIndicators: Sendable {
   public var meanDeviation: [Int: (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>)] = [:]
   /// RSI of the close, by period.
   public var rsi: [Int: ContiguousArray<Double>] = [:]
-  /// Whether bar `i` is the last of its calendar day.
-  public var dayEnd: ContiguousArray<Bool> = []
-  /// How many bars before bar `i` are the last of their day (`n + 1` entries).
+  /// How many bars before bar `i` are the last of their calendar day (`n + 1` entries).
   public var dayEndsBefore: ContiguousArray<Int> = []
+  /// Where buy signals can fire, by band and RSI period.
+  public var buyCandidates: [BuyCandidates.Key: BuyCandidates] = [:]
 
-  /// Computes each distinct column once for the given periods.
-  public init(bars: BarSeries, bollingerPeriods: Set<Int>, rsiPeriods: Set<Int>) {
+  /// Computes each distinct column once, and the buy candidates, for the given parameters.
+  public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     // Each column is independent: compute them on all cores.
-    let tasks = bollingerPeriods.sorted().map { (true, $0) } + rsiPeriods.sorted().map { (false, $0) }
+    let tasks = Set(parameters.map(\.bollingerPeriod)).sorted().map { (true, $0) }
+      + Set(parameters.map(\.rsiPeriod)).sorted().map { (false, $0) }
     let results = ConcurrentSlots<(ContiguousArray<Double>, ContiguousArray<Double>)>(count: tasks.count)
     DispatchQueue.concurrentPerform(iterations: tasks.count) { k in
       let (isBollinger, p) = tasks[k]
@@ -32,18 +33,99 @@ public struct SharedIndicators: Sendable {
     let n = bars.count
     var ends = 0
     bars.day.withUnsafeBufferPointer { day in
-      dayEnd = ContiguousArray(unsafeUninitializedCapacity: n) { isEnd, count in
-        for i in 0..<n { isEnd[i] = i == n - 1 || day[i + 1] != day[i] }
-        count = n
-      }
-    }
-    dayEndsBefore = ContiguousArray(unsafeUninitializedCapacity: n + 1) { before, count in
-      dayEnd.withUnsafeBufferPointer { isEnd in
+      dayEndsBefore = ContiguousArray(unsafeUninitializedCapacity: n + 1) { before, count in
         before[0] = 0
-        for i in 0..<n { ends += isEnd[i] ? 1 : 0; before[i + 1] = ends }
+        for i in 0..<n {
+          ends += i == n - 1 || day[i + 1] != day[i] ? 1 : 0
+          before[i + 1] = ends
+        }
+        count = n + 1
       }
-      count = n + 1
     }
+    // Candidates by band (one scan of the columns each), then by RSI period.
+    let thresholds = Dictionary(parameters.map { (BuyCandidates.Key($0), $0.oversold) }, uniquingKeysWith: max)
+    let bands = Set(thresholds.keys.map { BuyCandidates.Key(bollingerPeriod: $0.bollingerPeriod, deviations: $0.deviations, rsiPeriod: 0) })
+      .sorted { ($0.bollingerPeriod, $0.deviations) < ($1.bollingerPeriod, $1.deviations) }
+    let found = ConcurrentSlots<[(BuyCandidates.Key, BuyCandidates)]>(count: bands.count)
+    let shared = self
+    DispatchQueue.concurrentPerform(iterations: bands.count) { b in
+      let band = bands[b]
+      let below = BuyCandidates.belowBand(close: bars.close, meanDeviation: shared.meanDeviation[band.bollingerPeriod]!,
+                                          deviations: band.deviations)
+      found.set(b, thresholds.filter { $0.key.bollingerPeriod == band.bollingerPeriod && $0.key.deviations == band.deviations }
+        .map { key, threshold in
+          (key, BuyCandidates(below: below, rsi: shared.rsi[key.rsiPeriod]!, threshold: threshold,
+                              from: max(key.bollingerPeriod - 1, key.rsiPeriod)))
+        })
+    }
+    for b in bands.indices { for (key, candidates) in found.get(b) { buyCandidates[key] = candidates } }
+  }
+}
+
+/// The bars where a `bollinger_rsi` buy signal can fire for one band and RSI
+/// period: the close under the lower band and the RSI under the highest
+/// `oversold` in use, from the first bar both are defined, before the last bar.
+/// A combination's flat phase walks this short list instead of every bar.
+public struct BuyCandidates: Sendable {
+  public struct Key: Hashable, Sendable {
+    public var bollingerPeriod: Int, deviations: Double, rsiPeriod: Int
+    public init(bollingerPeriod: Int, deviations: Double, rsiPeriod: Int) {
+      self.bollingerPeriod = bollingerPeriod
+      self.deviations = deviations
+      self.rsiPeriod = rsiPeriod
+    }
+    public init(_ p: BollingerRSI.Parameters) {
+      self.init(bollingerPeriod: p.bollingerPeriod, deviations: p.bollingerDeviations, rsiPeriod: p.rsiPeriod)
+    }
+  }
+  /// The candidates' bar indices, rising.
+  public var bars: ContiguousArray<Int>
+  /// The RSI at each candidate.
+  public var rsi: ContiguousArray<Double>
+  /// Every candidate's RSI is under this; a combination's `oversold` must not exceed it.
+  public var threshold: Double
+
+  /// The bars before the last whose close is under `mean - deviations × deviation`
+  /// (the exact expression the strategy evaluates; NaN compares false).
+  static func belowBand(close: ContiguousArray<Double>, meanDeviation md: (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>),
+                        deviations k: Double) -> ContiguousArray<Int> {
+    let n = close.count
+    return ContiguousArray(unsafeUninitializedCapacity: max(n, 1)) { below, count in
+      close.withUnsafeBufferPointer { close in
+      md.mean.withUnsafeBufferPointer { mean in
+      md.deviation.withUnsafeBufferPointer { deviation in
+        // Branch-free: write every index, keep it when the test holds.
+        var m = 0
+        for s in 0..<max(n - 1, 0) {
+          below[m] = s
+          m += close[s] < mean[s] - k * deviation[s] ? 1 : 0
+        }
+        count = m
+      }}}
+    }
+  }
+
+  /// The bars of `below` from `from` on whose RSI is under `threshold`.
+  init(below: ContiguousArray<Int>, rsi column: ContiguousArray<Double>, threshold: Double, from: Int) {
+    let start = below.firstIndex { $0 >= from } ?? below.count
+    var kept = 0
+    let bars = ContiguousArray<Int>(unsafeUninitializedCapacity: below.count - start + 1) { bars, count in
+      below.withUnsafeBufferPointer { below in
+      column.withUnsafeBufferPointer { column in
+        // Branch-free, as in `belowBand`.
+        for s in below[start...] {
+          bars[kept] = s
+          kept += column[s] < threshold ? 1 : 0
+        }
+      }}
+      count = kept
+    }
+    self.bars = bars
+    rsi = ContiguousArray(unsafeUninitializedCapacity: kept) { rsi, count in
+      for (j, s) in bars.enumerated() { rsi[j] = column[s] }
+      count = kept
+    }
+    self.threshold = threshold
   }
 }
 
@@ -51,15 +133,22 @@ public struct SharedIndicators: Sendable {
 ///
 /// It follows `Engine.run` with `BollingerRSI` event for event (fills at the
 /// open, intrabar stop and target, marks, decisions at the close) and feeds
-/// the same `SummaryAccumulator`, so its statistics are bit-identical to a
-/// full run's (a property test holds it to that). It stores nothing per bar
-/// and reads the bands as `mean ± k × deviation` from shared columns.
+/// the same tallies as `SummaryAccumulator`, so its statistics are
+/// bit-identical to a full run's (a property test holds it to that). It
+/// stores nothing per bar and reads the bands as `mean ± k × deviation` from
+/// shared columns.
+///
+/// The loop alternates two phases: flat, it takes the next buy signal from
+/// the shared candidates and marks the bars up to it at once; holding, it walks bar by bar until an
+/// exit, with the account's marks in registers and each bar's equity written
+/// straight into its day's slot.
 public enum SwingKernel {
   public static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     accumulator.reset()
     let n = bars.count
-    guard n > 0, let md = indicators.meanDeviation[p.bollingerPeriod], let rsiColumn = indicators.rsi[p.rsiPeriod] else {
+    guard n > 0, let md = indicators.meanDeviation[p.bollingerPeriod], let rsiColumn = indicators.rsi[p.rsiPeriod],
+          let candidates = indicators.buyCandidates[BuyCandidates.Key(p)], p.oversold <= candidates.threshold else {
       preconditionFailure("indicators missing for \(p)")
     }
     let k = p.bollingerDeviations, oversold = p.oversold, overbought = p.overbought
@@ -69,12 +158,11 @@ public enum SwingKernel {
     let rule = broker.intrabarRule
     let sizing = broker.sizing
     let firstDecision = max(p.bollingerPeriod - 1, p.rsiPeriod)
+    let days = indicators.dayEndsBefore[n]
     var cash = broker.initialCash
-    var shares = 0.0, entryPrice = 0.0, entryFee = 0.0
-    var entryBar = -1
-    var stop = -Double.infinity, target = Double.infinity
-    var pendingBuy = false, pendingSell = false
+    var trades = TradeTally(), marks = EquityMarks()
 
+    accumulator.fillDayEnds(count: days) { dayEquity in
     bars.open.withUnsafeBufferPointer { open in
     bars.high.withUnsafeBufferPointer { high in
     bars.low.withUnsafeBufferPointer { low in
@@ -82,91 +170,83 @@ public enum SwingKernel {
     md.mean.withUnsafeBufferPointer { mean in
     md.deviation.withUnsafeBufferPointer { deviation in
     rsiColumn.withUnsafeBufferPointer { rsi in
-    indicators.dayEnd.withUnsafeBufferPointer { dayEnd in
     indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
-      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason, ambiguous: Bool = false) {
-        let fee = commission.fee(shares: shares, price: price)
-        cash += shares * price - fee
-        accumulator.add(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
-                              entryFee: entryFee, exitFee: fee, exitReason: reason))
-        shares = 0
-      }
-      @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
-        BrokerRules.sellPrice(price, low: low[t], slip: slip)
-      }
+    candidates.bars.withUnsafeBufferPointer { candidateBar in
+    candidates.rsi.withUnsafeBufferPointer { candidateRSI in
+      let candidateCount = candidateBar.count
+      var next = 0
+      // Bar t's equity goes to the slot of its day (the day ends before it); the
+      // day's last bar writes last, so each slot ends up with its day-end equity.
       var t = 0
-      while t < n {
-        if pendingBuy {
-          pendingBuy = false
-          let price = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
-          let qty = BrokerRules.entryShares(cash: cash, price: price, sizing: sizing, commission: commission)
-          if qty > 0 {
-            entryFee = commission.fee(shares: qty, price: price)
-            cash -= qty * price + entryFee
-            shares = qty
-            entryPrice = price
-            entryBar = t
-            (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
-          }
-        } else if pendingSell {
-          pendingSell = false
-          exit(t, sellPrice(t, open[t]), .technical)
-        }
-        if shares > 0, let e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
-                                                          entryBar: t == entryBar, rule: rule) {
-          exit(t, sellPrice(t, e.price), e.reason)
-        }
-        let held = shares > 0
-        if !held && t < n - 1 {
-          // Flat: the account stands still until the next buy signal. Find it (the
-          // RSI test first: it is the rarer one), and mark the bars up to it at once.
-          var s = max(t, firstDecision)
-          let threshold = SIMD4<Double>(repeating: oversold), width = SIMD4<Double>(repeating: k)
-          let rsiBase = UnsafeRawPointer(rsi.baseAddress!), closeBase = UnsafeRawPointer(close.baseAddress!)
-          let meanBase = UnsafeRawPointer(mean.baseAddress!), deviationBase = UnsafeRawPointer(deviation.baseAddress!)
-          // Four bars at a time: the RSI test first (the rarer one), then the band test on
-          // those four only; NaN compares false, and the lanes compute exactly what the
-          // scalar test below computes.
-          var found = false
-          while s + 4 <= n - 1 {
-            let low = rsiBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self) .< threshold
-            if any(low) {
-              let below = closeBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
-                .< meanBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
-                - width * deviationBase.loadUnaligned(fromByteOffset: s * 8, as: SIMD4<Double>.self)
-              let hit = low .& below
-              if any(hit) {
-                s += hit[0] ? 0 : hit[1] ? 1 : hit[2] ? 2 : 3
-                found = true
-                break
-              }
-            }
-            s += 4
-          }
-          while !found && s < n - 1 && !(rsi[s] < oversold && close[s] < mean[s] - k * deviation[s]) { s += 1 }
-          let end = s < n - 1 ? s + 1 : n - 1
-          accumulator.markFlat(equity: cash, count: end - t, dayEnds: dayEndsBefore[end] - dayEndsBefore[t])
-          pendingBuy = s < n - 1
-          t = end
-          continue
-        }
-        var equity = cash + shares * close[t]
+      flat: while true {
         if t == n - 1 {
-          if held {
-            // As in Engine.run: marked before the END_OF_DATA close, less that close's commission.
-            equity -= commission.fee(shares: shares, price: close[t])
-            exit(t, close[t], .endOfData)
+          marks.mark(cash, bar: t)
+          dayEquity[days - 1] = cash
+          break flat
+        }
+        // The next buy signal: the first candidate from here whose RSI is under this
+        // combination's threshold (or none, s = n - 1).
+        let from = max(t, firstDecision)
+        while next < candidateCount && (candidateBar[next] < from || !(candidateRSI[next] < oversold)) { next += 1 }
+        let s = next < candidateCount ? candidateBar[next] : n - 1
+        // The account stands still up to the signal's bar; the buy fills at the next open.
+        let end = s < n - 1 ? s + 1 : n - 1
+        marks.markFlat(cash, bars: t..<end)
+        for d in dayEndsBefore[t]..<dayEndsBefore[end] { dayEquity[d] = cash }
+        t = end
+        guard s < n - 1 else { continue flat }
+
+        let entryPrice = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
+        let shares = BrokerRules.entryShares(cash: cash, price: entryPrice, sizing: sizing, commission: commission)
+        guard shares > 0 else { continue flat }
+        let entryFee = commission.fee(shares: shares, price: entryPrice)
+        cash -= shares * entryPrice + entryFee
+        let entryBar = t
+        let (stop, target) = BrokerRules.levels(entry: entryPrice, stopLoss: stopLoss, profitTarget: profitTarget)
+        @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason) {
+          let fee = commission.fee(shares: shares, price: price)
+          cash += shares * price - fee
+          trades.add(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
+                           entryFee: entryFee, exitFee: fee, exitReason: reason))
+        }
+        // Holding. Every bar after the entry is past the first decision.
+        while true {
+          let o = open[t], h = high[t], l = low[t]
+          // Neither level touched (the common case), else the exact rule.
+          if !(o > stop && l > stop && o < target && h < target),
+             let e = BrokerRules.intrabarExit(open: o, high: h, low: l, stop: stop, target: target,
+                                              entryBar: t == entryBar, rule: rule) {
+            exit(t, BrokerRules.sellPrice(e.price, low: l, slip: slip), e.reason)
+            marks.barsHeld += t - entryBar
+            continue flat
           }
-          accumulator.mark(equity: equity, held: held, dayEnd: true)
-          break
+          let c = close[t]
+          let equity = cash + shares * c
+          if t == n - 1 {
+            // As in Engine.run: marked before the END_OF_DATA close, less that close's commission.
+            let final = equity - commission.fee(shares: shares, price: c)
+            exit(t, c, .endOfData)
+            marks.mark(final, bar: t)
+            marks.barsHeld += n - entryBar
+            dayEquity[days - 1] = final
+            break flat
+          }
+          marks.mark(equity, bar: t)
+          dayEquity[dayEndsBefore[t]] = equity
+          if c > mean[t] + k * deviation[t] || rsi[t] > overbought {
+            // The sell fills at the next open; flat from that bar on.
+            t += 1
+            exit(t, BrokerRules.sellPrice(open[t], low: low[t], slip: slip), .technical)
+            marks.barsHeld += t - entryBar
+            continue flat
+          }
+          t += 1
         }
-        accumulator.mark(equity: equity, held: true, dayEnd: dayEnd[t])
-        if t >= firstDecision && (close[t] > mean[t] + k * deviation[t] || rsi[t] > overbought) {
-          pendingSell = true
-        }
-        t += 1
       }
-    }}}}}}}}}
+    }}}}}}}}}}}
+    marks.barsMarked = n
+    accumulator.trades = trades
+    accumulator.marks = marks
     let calendarDays = Int(bars.day[n - 1]) - Int(bars.day[0])
     return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays)
   }

@@ -27,22 +27,8 @@ public enum BacktestOverfitting {
     public var squares: [Double]
 
     /// The block sums of `returns`, cut into `blocks` (made even, at most T / 2).
-    public init(returns: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
-      self.init(periods: returns.count, blocks: requested) { returns[$0] }
-    }
-
-    public init(returns: [Double], blocks requested: Int = 10) {
-      self = returns.withUnsafeBufferPointer { BlockSums(returns: $0, blocks: requested) }
-    }
-
-    /// The block sums of the simple returns of `values` (`values[i + 1] / values[i] - 1`),
-    /// without making the array of returns.
-    public init(returnsOf values: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
-      self.init(periods: max(0, values.count - 1), blocks: requested) { values[$0 + 1] / values[$0] - 1 }
-    }
-
-    @inline(__always)
-    private init(periods t: Int, blocks requested: Int, _ r: (Int) -> Double) {
+    public init(returns r: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
+      let t = r.count
       periods = t
       var s = min(requested, t / 2)
       if s % 2 == 1 { s -= 1 }
@@ -55,13 +41,17 @@ public enum BacktestOverfitting {
       for b in 0..<s {
         var total = 0.0, totalSquares = 0.0
         for i in (b * size)..<((b + 1) * size) {
-          let x = r(i)
+          let x = r[i]
           total += x
           totalSquares += x * x
         }
         sum.append(total)
         squares.append(totalSquares)
       }
+    }
+
+    public init(returns: [Double], blocks requested: Int = 10) {
+      self = returns.withUnsafeBufferPointer { BlockSums(returns: $0, blocks: requested) }
     }
   }
 
