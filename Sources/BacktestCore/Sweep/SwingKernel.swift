@@ -10,7 +10,7 @@ import Foundation
 /// with the other combinations of the same bands.
 ///
 /// The loop alternates two phases: flat, it takes the next buy signal from
-/// the candidates and marks the bars up to it at once; holding, it walks bar
+/// its list and marks the bars up to it at once; holding, it walks bar
 /// by bar until an exit, with the account's marks in registers and each
 /// bar's equity written straight into its day's slot.
 public enum SwingKernel {
@@ -18,10 +18,9 @@ public enum SwingKernel {
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     accumulator.reset()
     let n = bars.count
-    guard n > 0, let signals = indicators.signals[SwingSignals.Key(p)], p.oversold <= signals.threshold else {
+    guard n > 0, let signals = indicators.signals[SwingSignals.Key(p)] else {
       preconditionFailure("indicators missing for \(p)")
     }
-    let oversold = p.oversold
     let stopLoss = p.stopLoss, profitTarget = p.profitTarget
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
@@ -37,10 +36,8 @@ public enum SwingKernel {
     bars.low.withUnsafeBufferPointer { low in
     bars.close.withUnsafeBufferPointer { close in
     indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
-    signals.candidates.withUnsafeBufferPointer { candidateBar in
-    signals.candidateRSI.withUnsafeBufferPointer { candidateRSI in
-    signals.sell.withUnsafeBufferPointer { sell in
-      let candidateCount = candidateBar.count
+    signals.buys.withUnsafeBufferPointer { buys in
+    signals.sell.words.withUnsafeBufferPointer { sell in
       var next = 0
       // Bar t's equity goes to the slot of its day (the day ends before it); the
       // day's last bar writes last, so each slot ends up with its day-end equity.
@@ -51,10 +48,9 @@ public enum SwingKernel {
           dayEquity[days - 1] = cash
           break flat
         }
-        // The next buy signal: the first candidate from here whose RSI is under this
-        // combination's threshold (or none, s = n - 1).
-        while next < candidateCount && (candidateBar[next] < t || !(candidateRSI[next] < oversold)) { next += 1 }
-        let s = next < candidateCount ? candidateBar[next] : n - 1
+        // The next buy signal from here (none: s = n - 1).
+        while next < buys.count && buys[next] < t { next += 1 }
+        let s = next < buys.count ? buys[next] : n - 1
         // The account stands still up to the signal's bar; the buy fills at the next open.
         let end = s < n - 1 ? s + 1 : n - 1
         marks.markFlat(cash, bars: t..<end)
@@ -109,7 +105,7 @@ public enum SwingKernel {
           t += 1
         }
       }
-    }}}}}}}}}
+    }}}}}}}}
     marks.barsMarked = n
     accumulator.trades = trades
     accumulator.marks = marks
