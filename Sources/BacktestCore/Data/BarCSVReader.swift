@@ -121,7 +121,7 @@ public struct BarCSVReader {
     // Taken out of the slots: a copy left there would make appending copy the first half too.
     guard var bars = halves.take(0), let second = halves.take(1), let last = bars.time.last, let next = second.time.first,
       next > last else { return nil }
-    bars.append(contentsOf: second)
+    bars.append(contentsOf: second, concurrently: true)
     return bars
   }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Price bars as columns (struct of arrays), indexed by bar number.
 ///
 /// `time` holds instants (seconds since 1970-01-01 UTC); `day` holds the
@@ -48,10 +50,28 @@ public struct BarSeries: Sendable {
   }
 
   /// Appends every bar of `other` (whose times must come after this series' last).
-  public mutating func append(contentsOf other: BarSeries) {
+  ///
+  /// With `concurrently`, the prices are copied on one core while the times
+  /// and labels are on another (the copy is mostly first touches of memory).
+  public mutating func append(contentsOf other: BarSeries, concurrently: Bool = false) {
+    guard concurrently else {
+      appendTimes(of: other)
+      appendPrices(of: other)
+      return
+    }
+    withUnsafeMutablePointer(to: &self) { me in
+      // The two halves write disjoint stored properties.
+      let target = SeriesPointer(series: me)
+      DispatchQueue.concurrentPerform(iterations: 2) { k in
+        if k == 0 { target.series.pointee.appendTimes(of: other) } else { target.series.pointee.appendPrices(of: other) }
+      }
+    }
+  }
+
+  private struct SeriesPointer: @unchecked Sendable { let series: UnsafeMutablePointer<BarSeries> }
+
+  private mutating func appendTimes(of other: BarSeries) {
     time.append(contentsOf: other.time); day.append(contentsOf: other.day)
-    open.append(contentsOf: other.open); high.append(contentsOf: other.high); low.append(contentsOf: other.low)
-    close.append(contentsOf: other.close); volume.append(contentsOf: other.volume)
     let shift = labelBytes.count
     labelBytes.append(contentsOf: other.labelBytes)
     let start = labelEnds.count
@@ -60,6 +80,11 @@ public struct BarSeries: Sendable {
       for i in start..<ends.count { ends[i] += shift }
     }
     isDateOnly = isDateOnly && other.isDateOnly
+  }
+
+  private mutating func appendPrices(of other: BarSeries) {
+    open.append(contentsOf: other.open); high.append(contentsOf: other.high); low.append(contentsOf: other.low)
+    close.append(contentsOf: other.close); volume.append(contentsOf: other.volume)
   }
 
   /// Returns the timestamp of bar `i` exactly as the file wrote it.
