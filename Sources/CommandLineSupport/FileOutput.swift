@@ -23,28 +23,9 @@ public struct OutputError: Error, CustomStringConvertible {
 /// the temporary files are removed and the previous report stays as it was.
 public enum AtomicWriter {
   public static func write(_ files: [ReportFile], into directory: String) throws {
-    do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    } catch {
-      throw OutputError(path: directory, message: "cannot create the output folder (\(error.localizedDescription))")
-    }
-    let paths = files.map { (temporary: directory + "/." + $0.name + ".tmp-\(getpid())", final: directory + "/" + $0.name) }
-    var pending = paths
-    defer { for p in pending { unlink(p.temporary) } }
-    // Each file is written and flushed on its own thread: the flushes wait on the disk, not the CPU.
-    let failures = ConcurrentSlots<OutputError>(count: files.count)
-    DispatchQueue.concurrentPerform(iterations: files.count) { k in
-      do { try writeFully(files[k].contents, to: paths[k].temporary) } catch {
-        failures.set(k, error as? OutputError ?? OutputError(path: paths[k].temporary, message: "\(error)"))
-      }
-    }
-    if let failure = (0..<files.count).lazy.compactMap({ failures.peek($0) }).first { throw failure }
-    for (k, p) in pending.enumerated() where rename(p.temporary, p.final) != 0 {
-      let reason = String(cString: strerror(errno))
-      pending.removeFirst(k)
-      throw OutputError(path: p.final, message: "cannot move the finished file into place (\(reason))")
-    }
-    pending.removeAll()
+    let batch = try AtomicBatch(into: directory)
+    batch.add(files)
+    try batch.commit()
   }
 
   public static func writeFully(_ text: String, to path: String) throws {
@@ -69,6 +50,61 @@ public enum AtomicWriter {
     if fsync(fd) != 0 {
       throw OutputError(path: path, message: "cannot flush to disk (\(String(cString: strerror(errno))))")
     }
+  }
+}
+
+/// Report files written as they become ready and moved into place together,
+/// with `AtomicWriter`'s guarantees: each is written in full to a temporary
+/// file in the folder and flushed to disk on its own thread as soon as it is
+/// added (the flushes wait on the disk, not the CPU, so they overlap whatever
+/// the caller does next); `commit` waits for them all and only then renames
+/// them, in the order added. If anything fails, or nothing is committed, the
+/// temporary files are removed and the previous report stays as it was.
+public final class AtomicBatch: @unchecked Sendable {
+  private let directory: String
+  private var files: [(temporary: String, final: String, written: Background<OutputError?>)] = []
+  private var committed = false
+
+  public init(into directory: String) throws {
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw OutputError(path: directory, message: "cannot create the output folder (\(error.localizedDescription))")
+    }
+    self.directory = directory
+  }
+
+  /// Starts writing `files` to their temporary files.
+  public func add(_ files: [ReportFile]) {
+    for file in files {
+      let temporary = directory + "/." + file.name + ".tmp-\(getpid())"
+      self.files.append((temporary, directory + "/" + file.name, Background {
+        do { try AtomicWriter.writeFully(file.contents, to: temporary); return nil } catch {
+          return error as? OutputError ?? OutputError(path: temporary, message: "\(error)")
+        }
+      }))
+    }
+  }
+
+  /// Waits for every file, then moves them all into place.
+  public func commit() throws {
+    committed = true
+    var pending = files[...]
+    defer { for p in pending { unlink(p.temporary) } }
+    if let failure = files.lazy.compactMap({ $0.written.value }).first { throw failure }
+    while let p = pending.first {
+      if rename(p.temporary, p.final) != 0 {
+        let reason = String(cString: strerror(errno))
+        pending.removeFirst()
+        throw OutputError(path: p.final, message: "cannot move the finished file into place (\(reason))")
+      }
+      pending.removeFirst()
+    }
+  }
+
+  deinit {
+    guard !committed else { return }
+    for p in files { _ = p.written.value; unlink(p.temporary) }
   }
 }
 

@@ -34,12 +34,29 @@ public enum SweepReport {
 
   /// One CSV line, without its newline.
   public static func line(_ r: SweepRecord) -> String {
-    let metrics = zip(metricKeys, r.metrics).map { key, v -> String in
-      guard let v, v.isFinite else { return "" }
-      return PerformanceSummary.integerKeys.contains(key) ? String(Int(v)) : v.description
+    var out = TextBuffer(capacity: 512)
+    var first = true
+    @inline(__always) func separate() {
+      if !first { out.append(byte: UInt8(ascii: ",")) }
+      first = false
     }
-    return (r.values.map(csvField) + metrics + [r.fingerprint]).joined(separator: ",")
+    for value in r.values {
+      separate()
+      out.append(csvField(value))
+    }
+    for (k, v) in r.metrics.enumerated() {
+      separate()
+      // Integer counts as integers, other numbers as `description` writes them, undefined as empty.
+      guard let v, v.isFinite else { continue }
+      if integerMetric[k] { out.append(integer: Int64(v)) } else { out.append(v) }
+    }
+    separate()
+    out.append(r.fingerprint)
+    return out.string
   }
+
+  /// Whether each of `metricKeys` is an integer count.
+  static let integerMetric = metricKeys.map { PerformanceSummary.integerKeys.contains($0) }
 
   /// Reads `results.csv`; a last line cut short by a kill is dropped (`complete` is then false).
   ///

@@ -26,49 +26,55 @@ public struct SharedIndicators: Sendable {
         count = n + 1
       }
     }
-    let keys = Set(parameters.map(SwingSignals.Key.init))
+    let keys = Set(parameters.map(SwingSignals.Key.init)).sorted {
+      ($0.bollingerPeriod, $0.deviations, $0.rsiPeriod, $0.oversold, $0.overbought)
+        < ($1.bollingerPeriod, $1.deviations, $1.rsiPeriod, $1.oversold, $1.overbought)
+    }
 
-    // RSI bits: under each oversold and over each overbought level used with the period.
-    let rsiPeriods = Set(keys.map(\.rsiPeriod)).sorted()
+    // First, on all cores: each RSI period's bits (under each oversold and over each
+    // overbought level used with it), and each Bollinger period's band bits (the
+    // longer tasks, so they go first).
+    let bollingerPeriods = Set(keys.map(\.bollingerPeriod)).sorted(), rsiPeriods = Set(keys.map(\.rsiPeriod)).sorted()
+    let bandSlots = ConcurrentSlots<[Double: (under: Bits, over: Bits)]>(count: bollingerPeriods.count)
     let rsiSlots = ConcurrentSlots<(under: [Double: Bits], over: [Double: Bits])>(count: rsiPeriods.count)
-    DispatchQueue.concurrentPerform(iterations: rsiPeriods.count) { r in
-      let period = rsiPeriods[r]
-      let column = rsi(bars.close, period: period)
-      let mine = keys.filter { $0.rsiPeriod == period }
-      column.withUnsafeBufferPointer { column in
-        rsiSlots.set(r, (under: Dictionary(uniqueKeysWithValues: Set(mine.map(\.oversold)).map { level in
-                           (level, Bits(count: n) { column[$0] < level })
-                         }),
-                         over: Dictionary(uniqueKeysWithValues: Set(mine.map(\.overbought)).map { level in
-                           (level, Bits(count: n) { column[$0] > level })
-                         })))
+    DispatchQueue.concurrentPerform(iterations: bollingerPeriods.count + rsiPeriods.count) { task in
+      if task < bollingerPeriods.count {
+        let period = bollingerPeriods[task]
+        let widths = Set(keys.filter { $0.bollingerPeriod == period }.map(\.deviations)).sorted()
+        bandSlots.set(task, Dictionary(uniqueKeysWithValues: zip(widths, Bits.bands(close: bars.close, period: period, widths: widths))))
+      } else {
+        let r = task - bollingerPeriods.count, period = rsiPeriods[r]
+        let mine = keys.filter { $0.rsiPeriod == period }
+        let column = rsi(bars.close, period: period)
+        column.withUnsafeBufferPointer { column in
+          rsiSlots.set(r, (under: Dictionary(uniqueKeysWithValues: Set(mine.map(\.oversold)).map { level in
+                             (level, Bits(count: n) { column[$0] < level })
+                           }),
+                           over: Dictionary(uniqueKeysWithValues: Set(mine.map(\.overbought)).map { level in
+                             (level, Bits(count: n) { column[$0] > level })
+                           })))
+        }
       }
     }
+    let bands = Dictionary(uniqueKeysWithValues: bollingerPeriods.enumerated().map { ($1, bandSlots.get($0)) })
     let rsiBits = Dictionary(uniqueKeysWithValues: rsiPeriods.enumerated().map { ($1, rsiSlots.get($0)) })
 
-    // Band bits of each Bollinger period, then each key's signals from them.
-    let bollingerPeriods = Set(keys.map(\.bollingerPeriod)).sorted()
-    let found = ConcurrentSlots<[(SwingSignals.Key, SwingSignals)]>(count: bollingerPeriods.count)
-    DispatchQueue.concurrentPerform(iterations: bollingerPeriods.count) { b in
-      let period = bollingerPeriods[b]
-      let mine = keys.filter { $0.bollingerPeriod == period }
-      let widths = Set(mine.map(\.deviations)).sorted()
-      let bands = Bits.bands(close: bars.close, period: period, widths: widths)
-      // The sell bits do not depend on `oversold`: one array for the keys that differ only there.
-      var sells: [SwingSignals.Key: Bits] = [:]
-      found.set(b, mine.map { key in
-        let band = bands[widths.firstIndex(of: key.deviations)!]
-        let rsi = rsiBits[key.rsiPeriod]!
-        var sellKey = key
-        sellKey.oversold = 0
-        let sell = sells[sellKey] ?? band.over.union(rsi.over[key.overbought]!)
-        sells[sellKey] = sell
-        let buys = band.under.intersection(rsi.under[key.oversold]!)
-          .indices(from: max(period - 1, key.rsiPeriod), below: n - 1)
-        return (key, SwingSignals(buys: buys, sell: sell))
-      })
+    // Then each key's signals. The sell bits do not depend on `oversold`: keys that
+    // differ only there (adjacent in `keys`) share one array.
+    let found = ConcurrentSlots<SwingSignals>(count: keys.count)
+    let sellGroups = keys.indices.filter { $0 == 0 || !keys[$0].sellsLike(keys[$0 - 1]) }
+    DispatchQueue.concurrentPerform(iterations: sellGroups.count) { g in
+      let first = sellGroups[g], end = g + 1 < sellGroups.count ? sellGroups[g + 1] : keys.count
+      let key = keys[first]
+      let band = bands[key.bollingerPeriod]![key.deviations]!, rsi = rsiBits[key.rsiPeriod]!
+      let sell = band.over.union(rsi.over[key.overbought]!)
+      for k in first..<end {
+        let buys = band.under.indicesOfIntersection(with: rsi.under[keys[k].oversold]!,
+                                                    from: max(key.bollingerPeriod - 1, key.rsiPeriod), below: n - 1)
+        found.set(k, SwingSignals(buys: buys, sell: sell))
+      }
     }
-    for b in bollingerPeriods.indices { for (key, s) in found.get(b) { signals[key] = s } }
+    for (k, key) in keys.enumerated() { signals[key] = found.get(k) }
   }
 }
 
@@ -88,6 +94,12 @@ public struct SwingSignals: Sendable {
       rsiPeriod = p.rsiPeriod
       oversold = p.oversold
       overbought = p.overbought
+    }
+
+    /// Whether the sell signals are the same as `other`'s (all but `oversold` equal).
+    func sellsLike(_ other: Key) -> Bool {
+      bollingerPeriod == other.bollingerPeriod && deviations == other.deviations && rsiPeriod == other.rsiPeriod
+        && overbought == other.overbought
     }
   }
   /// The bars with a buy signal, rising.
@@ -119,28 +131,27 @@ public struct Bits: Sendable {
   @inline(__always)
   public subscript(i: Int) -> Bool { words[i >> 6] >> UInt64(i & 63) & 1 != 0 }
 
-  func union(_ other: Bits) -> Bits { combined(other, |) }
-  func intersection(_ other: Bits) -> Bits { combined(other, &) }
-
-  @inline(__always)
-  private func combined(_ other: Bits, _ op: (UInt64, UInt64) -> UInt64) -> Bits {
+  func union(_ other: Bits) -> Bits {
     Bits(words: ContiguousArray(unsafeUninitializedCapacity: words.count) { out, count in
-      for w in words.indices { out[w] = op(words[w], other.words[w]) }
+      for w in words.indices { out[w] = words[w] | other.words[w] }
       count = words.count
     })
   }
 
-  /// The set bits' indices in `from..<end`, rising.
-  func indices(from: Int, below end: Int) -> ContiguousArray<Int> {
+  /// The indices in `from..<end` of the bits set both here and in `other`, rising.
+  func indicesOfIntersection(with other: Bits, from: Int, below end: Int) -> ContiguousArray<Int> {
     var out = ContiguousArray<Int>()
-    for (w, word) in words.enumerated() {
-      var rest = word
-      while rest != 0 {
-        let i = w << 6 + rest.trailingZeroBitCount
-        if i >= from && i < end { out.append(i) }
-        rest &= rest - 1
+    words.withUnsafeBufferPointer { a in
+    other.words.withUnsafeBufferPointer { b in
+      for w in a.indices {
+        var rest = a[w] & b[w]
+        while rest != 0 {
+          let i = w << 6 + rest.trailingZeroBitCount
+          if i >= from && i < end { out.append(i) }
+          rest &= rest - 1
+        }
       }
-    }
+    }}
     return out
   }
 
@@ -165,11 +176,16 @@ public struct Bits: Sendable {
         for (j, k) in widths.enumerated() {
           under[j].withUnsafeMutableBufferPointer { under in
           over[j].withUnsafeMutableBufferPointer { over in
-            // `chunk` is a multiple of 64: words do not straddle chunks.
-            for i in 0..<m {
-              let s = start + i, c = close[s], bit = UInt64(s & 63)
-              under[s >> 6] |= (c < mean[i] - k * deviation[i] ? 1 : 0) << bit
-              over[s >> 6] |= (c > mean[i] + k * deviation[i] ? 1 : 0) << bit
+            // A word at a time, built in registers; `chunk` is a multiple of 64.
+            for first in stride(from: 0, to: m, by: 64) {
+              var below: UInt64 = 0, above: UInt64 = 0
+              for i in first..<min(m, first + 64) {
+                let c = close[start + i], bit = UInt64(i & 63)
+                below |= (c < mean[i] - k * deviation[i] ? 1 : 0) << bit
+                above |= (c > mean[i] + k * deviation[i] ? 1 : 0) << bit
+              }
+              under[(start + first) >> 6] = below
+              over[(start + first) >> 6] = above
             }
           }}
         }

@@ -112,16 +112,21 @@ struct SweepCommand {
     let significance = Background {
       shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil
     }
-    let files = [
+    // The first files are written and flushed while the others are made.
+    let batch = try AtomicBatch(into: folder)
+    let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
                                                               total: plan.count, shard: shard).rendered() + "\n"),
-    ] + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
-                                significance: significance.value,
-                                walkForward: shard == nil ? settings.walkForward.map {
-                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
-                                } : nil)
-    try AtomicWriter.write(files, into: folder)
+    ]
+    batch.add(first)
+    let files = first + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
+                                                significance: significance.value,
+                                                walkForward: shard == nil ? settings.walkForward.map {
+                                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
+                                                } : nil)
+    batch.add(Array(files.dropFirst(first.count)))
+    try batch.commit()
 
     mark("reports")
     let ranked = SweepReport.ranking(all, settings: settings)
