@@ -126,3 +126,47 @@ import Testing
     }
   }
 }
+
+@Suite struct BestReturnsTests {
+  @Test("the returns kept during a sweep are the ranking's best's, whatever the job count, with and without a trade minimum",
+        arguments: [(false, 1), (false, 2), (true, 2)])
+  func keptReturnsAreTheBest(constrained: Bool, workers: Int) throws {
+    func sweep(minTrades: Int) throws -> (SweepSettings, [SweepJob], [SweepRecord], BestReturns) {
+      let text = """
+        name: best
+        data: {bars: unused.csv}
+        strategy: {type: bollinger_rsi, stop_loss: 2%}
+        sweep:
+          parameters:
+            bb_period: [10, 20, 30]
+            oversold: [25, 30, 35]
+            rsi_period: [7, 14]
+          constraints: {min_trades: \(minTrades)}
+        """
+      let (root, settings) = try SweepRunner.parse(text, file: "best.yaml")
+      let jobs = try SweepRunner.jobs(root: root, file: "best.yaml", settings: settings, combinations: SweepPlan.combinations(settings))
+      let best = BestReturns(settings: settings)
+      let results = ConcurrentSlots<SweepRecord>(count: jobs.count)
+      SweepRunner.run(jobs, bars: Self.bars, cycle: nil, workers: workers, best: best) { c, summary in
+        results.set(c.index, SweepReport.record(c, summary, fingerprint: ""))
+      }
+      return (settings, jobs, (0..<jobs.count).map { results.get($0) }, best)
+    }
+    var (settings, jobs, records, best) = try sweep(minTrades: 0)
+    if constrained {
+      // A minimum that rules out the unconstrained winner.
+      let first = try #require(SweepReport.ranking(records, settings: settings).first)
+      let before = first.values
+      (settings, jobs, records, best) = try sweep(minTrades: Int(first.metric("total_trades")!) + 1)
+      #expect(SweepReport.ranking(records, settings: settings).first?.values != before)
+    }
+    let ranked = SweepReport.ranking(records, settings: settings)
+    let winner = try #require(ranked.first)
+    let job = try #require(jobs.first { $0.combination.values == winner.values })
+    let kept = try #require(best.returns(of: winner.values))
+    #expect(kept == SweepRunner.dailyReturns(of: job, bars: Self.bars, cycle: nil))
+    #expect(best.returns(of: ranked[1].values) == nil)
+  }
+
+  static let bars = SyntheticBars.generate(count: 6_000, seed: 12)
+}

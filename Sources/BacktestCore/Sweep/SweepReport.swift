@@ -98,15 +98,26 @@ public enum SweepReport {
 
   /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
   public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
-    let eligible = records.enumerated().filter { ($0.element.metric("total_trades") ?? 0) >= Double(settings.minTrades) }
+    let eligible = records.enumerated().filter { isEligible(trades: $0.element.metric("total_trades"), settings: settings) }
     return eligible.sorted { a, b in
-      switch (a.element.metric(settings.metric), b.element.metric(settings.metric)) {
-      case (let x?, let y?) where x != y: return x > y
-      case (_?, nil): return true
-      case (nil, _?): return false
-      default: return a.offset < b.offset
-      }
+      ranksBefore(a.element.metric(settings.metric), a.offset, b.element.metric(settings.metric), b.offset)
     }.map(\.element)
+  }
+
+  /// Whether a combination with `trades` trades meets the constraints.
+  public static func isEligible(trades: Double?, settings: SweepSettings) -> Bool {
+    (trades ?? 0) >= Double(settings.minTrades)
+  }
+
+  /// Whether metric value `x` of the combination at plan position `i` ranks
+  /// before `y` at `j`: higher first, undefined last, then plan order.
+  public static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
+    switch (x, y) {
+    case (let x?, let y?) where x != y: return x > y
+    case (_?, nil): return true
+    case (nil, _?): return false
+    default: return i < j
+    }
   }
 
   /// `sweep.md`: the top combinations, the best one's metrics, and the sensitivity of the metric to each parameter.

@@ -53,7 +53,7 @@ public enum SweepRunner {
   /// of each combination's daily returns are kept in the slot of its plan index
   /// (what the overfitting test needs, 20 numbers instead of every day).
   public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, workers: Int,
-                         blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                         blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
       cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
@@ -72,10 +72,13 @@ public enum SweepRunner {
           if let blockSums {
             accumulator.dailyReturns.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returns: $0)) }
           }
+          best?.offer(job.combination, summary, returns: accumulator.dailyReturns)
         } else {
           let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
           summary = PerformanceSummary(result: run.result, bars: bars)
-          blockSums?.set(job.combination.index, .init(returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)))
+          let returns = BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
+          blockSums?.set(job.combination.index, .init(returns: returns))
+          best?.offer(job.combination, summary, returns: returns)
         }
         onResult(job.combination, summary)
       }
@@ -95,6 +98,36 @@ extension SweepRunner {
     }
     let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
     return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
+  }
+}
+
+/// The daily returns of the best combination run so far, by the sweep's
+/// ranking (`SweepReport.ranking`: eligible, metric, then plan order), so
+/// that the significance tests need not run it again.
+public final class BestReturns: @unchecked Sendable {
+  private let lock = NSLock()
+  private let settings: SweepSettings
+  private var best: (combination: SweepCombination, metric: Double?, returns: [Double])?
+
+  public init(settings: SweepSettings) { self.settings = settings }
+
+  /// Keeps `returns` when `combination` ranks before the best so far.
+  func offer(_ combination: SweepCombination, _ summary: PerformanceSummary, returns: [Double]) {
+    let fields = summary.fields
+    let trades = fields.first { $0.key == "total_trades" }?.value
+    guard SweepReport.isEligible(trades: trades, settings: settings) else { return }
+    let metric = fields.first { $0.key == settings.metric }?.value ?? nil
+    lock.lock()
+    defer { lock.unlock() }
+    if let best, !SweepReport.ranksBefore(metric, combination.index, best.metric, best.combination.index) { return }
+    best = (combination, metric, returns)
+  }
+
+  /// The daily returns of the combination with `values`, if it is the one kept.
+  public func returns(of values: [String]) -> [Double]? {
+    lock.lock()
+    defer { lock.unlock() }
+    return best?.combination.values == values ? best?.returns : nil
   }
 }
 

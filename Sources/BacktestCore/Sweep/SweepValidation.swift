@@ -146,16 +146,17 @@ public struct SweepSignificance: Sendable {
   /// The probability of backtest overfitting over every combination's daily returns (up to 2,000 combinations).
   public var overfitting: BacktestOverfitting.Result?
 
-  /// The tests over the combinations' daily returns: the best one's run again,
-  /// the block sums of the others from `known` (by plan index, as
-  /// `SweepRunner.run` keeps them) or from running them again; `nil` without a
-  /// best or enough days.
+  /// The tests over the combinations' daily returns: the best one's from
+  /// `bestReturns` (as `SweepRunner.run` keeps them) or run again, the block
+  /// sums of the others from `known` (by plan index, as `SweepRunner.run` keeps
+  /// them) or from running them again; `nil` without a best or enough days.
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
-                              known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil) -> SweepSignificance? {
+                              known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                              bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
-    let daily = SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
+    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
     guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
       let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
     let sr = m / sd

@@ -93,7 +93,8 @@ struct SweepCommand {
     let sink = try ResultSink(path: resultsPath, fingerprint: fingerprint)
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
-    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, blockSums: blockSums) { combination, summary in
+    let best = BestReturns(settings: settings)
+    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     try sink.close()
@@ -108,9 +109,10 @@ struct SweepCommand {
     let validation = shard == nil ? outOfSample.map { oos in
       (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, outOfSample: oos), split: settings.validation!)
     } : nil
-    // The significance tests run the best combination again: on another core, while the other files are made.
+    // The significance tests, on another core while the other files are made.
     let significance = Background {
-      shard == nil && cycle == nil ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil
+      shard == nil && cycle == nil
+        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums, bestReturns: best) : nil
     }
     // The first files are written and flushed while the others are made.
     let batch = try AtomicBatch(into: folder)
