@@ -6,10 +6,10 @@
 /// `rsi = 100 * (gain / (gain + loss))`, and 0 when both are 0.
 public struct StreamingRSI: Sendable {
   public let period: Int
-  private var seen = 0
-  private var previous = 0.0
-  private var gain = 0.0
-  private var loss = 0.0
+  fileprivate var seen = 0
+  fileprivate var previous = 0.0
+  fileprivate var gain = 0.0
+  fileprivate var loss = 0.0
 
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
@@ -49,6 +49,63 @@ public func rsi(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Do
       for i in 0..<x.count { out[i] = state.update(x[i]) }
     }
     count = x.count
+  }
+}
+
+/// Up to four RSI periods advanced together, each bit for bit as
+/// `StreamingRSI` computes it: after the longest warm-up, the periods are the
+/// lanes of one vector (the same operations per lane), so that their chains of
+/// divisions overlap instead of following one another.
+struct RSILanes {
+  let periods: [Int]
+  private var states: [StreamingRSI]
+  private var gain = SIMD4<Double>(), loss = SIMD4<Double>(), p = SIMD4<Double>(), pm1 = SIMD4<Double>()
+  private var previous = 0.0, seen = 0  // `seen` counts up to the end of the warm-up only
+  private let warmUp: Int
+
+  init(periods: [Int]) {
+    precondition((1...4).contains(periods.count), "one to four periods")
+    self.periods = periods
+    states = periods.map(StreamingRSI.init)
+    warmUp = periods.max()! + 1
+  }
+
+  /// Adds every value of `xs` in order, writing each period's RSI to `out[k][i]`.
+  mutating func update(_ xs: UnsafeBufferPointer<Double>, into out: [UnsafeMutablePointer<Double>]) {
+    let lanes = periods.count
+    var i = 0
+    // Each period's own warm-up.
+    while i < xs.count && seen < warmUp {
+      for k in 0..<lanes { out[k][i] = states[k].update(xs[i]) }
+      previous = xs[i]
+      seen += 1
+      i += 1
+      if seen == warmUp {
+        // Padding lanes repeat the last period.
+        func lane(_ value: (Int) -> Double) -> SIMD4<Double> { SIMD4((0..<4).map { value(min($0, lanes - 1)) }) }
+        gain = lane { states[$0].gain }
+        loss = lane { states[$0].loss }
+        p = lane { Double(periods[$0]) }
+        pm1 = p - 1
+      }
+    }
+    guard i < xs.count else { return }
+    var gain = self.gain, loss = self.loss, previous = self.previous
+    let p = self.p, pm1 = self.pm1
+    // Padding lanes repeat their period: they write the same values into its column.
+    let c0 = out[0], c1 = out[min(1, lanes - 1)], c2 = out[min(2, lanes - 1)], c3 = out[min(3, lanes - 1)]
+    for j in i..<xs.count {
+      let x = xs[j], d = x - previous
+      previous = x
+      gain = (gain * pm1 + SIMD4(repeating: d > 0 ? d : 0.0)) / p
+      loss = (loss * pm1 + SIMD4(repeating: d < 0 ? -d : 0.0)) / p
+      let total = gain + loss
+      let value = (100.0 * (gain / total)).replacing(with: 0, where: total .== 0)
+      c3[j] = value[3]; c2[j] = value[2]; c1[j] = value[1]; c0[j] = value[0]
+    }
+    self.gain = gain
+    self.loss = loss
+    self.previous = previous
   }
 }
 

@@ -9,10 +9,10 @@ public struct SharedIndicators: Sendable {
   /// The buy and sell signals, by the parameters they depend on.
   public var signals: [SwingSignals.Key: SwingSignals] = [:]
 
-  /// Computes the signals the given parameters need, on all cores: first the
-  /// RSI of each period and where it is under or over each level in use, then
-  /// each Bollinger period's bands in short chunks (the rolling mean and
-  /// deviation never exist as whole columns), each test as one bit per bar.
+  /// Computes the signals the given parameters need, on all cores: first each
+  /// Bollinger period's bands and the RSI (up to four periods together), in
+  /// short chunks (no indicator ever exists as a whole column), each test as
+  /// one bit per bar; then each combination's buy list and sell bits.
   public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     let n = bars.count
     var ends = 0
@@ -31,33 +31,32 @@ public struct SharedIndicators: Sendable {
         < ($1.bollingerPeriod, $1.deviations, $1.rsiPeriod, $1.oversold, $1.overbought)
     }
 
-    // First, on all cores: each RSI period's bits (under each oversold and over each
-    // overbought level used with it), and each Bollinger period's band bits (the
-    // longer tasks, so they go first).
+    // First, on all cores: each Bollinger period's band bits, and the RSI bits of
+    // up to four periods at a time (under each oversold and over each overbought
+    // level used with the period).
     let bollingerPeriods = Set(keys.map(\.bollingerPeriod)).sorted(), rsiPeriods = Set(keys.map(\.rsiPeriod)).sorted()
+    let rsiGroups = stride(from: 0, to: rsiPeriods.count, by: 4).map { Array(rsiPeriods[$0..<min(rsiPeriods.count, $0 + 4)]) }
     let bandSlots = ConcurrentSlots<[Double: (under: Bits, over: Bits)]>(count: bollingerPeriods.count)
-    let rsiSlots = ConcurrentSlots<(under: [Double: Bits], over: [Double: Bits])>(count: rsiPeriods.count)
-    DispatchQueue.concurrentPerform(iterations: bollingerPeriods.count + rsiPeriods.count) { task in
-      if task < bollingerPeriods.count {
-        let period = bollingerPeriods[task]
-        let widths = Set(keys.filter { $0.bollingerPeriod == period }.map(\.deviations)).sorted()
-        bandSlots.set(task, Dictionary(uniqueKeysWithValues: zip(widths, Bits.bands(close: bars.close, period: period, widths: widths))))
-      } else {
-        let r = task - bollingerPeriods.count, period = rsiPeriods[r]
-        let mine = keys.filter { $0.rsiPeriod == period }
-        let column = rsi(bars.close, period: period)
-        column.withUnsafeBufferPointer { column in
-          rsiSlots.set(r, (under: Dictionary(uniqueKeysWithValues: Set(mine.map(\.oversold)).map { level in
-                             (level, Bits(count: n) { column[$0] < level })
-                           }),
-                           over: Dictionary(uniqueKeysWithValues: Set(mine.map(\.overbought)).map { level in
-                             (level, Bits(count: n) { column[$0] > level })
-                           })))
+    let rsiSlots = ConcurrentSlots<[Int: (under: [Double: Bits], over: [Double: Bits])]>(count: rsiGroups.count)
+    DispatchQueue.concurrentPerform(iterations: rsiGroups.count + bollingerPeriods.count) { task in
+      if task < rsiGroups.count {
+        let periods = rsiGroups[task]
+        let levels = periods.map { period in
+          (under: Set(keys.filter { $0.rsiPeriod == period }.map(\.oversold)).sorted(),
+           over: Set(keys.filter { $0.rsiPeriod == period }.map(\.overbought)).sorted())
         }
+        rsiSlots.set(task, Dictionary(uniqueKeysWithValues: zip(periods, Bits.rsiLevels(close: bars.close, periods: periods, levels: levels))))
+      } else {
+        let period = bollingerPeriods[task - rsiGroups.count]
+        let widths = Set(keys.filter { $0.bollingerPeriod == period }.map(\.deviations)).sorted()
+        bandSlots.set(task - rsiGroups.count,
+                      Dictionary(uniqueKeysWithValues: zip(widths, Bits.bands(close: bars.close, period: period, widths: widths))))
       }
     }
     let bands = Dictionary(uniqueKeysWithValues: bollingerPeriods.enumerated().map { ($1, bandSlots.get($0)) })
-    let rsiBits = Dictionary(uniqueKeysWithValues: rsiPeriods.enumerated().map { ($1, rsiSlots.get($0)) })
+    let rsiBits = rsiGroups.indices.reduce(into: [Int: (under: [Double: Bits], over: [Double: Bits])]()) {
+      $0.merge(rsiSlots.get($1)) { a, _ in a }
+    }
 
     // Then each key's signals. The sell bits do not depend on `oversold`: keys that
     // differ only there (adjacent in `keys`) share one array.
@@ -114,19 +113,6 @@ public struct Bits: Sendable {
 
   init(words: ContiguousArray<UInt64>) { self.words = words }
 
-  /// `n` bits, bit `i` set when `test(i)`.
-  @inline(__always)
-  init(count n: Int, _ test: (Int) -> Bool) {
-    words = ContiguousArray(unsafeUninitializedCapacity: (n + 63) / 64) { words, count in
-      for w in 0..<(n + 63) / 64 {
-        var word: UInt64 = 0
-        for i in (w * 64)..<min(n, w * 64 + 64) { word |= (test(i) ? 1 : 0) << UInt64(i & 63) }
-        words[w] = word
-      }
-      count = (n + 63) / 64
-    }
-  }
-
   /// Whether bit `i` is set.
   @inline(__always)
   public subscript(i: Int) -> Bool { words[i >> 6] >> UInt64(i & 63) & 1 != 0 }
@@ -153,6 +139,43 @@ public struct Bits: Sendable {
       }
     }}
     return out
+  }
+
+  /// For each of `periods` (one to four) and its `levels`: where the RSI of the
+  /// close is under each `under` level and over each `over` level.
+  static func rsiLevels(close: ContiguousArray<Double>, periods: [Int], levels: [(under: [Double], over: [Double])])
+    -> [(under: [Double: Bits], over: [Double: Bits])]
+  {
+    let n = close.count, words = (n + 63) / 64
+    var lanes = RSILanes(periods: periods)
+    let values = periods.map { _ in UnsafeMutablePointer<Double>.allocate(capacity: chunk) }
+    defer { for v in values { v.deallocate() } }
+    var under = levels.map { $0.under.map { _ in ContiguousArray<UInt64>(repeating: 0, count: words) } }
+    var over = levels.map { $0.over.map { _ in ContiguousArray<UInt64>(repeating: 0, count: words) } }
+    @inline(__always) func fill(_ bits: inout ContiguousArray<UInt64>, start: Int, count m: Int, _ test: (Int) -> Bool) {
+      bits.withUnsafeMutableBufferPointer { bits in
+        for first in stride(from: 0, to: m, by: 64) {
+          var word: UInt64 = 0
+          for i in first..<min(m, first + 64) { word |= (test(i) ? 1 : 0) << UInt64(i & 63) }
+          bits[(start + first) >> 6] = word
+        }
+      }
+    }
+    close.withUnsafeBufferPointer { close in
+      for start in stride(from: 0, to: n, by: chunk) {
+        let m = min(chunk, n - start)
+        lanes.update(UnsafeBufferPointer(rebasing: close[start..<(start + m)]), into: values)
+        for k in periods.indices {
+          let v = values[k]
+          for (j, level) in levels[k].under.enumerated() { fill(&under[k][j], start: start, count: m) { v[$0] < level } }
+          for (j, level) in levels[k].over.enumerated() { fill(&over[k][j], start: start, count: m) { v[$0] > level } }
+        }
+      }
+    }
+    return periods.indices.map { k in
+      (under: Dictionary(uniqueKeysWithValues: zip(levels[k].under, under[k].map(Bits.init(words:)))),
+       over: Dictionary(uniqueKeysWithValues: zip(levels[k].over, over[k].map(Bits.init(words:)))))
+    }
   }
 
   /// Bars are taken in chunks this long, so that the chunk's mean and deviation stay in the L1 cache.
