@@ -65,10 +65,13 @@ public struct SummaryAccumulator: Sendable {
     precondition(returns.count >= n)
     var sum = 0.0, downside = 0.0
     for k in 1...n {
-      let r = e[k] / e[k - 1] - 1
+      // A day without change (most of them when flat) is exactly 0: no division needed.
+      let a = e[k], b = e[k - 1]
+      let r = a == b && a.isFinite && a != 0 ? 0 : a / b - 1
       returns[k - 1] = r
       sum += r
-      if r < 0 { downside += r * r }
+      // Adding +0 leaves the (non-negative) sum as it was: no branch needed.
+      downside += r < 0 ? r * r : 0
     }
     let m = sum / Double(n)
     var squares = 0.0

@@ -126,19 +126,25 @@ public struct Bits: Sendable {
 
   /// The indices in `from..<end` of the bits set both here and in `other`, rising.
   func indicesOfIntersection(with other: Bits, from: Int, below end: Int) -> ContiguousArray<Int> {
-    var out = ContiguousArray<Int>()
     words.withUnsafeBufferPointer { a in
     other.words.withUnsafeBufferPointer { b in
-      for w in a.indices {
-        var rest = a[w] & b[w]
-        while rest != 0 {
-          let i = w << 6 + rest.trailingZeroBitCount
-          if i >= from && i < end { out.append(i) }
-          rest &= rest - 1
+      // Count first, then write into exactly that much room.
+      var total = 0
+      for w in a.indices { total += (a[w] & b[w]).nonzeroBitCount }
+      return ContiguousArray(unsafeUninitializedCapacity: total) { out, count in
+        var m = 0
+        for w in a.indices {
+          var rest = a[w] & b[w]
+          while rest != 0 {
+            let i = w << 6 + rest.trailingZeroBitCount
+            out[m] = i
+            m += i >= from && i < end ? 1 : 0
+            rest &= rest - 1
+          }
         }
+        count = m
       }
     }}
-    return out
   }
 
   /// For each of `periods` (one to four) and its `levels`: where the RSI of the
