@@ -121,6 +121,17 @@ struct FastRowTests {
     "",                                                              // blank line
     "1704240000,100,101,99,100,3",                                   // epoch seconds
     "2024-01-03T09:30:00,100,101,99,100,3",                          // wall clock (UTC here)
+    "2024-01-03 10:00:00-05:00,100,101,99,100,3",                    // a space for the T
+    "2024-01-03T10:30:00-0500,100,101,99,100,3",                     // offset without a colon: general path
+    "2024-01-03T11:00:00Z,100,101,99,100,3",                         // Z: general path
+    "2024-01-03T11:30:00+14:00,100,101,99,100,3",                    // an instant before the last: error
+    "2024-01-03T12:00:00+19:00,100,101,99,100,3",                    // offset beyond 18 hours: error
+    "2024-01-03T12:30:00-05:60,100,101,99,100,3",                    // offset minutes 60: error
+    "2024-02-30T09:30:00-05:00,100,101,99,100,3",                    // no such day: error
+    "2024-01-03T24:00:00-05:00,100,101,99,100,3",                    // hour 24: error
+    "2024-01-03T13:00:60-05:00,100,101,99,100,3",                    // second 60: error
+    "2024-01-03T13:30:00-05:00x,100,101,99,100,3",                   // more after the offset: error
+    "2024-01-03T14:00:00.000-05:00,100,101,99,100,3",                // zero fraction: general path
   ]
 
   @Test("every row alone after a valid one, and all of them in sequence: fast and general paths agree")

@@ -163,7 +163,7 @@ public struct BarCSVReader {
     while true {
       // Fast path: a plain row that passes every check.
       if layout.fastRows, let row = plainRow(bytes, at: scanner.offset, layout: layout),
-        let written = parseTimestamp(bytes, row.timeStart, row.timeEnd),
+        let written = row.written ?? parseTimestamp(bytes, row.timeStart, row.timeEnd),
         wallClockFirst || previousInstant != nil || written.isZoned,
         let (instant, day) = place(written), previousInstant.map({ instant > $0 }) ?? true,
         row.open > 0, row.high > 0, row.low > 0, row.close > 0, row.volume >= 0,
@@ -226,9 +226,11 @@ public struct BarCSVReader {
     return bars
   }
 
-  /// A row read by the fast path: where its timestamp is, its prices, and where the next line starts.
+  /// A row read by the fast path: where its timestamp is (and what it says, when
+  /// `zonedTimestamp` read it), its prices, and where the next line starts.
   struct PlainRow {
     var timeStart = 0, timeEnd = 0
+    var written: WrittenTimestamp?
     var open = 0.0, high = 0.0, low = 0.0, close = 0.0, volume = 0.0
     var next = 0
   }
@@ -278,11 +280,16 @@ public struct BarCSVReader {
         if k == layout.close { row.close = value }
         if k == layout.volume { row.volume = value }
       } else {
-        while i < n {
-          let c = b[i]
-          if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
-          if c == UInt8(ascii: "\"") { return nil }
-          i += 1
+        if k == layout.time, let (written, end) = zonedTimestamp(b, at: i) {
+          row.written = written
+          i = end
+        } else {
+          while i < n {
+            let c = b[i]
+            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+            if c == UInt8(ascii: "\"") { return nil }
+            i += 1
+          }
         }
         if k == layout.time { row.timeStart = start; row.timeEnd = i }
       }
@@ -299,6 +306,42 @@ public struct BarCSVReader {
     }
     row.next = i
     return row
+  }
+
+  /// Reads the field at `p` when it is exactly `YYYY-MM-DDTHH:MM:SS±HH:MM` (or a
+  /// space for the `T`) followed by the end of the field: what `parseTimestamp`
+  /// returns for it, read at fixed places, and where it ends; `nil` for any other
+  /// field (`parseTimestamp` then reads it, or rejects it).
+  @inline(__always)
+  static func zonedTimestamp(_ b: UnsafeBufferPointer<UInt8>, at p: Int) -> (WrittenTimestamp, end: Int)? {
+    let end = p + 25
+    guard end <= b.count else { return nil }
+    if end < b.count {
+      let c = b[end]
+      guard c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") else { return nil }
+    }
+    @inline(__always) func digit(_ k: Int) -> Int? {
+      let d = b[p + k] &- 0x30
+      return d < 10 ? Int(d) : nil
+    }
+    @inline(__always) func two(_ k: Int) -> Int? {
+      guard let a = digit(k), let c = digit(k + 1) else { return nil }
+      return a * 10 + c
+    }
+    guard let y1 = two(0), let y2 = two(2), let month = two(5), let day = two(8), let hour = two(11), let minute = two(14),
+      let second = two(17), let offsetHours = two(20), let offsetMinutes = two(23),
+      b[p + 4] == UInt8(ascii: "-"), b[p + 7] == UInt8(ascii: "-"),
+      b[p + 10] == UInt8(ascii: "T") || b[p + 10] == UInt8(ascii: " "),
+      b[p + 13] == UInt8(ascii: ":"), b[p + 16] == UInt8(ascii: ":"), b[p + 22] == UInt8(ascii: ":"),
+      b[p + 19] == UInt8(ascii: "+") || b[p + 19] == UInt8(ascii: "-")
+    else { return nil }
+    let year = y1 * 100 + y2
+    // The same ranges as parseTimestamp.
+    guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+      hour < 24, minute < 60, second < 60, offsetHours <= 18, offsetMinutes < 60 else { return nil }
+    let local = Int64(CivilDate.days(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    let offset = (b[p + 19] == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
+    return (.zoned(instant: local - Int64(offset), offset: offset), end)
   }
 
   /// The second half of a parallel read cannot start here; read in one pass.
