@@ -91,7 +91,9 @@ public final class AtomicBatch: @unchecked Sendable {
     committed = true
     var pending = files[...]
     defer { for p in pending { unlink(p.temporary) } }
-    if let failure = files.lazy.compactMap({ $0.written.value }).first { throw failure }
+    // Every write finishes (or fails) before any temporary file is removed.
+    let failures = files.map { $0.written.value }
+    if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
     while let p = pending.first {
       if rename(p.temporary, p.final) != 0 {
         let reason = String(cString: strerror(errno))
