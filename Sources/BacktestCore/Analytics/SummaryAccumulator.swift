@@ -65,9 +65,7 @@ public struct SummaryAccumulator: Sendable {
     precondition(returns.count >= n)
     var sum = 0.0, downside = 0.0
     for k in 1...n {
-      // A day without change (most of them when flat) is exactly 0: no division needed.
-      let a = e[k], b = e[k - 1]
-      let r = a == b && a.isFinite && a != 0 ? 0 : a / b - 1
+      let r = e[k] / e[k - 1] - 1
       returns[k - 1] = r
       sum += r
       // Adding +0 leaves the (non-negative) sum as it was: no branch needed.
