@@ -35,15 +35,6 @@ public struct SummaryAccumulator: Sendable {
     if dayEnd { dayEndEquity.append(e) }
   }
 
-  /// Records `count` consecutive bars without a position, all at equity `e`,
-  /// `dayEnds` of them last in their day: exactly what `count` calls of
-  /// `mark(equity: e, held: false, dayEnd:)` record.
-  @inline(__always)
-  public mutating func markFlat(equity e: Double, count: Int, dayEnds: Int) {
-    marks.markFlat(e, count: count)
-    if dayEnds > 0 { dayEndEquity.append(contentsOf: repeatElement(e, count: dayEnds)) }
-  }
-
   /// Makes the day-end equities `days` slots for `body` to fill in place
   /// (the sweep kernel knows each bar's slot); `body` must set every one.
   @inline(__always)
@@ -169,13 +160,6 @@ struct EquityMarks: Sendable {
     let dd = e / peak - 1
     if dd < worstDrawdown { worstDrawdown = dd }
     lastEquity = e
-  }
-
-  /// Marks `count` bars at equity `e`: what `count` calls of `mark(e)` do.
-  @inline(__always)
-  mutating func markFlat(_ e: Double, count: Int) {
-    markFlat(e, bars: barsMarked..<(barsMarked + count))
-    barsMarked += count
   }
 
   /// Marks `bars` at equity `e`: what `mark(e, bar:)` on each does.
