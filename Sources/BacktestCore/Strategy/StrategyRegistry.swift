@@ -4,7 +4,9 @@
 /// dynamically once per run and never per bar.
 public struct ConfiguredStrategy: Sendable {
   public let name: String
-  public let parameterSummary: [(name: String, value: String)]
+  /// The parameters as reports show them (made when asked: a sweep builds
+  /// thousands of configurations and never shows them).
+  public var parameterSummary: [(name: String, value: String)] { parameters.summary }
   /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
   public let parameters: any StrategyParameters
   private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?) -> StrategyRun
@@ -19,7 +21,6 @@ public struct ConfiguredStrategy: Sendable {
 
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
-    parameterSummary = parameters.summary
     self.parameters = parameters
     body = { bars, broker, gate, intrabar, account in
       var strategy = S(parameters: parameters, bars: bars)
