@@ -127,3 +127,17 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(last.attributes["data-value"] == "6.5")
   }
 }
+
+@Suite struct SVGCoordinateTests {
+  @Test("coordinates are written as before: whole numbers bare, else %.1f of the value rounded to 0.1")
+  func sameAsFormat() {
+    func expected(_ x: Double) -> String {
+      let r = (x * 10).rounded() / 10
+      return r == r.rounded() ? String(Int(r)) : String(format: "%.1f", r)
+    }
+    var rng = SplitMix64(seed: 77)
+    var values: [Double] = [0, -0.0, 0.05, -0.05, 0.04999, 0.15, -0.15, 1.25, -1.25, 2.45, 999.95, -999.95, 1e6 + 0.35, 123456789.06, .nan]
+    for _ in 0..<20_000 { values.append((rng.unit() - 0.5) * pow(10, Double(rng.next() % 9))) }
+    for x in values { #expect(SVGBuilder.coordinate(x) == expected(x), "\(x)") }
+  }
+}

@@ -7,8 +7,13 @@ public struct SVGBuilder {
   public init() {}
 
   public static func coordinate(_ x: Double) -> String {
-    let r = (x * 10).rounded() / 10
-    return r == r.rounded() ? String(Int(r)) : String(format: "%.1f", r)
+    let tenths = (x * 10).rounded()
+    let r = tenths / 10
+    if r == r.rounded() { return String(Int(r)) }
+    guard abs(tenths) < 1e15 else { return String(format: "%.1f", r) }
+    // What "%.1f" writes for r (the double nearest tenths / 10): the digits of tenths with a point before the last.
+    let k = Int(tenths), m = k.magnitude
+    return (k < 0 ? "-" : "") + String(m / 10) + "." + String(m % 10)
   }
 
   public static func escape(_ s: String) -> String {

@@ -34,7 +34,7 @@ public enum SweepCharts {
       for i in xs.indices {
         let v = cells[j][i]
         let t = v.map { hi > lo ? ($0 - lo) / (hi - lo) : 0.5 } ?? 0
-        let fill = v == nil ? "#8e8e93\" fill-opacity=\"0.15" : String(format: "rgb(%d,%d,%d)", Int(255 - 203 * t), Int(59 + 140 * t), Int(48 + 41 * t))
+        let fill = v == nil ? "#8e8e93\" fill-opacity=\"0.15" : "rgb(\(Int(255 - 203 * t)),\(Int(59 + 140 * t)),\(Int(48 + 41 * t)))"
         svg.rect(x: left + cellWidth * Double(i) + 1, y: top + cellHeight * Double(j) + 1, width: cellWidth - 2, height: cellHeight - 2,
                  attributes: "fill=\"\(fill)\" data-x=\"\(SVGBuilder.escape(xs[i]))\" data-y=\"\(SVGBuilder.escape(yv))\" data-value=\"\(v.map { String($0) } ?? "")\"")
         svg.label(v.map { String(format: "%.2f", $0) } ?? "—", x: left + cellWidth * (Double(i) + 0.5), y: top + cellHeight * (Double(j) + 0.5) + 4,
