@@ -23,7 +23,7 @@ import Testing
       let daily = simpleReturns(e)
       #expect(sharpe == sharpeRatio(dailyReturns: daily), "\(e.count) values")
       #expect(sortino == sortinoRatio(dailyReturns: daily), "\(e.count) values")
-      if e.count > 2 { #expect(returns == daily, "\(e.count) values: the returns left behind") }
+      #expect(returns == daily, "\(e.count) values: the returns left behind")
     }
     // Rising equity has no losing day: no Sortino; flat equity has no deviation: no Sharpe.
     #expect(fused([100.0, 101, 102, 103]).sortino == nil)

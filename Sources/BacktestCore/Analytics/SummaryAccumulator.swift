@@ -52,7 +52,7 @@ public struct SummaryAccumulator: Sendable {
     -> (sharpe: Double?, sortino: Double?)
   {
     let n = e.count - 1
-    guard n > 1 else { return (nil, nil) }
+    guard n > 0 else { return (nil, nil) }
     precondition(returns.count >= n)
     var sum = 0.0, downside = 0.0
     for k in 1...n {
@@ -62,6 +62,7 @@ public struct SummaryAccumulator: Sendable {
       // Adding +0 leaves the (non-negative) sum as it was: no branch needed.
       downside += r < 0 ? r * r : 0
     }
+    guard n > 1 else { return (nil, nil) }
     let m = sum / Double(n)
     var squares = 0.0
     for r in returns[0..<n] { squares += (r - m) * (r - m) }
