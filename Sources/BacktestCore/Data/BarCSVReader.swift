@@ -336,11 +336,11 @@ public struct BarCSVReader {
       b[p + 19] == UInt8(ascii: "+") || b[p + 19] == UInt8(ascii: "-")
     else { return nil }
     let year = y1 * 100 + y2
-    // The same ranges as parseTimestamp.
-    guard (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-      hour < 24, minute < 60, second < 60, offsetHours <= 18, offsetMinutes < 60 else { return nil }
+    guard TimestampFields.isDate(year: year, month: month, day: day),
+      TimestampFields.isClock(hour: hour, minute: minute, second: second),
+      let offset = TimestampFields.offset(negative: b[p + 19] == UInt8(ascii: "-"), hours: offsetHours, minutes: offsetMinutes)
+    else { return nil }
     let local = Int64(CivilDate.days(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-    let offset = (b[p + 19] == UInt8(ascii: "-") ? -1 : 1) * (offsetHours * 3600 + offsetMinutes * 60)
     return (.zoned(instant: local - Int64(offset), offset: offset), end)
   }
 

@@ -47,20 +47,18 @@ public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end:
   }
   guard count >= 10, let year = digits(s, 4), b[s + 4] == UInt8(ascii: "-"),
     let month = digits(s + 5, 2), b[s + 7] == UInt8(ascii: "-"), let day = digits(s + 8, 2),
-    (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month)
+    TimestampFields.isDate(year: year, month: month, day: day)
   else { return nil }
   let days = CivilDate.days(year: year, month: month, day: day)
   var i = s + 10
   if i == e { return .date(days: days) }
   guard b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: " ") else { return nil }
   i += 1
-  guard let hour = digits(i, 2), i + 2 < e, b[i + 2] == UInt8(ascii: ":"), let minute = digits(i + 3, 2),
-    hour < 24, minute < 60
-  else { return nil }
+  guard let hour = digits(i, 2), i + 2 < e, b[i + 2] == UInt8(ascii: ":"), let minute = digits(i + 3, 2) else { return nil }
   i += 5
   var second = 0
   if i < e && b[i] == UInt8(ascii: ":") {
-    guard let sec = digits(i + 1, 2), sec < 60 else { return nil }
+    guard let sec = digits(i + 1, 2) else { return nil }
     second = sec
     i += 3
     if i < e && (b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",")) {
@@ -73,24 +71,44 @@ public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end:
       if i == fractionStart { return nil }
     }
   }
+  guard TimestampFields.isClock(hour: hour, minute: minute, second: second) else { return nil }
   let local = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
   if i == e { return .local(seconds: local) }
   if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
     return i + 1 == e ? .zoned(instant: local, offset: 0) : nil
   }
   guard b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
-  let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+  let negative = b[i] == UInt8(ascii: "-")
   i += 1
-  guard let offsetHours = digits(i, 2), offsetHours <= 18 else { return nil }
+  guard let offsetHours = digits(i, 2) else { return nil }
   i += 2
   var offsetMinutes = 0
   if i < e {
     if b[i] == UInt8(ascii: ":") { i += 1 }
-    guard let m = digits(i, 2), m < 60, i + 2 == e else { return nil }
+    guard let m = digits(i, 2), i + 2 == e else { return nil }
     offsetMinutes = m
   }
-  let offset = sign * (offsetHours * 3600 + offsetMinutes * 60)
+  guard let offset = TimestampFields.offset(negative: negative, hours: offsetHours, minutes: offsetMinutes) else { return nil }
   return .zoned(instant: local - Int64(offset), offset: offset)
+}
+
+/// The ranges every written timestamp is held to: `parseTimestamp` and the CSV
+/// reader's fixed-layout fast path (`BarCSVReader.zonedTimestamp`) both check them here.
+enum TimestampFields {
+  @inline(__always)
+  static func isDate(year: Int, month: Int, day: Int) -> Bool {
+    (1...12).contains(month) && day >= 1 && day <= CivilDate.daysInMonth(year: year, month: month)
+  }
+
+  @inline(__always)
+  static func isClock(hour: Int, minute: Int, second: Int) -> Bool { hour < 24 && minute < 60 && second < 60 }
+
+  /// The UTC offset in seconds, or `nil` beyond 18 hours or with 60 minutes or more.
+  @inline(__always)
+  static func offset(negative: Bool, hours: Int, minutes: Int) -> Int? {
+    guard hours <= 18, minutes < 60 else { return nil }
+    return (negative ? -1 : 1) * (hours * 3600 + minutes * 60)
+  }
 }
 
 /// Converts between instants and wall-clock times of one IANA time zone,

@@ -6,8 +6,8 @@
 /// `rsi = 100 * (gain / (gain + loss))`, and 0 when both are 0.
 public struct StreamingRSI: Sendable {
   public let period: Int
-  fileprivate var seen = 0
-  fileprivate var previous = 0.0
+  private var seen = 0
+  private var previous = 0.0
   fileprivate var gain = 0.0
   fileprivate var loss = 0.0
 
