@@ -43,15 +43,16 @@ struct RegressCommand {
     let (bars, outOfSample) = try SweepCommand.split(allBars, settings: settings, file: path)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
+    let best = BestReturns(settings: settings)
     SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
-                    workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums) { combination, summary in
+                    workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums, best: best) { combination, summary in
       collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     let validation = outOfSample.map { (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: $0), split: settings.validation!) }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
       + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
-                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, known: blockSums) : nil,
+                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, known: blockSums, bestReturns: best) : nil,
                                 walkForward: settings.walkForward.map {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: config.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), bars)
