@@ -16,13 +16,15 @@ public struct SweepRecord: Sendable, Equatable {
   public var key: String { values.joined(separator: "\u{1F}") }
 
   public func metric(_ name: String) -> Double? {
-    SweepReport.metricKeys.firstIndex(of: name).flatMap { metrics[$0] }
+    SweepReport.metricIndex[name].flatMap { metrics[$0] }
   }
 }
 
 /// `results.csv`, the ranking and `sweep.md`.
 public enum SweepReport {
   public static let metricKeys = PerformanceSummary().fields.map(\.key)
+  /// Each of `metricKeys`' position.
+  static let metricIndex = Dictionary(uniqueKeysWithValues: metricKeys.enumerated().map { ($1, $0) })
 
   public static func header(_ s: SweepSettings) -> String {
     (s.parameters.map(\.name) + metricKeys + ["fingerprint"]).joined(separator: ",")
@@ -98,10 +100,10 @@ public enum SweepReport {
 
   /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
   public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
-    let eligible = records.enumerated().filter { isEligible(trades: $0.element.metric("total_trades"), settings: settings) }
-    return eligible.sorted { a, b in
-      ranksBefore(a.element.metric(settings.metric), a.offset, b.element.metric(settings.metric), b.offset)
-    }.map(\.element)
+    // Each record's metric is looked up once, not at every comparison.
+    let eligible = records.indices.filter { isEligible(trades: records[$0].metric("total_trades"), settings: settings) }
+    let values = eligible.map { records[$0].metric(settings.metric) }
+    return eligible.indices.sorted { a, b in ranksBefore(values[a], eligible[a], values[b], eligible[b]) }.map { records[eligible[$0]] }
   }
 
   /// Whether a combination with `trades` trades meets the constraints.
