@@ -60,22 +60,30 @@ struct SweepCommand {
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
     let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine) } }
-    let loaded = Result { () throws -> (Data, BarSeries, BarSeries?, CycleContext?) in
+    // A new results.csv starts as its header, written and flushed meanwhile too; it
+    // replaces the old file only once the bars have loaded (in an existing folder:
+    // a bad bar file must not leave a new, empty one behind).
+    let resultsPath = folder + "/results.csv"
+    let previous = fresh ? nil : FileManager.default.contents(atPath: resultsPath)
+    let newHeader = previous == nil && FileManager.default.fileExists(atPath: folder) ? try AtomicBatch(into: folder) : nil
+    newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
+    var pendingFingerprint: Background<Result<String, Error>>?
+    let loaded = Result { () throws -> (BarSeries, BarSeries?, CycleContext?) in
       let barFile = try readInputFile(base.data.bars)
+      pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
       let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
-      return (barFile, bars, outOfSample, try Backtest.loadCycle(base, bars: bars))
+      return (bars, outOfSample, try Backtest.loadCycle(base, bars: bars))
     }
     let jobs = try pendingJobs.value.get()
-    let (barFile, bars, outOfSample, cycle) = try loaded.get()
+    let (bars, outOfSample, cycle) = try loaded.get()
     mark("load")
-    let fingerprint = try Self.fingerprint(base: base, root: root, barFile: barFile)
+    let fingerprint = try pendingFingerprint!.value.get()
     mark("fingerprint")
 
     // Resume: keep what a previous run of the same sweep finished.
-    let resultsPath = folder + "/results.csv"
     var records: [SweepRecord] = []
-    if !fresh, let data = FileManager.default.contents(atPath: resultsPath) {
+    if let data = previous {
       let (old, complete) = try SweepReport.parse(String(decoding: data, as: UTF8.self), file: resultsPath, settings: settings)
       if let other = old.first(where: { $0.fingerprint != fingerprint }) {
         throw InputError("results.csv was made from other data or settings (fingerprint \(other.fingerprint), now \(fingerprint)); run with --fresh to start over, or choose another --out",
@@ -83,6 +91,8 @@ struct SweepCommand {
       }
       records = old
       if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
+    } else if let newHeader {
+      try newHeader.commit()
     } else {
       try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
     }
@@ -97,7 +107,8 @@ struct SweepCommand {
     SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
-    try sink.close()
+    // The appended lines are flushed to disk while the final files are made.
+    let flushed = Background { Result { try sink.close() } }
     let seconds = progress.elapsed
     mark("sweep")
 
@@ -128,6 +139,7 @@ struct SweepCommand {
                                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
                                                 } : nil)
     batch.add(Array(files.dropFirst(first.count)))
+    try flushed.value.get()
     try batch.commit()
 
     mark("reports")
