@@ -88,6 +88,23 @@ import Glibc
     #expect(r.status == 0)
   }
 
+  @Test("a fresh sweep stopped by a bad bar file leaves the folder as it was: the old results, no new folder, no temporary file")
+  func freshWithBadBars() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/old", "--quiet"]).status == 0)
+    let before = try FileManager.default.contentsOfDirectory(atPath: dir + "/old").sorted()
+    let results = Self.contents(dir + "/old/results.csv")
+    let lines = Self.contents(CLI.root + "/Data/synthetic_gpix_30min.csv").split(separator: "\n")
+    try (lines[0..<300].joined(separator: "\n") + "\n2099-01-02T09:30:00-05:00,1,abc,1,1,1\n").write(toFile: dir + "/bad.csv", atomically: false, encoding: .utf8)
+    for out in [dir + "/old", dir + "/new"] {
+      let r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", out, "--fresh", "--quiet", "--set", "data.bars=" + dir + "/bad.csv"])
+      #expect(r.status == 65 && r.stderr.contains("bad.csv:301:29: error: expected a number for 'high'"), "\(r.stderr)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/old").sorted() == before)
+    #expect(Self.contents(dir + "/old/results.csv") == results)
+    #expect(!FileManager.default.fileExists(atPath: dir + "/new"))
+  }
+
   @Test("sweep file errors name the place")
   func errors() throws {
     let r = try CLI.run(["sweep", "gpix-sweep.yaml", "--set", "sweep.parameters.bb_perod=[1]"])
