@@ -233,20 +233,39 @@ public struct RunConfig: Sendable {
 
   /// Applies one `key.path=value` override to the document.
   public static func applyOverride(_ text: String, index: Int, to root: YAMLNode) throws -> YAMLNode {
+    try ConfigOverride(text).apply(to: root)
+  }
+}
+
+/// One `key.path=value` override, read once and applied to any number of documents.
+public struct ConfigOverride: Sendable {
+  let keys: [String]
+  let value: YAMLNode
+  let keyLocation: SourceLocation
+
+  /// Reads `text`.
+  ///
+  /// - Throws: `InputError` without a `=`, with an empty key, or with a value that is not inline YAML.
+  public init(_ text: String) throws {
     let file = "--set \(text)"
     guard let eq = text.firstIndex(of: "=") else {
       throw InputError("expected --set key.path=value, found '\(text)'",
                        at: SourceLocation(file: file, line: 1, column: 1))
     }
-    let keys = text[..<eq].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    keys = text[..<eq].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     if keys.contains(where: { $0.isEmpty }) {
       throw InputError("expected a dotted key path like strategy.stop_loss before '='",
                        at: SourceLocation(file: file, line: 1, column: 1))
     }
     let valueColumn = text.distance(from: text.startIndex, to: eq) + 2
-    let value = try YAMLReader.parseInline(String(text[text.index(after: eq)...]), file: file, line: 1, column: valueColumn)
-    let keyLocation = SourceLocation(file: file, line: 1, column: 1)
+    value = try YAMLReader.parseInline(String(text[text.index(after: eq)...]), file: file, line: 1, column: valueColumn)
+    keyLocation = SourceLocation(file: file, line: 1, column: 1)
+  }
 
+  /// `root` with the value set at the key path (mappings made on the way as needed).
+  ///
+  /// - Throws: `InputError` when a key on the path is inside something other than a mapping.
+  public func apply(to root: YAMLNode) throws -> YAMLNode {
     func set(_ node: YAMLNode, _ path: ArraySlice<String>) throws -> YAMLNode {
       guard let key = path.first else { return value }
       var entries: [YAMLEntry]

@@ -32,9 +32,15 @@ public enum SweepRunner {
     let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
     guard case .mapping(let entries) = root.kind else { return [] }
     let strategyNode = entries.first { $0.key == "strategy" }?.value ?? YAMLNode(.null, at: root.location)
+    // Each parameter value's override is read once (a grid repeats each many times).
+    var overrides: [String: ConfigOverride] = [:]
     return try combinations.map { c in
       var node = strategyOnly ? YAMLNode(.mapping([YAMLEntry(key: "strategy", keyLocation: root.location, value: strategyNode)]), at: root.location) : root
-      for (k, o) in SweepPlan.overrides(c, settings).enumerated() { node = try RunConfig.applyOverride(o, index: k, to: node) }
+      for text in SweepPlan.overrides(c, settings) {
+        let override = try overrides[text] ?? ConfigOverride(text)
+        overrides[text] = override
+        node = try override.apply(to: node)
+      }
       if strategyOnly {
         var config = base
         config.strategy = try StrategyRegistry.configure(try ConfigTable(node, path: "").table("strategy"))
