@@ -141,3 +141,20 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     for x in values { #expect(SVGBuilder.coordinate(x) == expected(x), "\(x)") }
   }
 }
+
+@Suite struct SVGEscapeTests {
+  @Test("escape writes &, <, > and \" as entities and leaves everything else, as four replacements would")
+  func sameAsReplacements() {
+    func expected(_ s: String) -> String {
+      s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+    #expect(SVGBuilder.escape("AT&T <b>\"x\"</b>") == "AT&amp;T &lt;b&gt;&quot;x&quot;&lt;/b&gt;")
+    let pieces = ["", "a", "&", "<", ">", "\"", "é", "€", "📈", " ", "&amp;", "'"]
+    var rng = SplitMix64(seed: 5)
+    for _ in 0..<5_000 {
+      let s = (0..<Int(rng.next() % 8)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+      #expect(SVGBuilder.escape(s) == expected(s), "\(s)")
+    }
+  }
+}

@@ -16,9 +16,25 @@ public struct SVGBuilder {
     return (k < 0 ? "-" : "") + String(m / 10) + "." + String(m % 10)
   }
 
+  /// `s` with `&`, `<`, `>` and `"` written as entities, in one pass (`s` itself when it has none).
   public static func escape(_ s: String) -> String {
-    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") }
+    guard s.utf8.contains(where: special) else { return s }
+    var out = ""
+    out.reserveCapacity(s.utf8.count + 16)
+    var start = s.utf8.startIndex
+    for i in s.utf8.indices where special(s.utf8[i]) {
+      out += s[start..<i]
+      switch s.utf8[i] {
+      case UInt8(ascii: "&"): out += "&amp;"
+      case UInt8(ascii: "<"): out += "&lt;"
+      case UInt8(ascii: ">"): out += "&gt;"
+      default: out += "&quot;"
+      }
+      start = s.utf8.index(after: i)
+    }
+    out += s[start...]
+    return out
   }
 
   public mutating func raw(_ s: String) { text += s }
