@@ -76,6 +76,12 @@ public struct SummaryAccumulator: Sendable {
   ///
   /// It leaves the daily returns in `dailyReturns`.
   public mutating func summary(initialCash: Double, calendarDays: Int) -> PerformanceSummary {
+    summary(initialCash: initialCash, calendarDays: calendarDays, ratios: nil)
+  }
+
+  /// `summary`, with the Sharpe and Sortino ratios given when `ratios` is (and
+  /// `dailyReturns` then already written).
+  mutating func summary(initialCash: Double, calendarDays: Int, ratios: (sharpe: Double?, sortino: Double?)?) -> PerformanceSummary {
     var s = PerformanceSummary()
     let trades = trades
     s.totalTrades = trades.totalTrades
@@ -104,13 +110,83 @@ public struct SummaryAccumulator: Sendable {
     s.maxDrawdown = marks.worstDrawdown
     s.longestDrawdownBars = marks.longestRun
     s.days = dayEndEquity.count
-    dailyReturns.removeAll(keepingCapacity: true)
-    dailyReturns.append(contentsOf: repeatElement(0, count: max(0, dayEndEquity.count - 1)))
-    (s.sharpe, s.sortino) = dayEndEquity.withUnsafeBufferPointer { e in
-      dailyReturns.withUnsafeMutableBufferPointer { Self.sharpeAndSortino(dayEnds: e, returns: $0) }
+    if let ratios {
+      (s.sharpe, s.sortino) = ratios
+    } else {
+      dailyReturns.removeAll(keepingCapacity: true)
+      dailyReturns.append(contentsOf: repeatElement(0, count: max(0, dayEndEquity.count - 1)))
+      (s.sharpe, s.sortino) = dayEndEquity.withUnsafeBufferPointer { e in
+        dailyReturns.withUnsafeMutableBufferPointer { Self.sharpeAndSortino(dayEnds: e, returns: $0) }
+      }
     }
     s.exposure = Double(marks.barsHeld) / Double(marks.barsMarked)
     return s
+  }
+
+  /// `summary` of each of four accumulators (`initialCash[j]` for `a[j]`), with
+  /// Sharpe and Sortino computed for all four at once as vector lanes when their
+  /// day counts agree: each lane takes `sharpeAndSortino`'s operations in its
+  /// order, so every value is identical to `summary`'s.
+  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], calendarDays: Int) -> [PerformanceSummary] {
+    precondition(a.count == 4 && initialCash.count == 4)
+    let days = a[0].dayEndEquity.count
+    guard days > 2, a.allSatisfy({ $0.dayEndEquity.count == days && $0.marks.barsMarked > 0 }) else {
+      return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays) }
+    }
+    // Each lane's returns are written straight into its accumulator's storage, taken out meanwhile.
+    func slots(_ j: Int) -> [Double] {
+      var r: [Double] = []
+      swap(&r, &a[j].dailyReturns)
+      r.removeAll(keepingCapacity: true)
+      r.append(contentsOf: repeatElement(0, count: days - 1))
+      return r
+    }
+    var r0 = slots(0), r1 = slots(1), r2 = slots(2), r3 = slots(3)
+    let e = a.map(\.dayEndEquity)
+    let ratios = e[0].withUnsafeBufferPointer { e0 in e[1].withUnsafeBufferPointer { e1 in
+      e[2].withUnsafeBufferPointer { e2 in e[3].withUnsafeBufferPointer { e3 in
+        r0.withUnsafeMutableBufferPointer { r0 in r1.withUnsafeMutableBufferPointer { r1 in
+          r2.withUnsafeMutableBufferPointer { r2 in r3.withUnsafeMutableBufferPointer { r3 in
+            sharpeAndSortino4(dayEnds: (e0.baseAddress!, e1.baseAddress!, e2.baseAddress!, e3.baseAddress!), count: days,
+                              returns: (r0.baseAddress!, r1.baseAddress!, r2.baseAddress!, r3.baseAddress!))
+          }}
+        }}
+      }}
+    }}
+    swap(&r0, &a[0].dailyReturns); swap(&r1, &a[1].dailyReturns); swap(&r2, &a[2].dailyReturns); swap(&r3, &a[3].dailyReturns)
+    return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays, ratios: ratios[$0]) }
+  }
+
+  /// `sharpeAndSortino` of four series of `count` day-end equities, lane `j`
+  /// for series `j`, whose returns go to `returns.j`.
+  static func sharpeAndSortino4(
+    dayEnds e: (UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>), count: Int,
+    returns r: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>)
+  ) -> [(sharpe: Double?, sortino: Double?)] {
+    let n = count - 1
+    precondition(n > 1)
+    var sum = SIMD4<Double>.zero, downside = SIMD4<Double>.zero
+    var previous = SIMD4(e.0[0], e.1[0], e.2[0], e.3[0])
+    for k in 1...n {
+      let current = SIMD4(e.0[k], e.1[k], e.2[k], e.3[k])
+      let x = current / previous - 1
+      r.0[k - 1] = x[0]; r.1[k - 1] = x[1]; r.2[k - 1] = x[2]; r.3[k - 1] = x[3]
+      sum += x
+      downside += SIMD4<Double>.zero.replacing(with: x * x, where: x .< 0)
+      previous = current
+    }
+    let m = sum / Double(n)
+    var squares = SIMD4<Double>.zero
+    for k in 0..<n {
+      let d = SIMD4(r.0[k], r.1[k], r.2[k], r.3[k]) - m
+      squares += d * d
+    }
+    return (0..<4).map { j in
+      let deviation = (squares[j] / Double(n - 1)).squareRoot()
+      let downsideDeviation = (downside[j] / Double(n)).squareRoot()
+      return (deviation > 0 ? m[j] / deviation * (252.0).squareRoot() : nil,
+              downsideDeviation > 0 ? m[j] / downsideDeviation * (252.0).squareRoot() : nil)
+    }
   }
 }
 

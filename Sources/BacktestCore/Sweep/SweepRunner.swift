@@ -68,25 +68,39 @@ public enum SweepRunner {
     let counter = JobCounter()
     let days = shared.dayEndsBefore.last ?? 0
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
-      var accumulator = SummaryAccumulator(expectedDays: days)
-      while let k = counter.next(below: jobs.count) {
-        let job = jobs[k]
-        let summary: PerformanceSummary
-        if let p = kernelParameters[k] {
-          summary = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker,
-                                    accumulator: &accumulator)
-          if let blockSums {
-            accumulator.dailyReturns.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returns: $0)) }
-          }
-          best?.offer(job.combination, summary, returns: accumulator.dailyReturns)
-        } else {
-          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
-          summary = PerformanceSummary(result: run.result, bars: bars)
-          let returns = BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
-          blockSums?.set(job.combination.index, .init(returns: returns))
-          best?.offer(job.combination, summary, returns: returns)
-        }
+      // Kernel combinations are taken four at a time: their Sharpe and Sortino sums run as vector lanes.
+      var lanes = (0..<4).map { _ in SummaryAccumulator(expectedDays: days) }
+      func finish(_ job: SweepJob, _ summary: PerformanceSummary, returns: [Double]) {
+        if let blockSums { returns.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returns: $0)) } }
+        best?.offer(job.combination, summary, returns: returns)
         onResult(job.combination, summary)
+      }
+      var batch: [Int] = []
+      while true {
+        batch.removeAll(keepingCapacity: true)
+        while batch.count < 4, let k = counter.next(below: jobs.count) {
+          guard kernelParameters[k] == nil else { batch.append(k); continue }
+          let job = jobs[k]
+          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
+          finish(job, PerformanceSummary(result: run.result, bars: bars),
+                 returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
+        }
+        if batch.isEmpty { break }
+        for (j, k) in batch.enumerated() {
+          SwingKernel.simulate(bars: bars, indicators: shared, parameters: kernelParameters[k]!, broker: jobs[k].config.broker,
+                               accumulator: &lanes[j])
+        }
+        let calendarDays = SwingKernel.calendarDays(bars)
+        if batch.count == 4 {
+          let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config.broker.initialCash },
+                                                       calendarDays: calendarDays)
+          for (j, k) in batch.enumerated() { finish(jobs[k], summaries[j], returns: lanes[j].dailyReturns) }
+        } else {
+          for (j, k) in batch.enumerated() {
+            let summary = lanes[j].summary(initialCash: jobs[k].config.broker.initialCash, calendarDays: calendarDays)
+            finish(jobs[k], summary, returns: lanes[j].dailyReturns)
+          }
+        }
       }
     }
   }

@@ -16,6 +16,16 @@ import Foundation
 public enum SwingKernel {
   public static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
+    simulate(bars: bars, indicators: indicators, parameters: p, broker: broker, accumulator: &accumulator)
+    return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays(bars))
+  }
+
+  /// From the first bar's date to the last's.
+  static func calendarDays(_ bars: BarSeries) -> Int { Int(bars.day[bars.count - 1]) - Int(bars.day[0]) }
+
+  /// `run` without the summary: the trades and marks are left in `accumulator`.
+  static func simulate(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
+                       broker: BrokerSettings, accumulator: inout SummaryAccumulator) {
     accumulator.reset()
     let n = bars.count
     guard n > 0, let signals = indicators.signals[SwingSignals.Key(p)] else {
@@ -109,8 +119,6 @@ public enum SwingKernel {
     marks.barsMarked = n
     accumulator.trades = trades
     accumulator.marks = marks
-    let calendarDays = Int(bars.day[n - 1]) - Int(bars.day[0])
-    return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays)
   }
 }
 
