@@ -45,9 +45,17 @@ struct CLI {
                   stderr: String(decoding: errData, as: UTF8.self))
   }
 
-  /// A fresh temporary folder.
+  /// Where this test process's temporary folders go; removed when the process exits.
+  static let scratch: String = {
+    let path = NSTemporaryDirectory() + "backtest-cli-tests-\(ProcessInfo.processInfo.processIdentifier)"
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: CLI.scratch) }
+    return path
+  }()
+
+  /// A fresh temporary folder (inside `scratch`).
   static func temporaryFolder() throws -> String {
-    let path = NSTemporaryDirectory() + "backtest-cli-" + UUID().uuidString
+    let path = scratch + "/" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
@@ -93,13 +101,13 @@ struct CLI {
     let dir = try CLI.temporaryFolder()
     let out = dir + "/out"
     try "name: x\ndata: {bars: bars.csv}\nstrategy: {type: bollinger_rsi, stop_los: 2%}\n"
-      .write(toFile: dir + "/typo.yaml", atomically: true, encoding: .utf8)
+      .write(toFile: dir + "/typo.yaml", atomically: false, encoding: .utf8)
     try "name: x\ndata: {bars: bad.csv}\nstrategy: {type: bollinger_rsi}\n"
-      .write(toFile: dir + "/bad.yaml", atomically: true, encoding: .utf8)
+      .write(toFile: dir + "/bad.yaml", atomically: false, encoding: .utf8)
     try "timestamp,open,high,low,close\n2024-01-02,1,2,1,1\n2024-01-03,1,2,1,oops\n"
-      .write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+      .write(toFile: dir + "/bad.csv", atomically: false, encoding: .utf8)
     try "name: x\ndata: {bars: nowhere.csv}\nstrategy: {type: bollinger_rsi}\n"
-      .write(toFile: dir + "/missing.yaml", atomically: true, encoding: .utf8)
+      .write(toFile: dir + "/missing.yaml", atomically: false, encoding: .utf8)
 
     var r = try CLI.run(["run"])
     #expect(r.status == 64 && r.stderr.contains("backtest: error: missing the run file"))

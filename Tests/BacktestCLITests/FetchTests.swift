@@ -140,7 +140,7 @@ import Testing
   @Test("convert turns saved aggregates JSON into the standard CSV")
   func convert() throws {
     let dir = try CLI.temporaryFolder()
-    try Self.page(0, 3, next: nil).write(toFile: dir + "/aggs.json", atomically: true, encoding: .utf8)
+    try Self.page(0, 3, next: nil).write(toFile: dir + "/aggs.json", atomically: false, encoding: .utf8)
     let r = try CLI.run(["convert", "polygon", dir + "/aggs.json", "--out", dir + "/bars.csv"])
     #expect(r.status == 0)
     #expect(try String(contentsOfFile: dir + "/bars.csv", encoding: .utf8).split(separator: "\n").count == 4)

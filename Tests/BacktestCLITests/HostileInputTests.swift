@@ -29,7 +29,7 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
     }
     let config = try CLI.temporaryFolder() + "/run.yaml"
     try "name: x\ndata: {bars: \(Self.folder)/\(file)}\nstrategy: {type: bollinger_rsi}\n"
-      .write(toFile: config, atomically: true, encoding: .utf8)
+      .write(toFile: config, atomically: false, encoding: .utf8)
     return try CLI.run(["run", config, "--out", out, "--quiet"])
   }
 }
@@ -66,8 +66,8 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
   func hugeLine() throws {
     let dir = try CLI.temporaryFolder()
     let bars = "timestamp,open,high,low,close\n2024-01-02," + String(repeating: "1", count: 10_000_000) + "x,1,1,1\n"
-    try bars.write(toFile: dir + "/huge.csv", atomically: true, encoding: .utf8)
-    try "name: x\ndata: {bars: huge.csv}\nstrategy: {type: bollinger_rsi}\n".write(toFile: dir + "/run.yaml", atomically: true, encoding: .utf8)
+    try bars.write(toFile: dir + "/huge.csv", atomically: false, encoding: .utf8)
+    try "name: x\ndata: {bars: huge.csv}\nstrategy: {type: bollinger_rsi}\n".write(toFile: dir + "/run.yaml", atomically: false, encoding: .utf8)
     let r = try CLI.run(["run", dir + "/run.yaml", "--out", dir + "/out"])
     #expect(r.status == 65 && r.stderr.contains("huge.csv:2:12: error: expected a number for 'open', found '1111"))
     #expect(r.stderr.count < 400)
@@ -76,7 +76,7 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
   @Test("paths that are directories or missing give exit 66 with the path named")
   func badPaths() throws {
     let dir = try CLI.temporaryFolder()
-    try "name: x\ndata: {bars: \(dir)}\nstrategy: {type: bollinger_rsi}\n".write(toFile: dir + "/dir.yaml", atomically: true, encoding: .utf8)
+    try "name: x\ndata: {bars: \(dir)}\nstrategy: {type: bollinger_rsi}\n".write(toFile: dir + "/dir.yaml", atomically: false, encoding: .utf8)
     var r = try CLI.run(["run", dir + "/dir.yaml", "--out", dir + "/out"])
     #expect(r.status == 66 && r.stderr.contains("\(dir): error: is a directory; expected a file"))
     r = try CLI.run(["run", dir + "/absent.yaml", "--out", dir + "/out"])
@@ -86,7 +86,7 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
   @Test("an unreadable file gives exit 66 (skipped as root, who can read anything)", .enabled(if: getuid() != 0))
   func unreadable() throws {
     let dir = try CLI.temporaryFolder()
-    try "name: x\n".write(toFile: dir + "/locked.yaml", atomically: true, encoding: .utf8)
+    try "name: x\n".write(toFile: dir + "/locked.yaml", atomically: false, encoding: .utf8)
     chmod(dir + "/locked.yaml", 0)
     let r = try CLI.run(["run", dir + "/locked.yaml"])
     #expect(r.status == 66 && r.stderr.contains("cannot read the file"))

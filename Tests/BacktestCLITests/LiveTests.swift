@@ -5,7 +5,7 @@ import Testing
   @Test("signal --json prints one JSON document; --position replaces the backtest's position")
   func signal() throws {
     let dir = try CLI.temporaryFolder()
-    try "entry_price: 40\nshares: 100\nentry_time: 2024-11-12T10:00:00-05:00\n".write(toFile: dir + "/pos.yaml", atomically: true, encoding: .utf8)
+    try "entry_price: 40\nshares: 100\nentry_time: 2024-11-12T10:00:00-05:00\n".write(toFile: dir + "/pos.yaml", atomically: false, encoding: .utf8)
     let r = try CLI.run(["signal", "gpix.yaml", "--json", "--now", "2024-11-13T20:45:00Z", "--position", dir + "/pos.yaml"])
     #expect(r.status == 0, "\(r.stderr)")
     let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
@@ -62,7 +62,7 @@ import Testing
   @Test("research commands refuse bad input with exit 65 and the place named")
   func errors() throws {
     let dir = try CLI.temporaryFolder()
-    try "date,nav\n2024-01-02,10\n2024-01-03,abc\n".write(toFile: dir + "/bad.csv", atomically: true, encoding: .utf8)
+    try "date,nav\n2024-01-02,10\n2024-01-03,abc\n".write(toFile: dir + "/bad.csv", atomically: false, encoding: .utf8)
     let r = try CLI.run(["funds", dir + "/bad.csv"])
     #expect(r.status == 65 && r.stderr.contains("bad.csv:3:12: error: expected a positive number for 'nav', found 'abc'"))
     let s = try CLI.run(["screen", "dividend-etfs.yaml", "--sort", "cheapest"])

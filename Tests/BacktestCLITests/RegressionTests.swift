@@ -24,11 +24,11 @@ import Glibc
     let value = try #require(Double(line.split(separator: ":")[1].trimmingCharacters(in: CharacterSet(charactersIn: " ,"))))
 
     try original.replacingOccurrences(of: String(line), with: "  \"final_equity\": \(value * (1 + 1e-12)),")
-      .write(toFile: summary, atomically: true, encoding: .utf8)
+      .write(toFile: summary, atomically: false, encoding: .utf8)
     #expect(try CLI.run(["regress", "Strategies", "--reference", copy]).status == 0)
 
     try original.replacingOccurrences(of: String(line), with: "  \"final_equity\": \(value + 0.01),")
-      .write(toFile: summary, atomically: true, encoding: .utf8)
+      .write(toFile: summary, atomically: false, encoding: .utf8)
     let r = try CLI.run(["regress", "Strategies", "--reference", copy])
     #expect(r.status == 1)
     #expect(r.stdout.contains("FAIL  goog-swing") && r.stdout.contains("summary.json:") && r.stdout.contains("expected:"))
@@ -38,9 +38,9 @@ import Glibc
   @Test("killing a run at any moment leaves every report file complete: the old one or the new one")
   func killMidWrite() throws {
     let dir = try CLI.temporaryFolder()
-    try SyntheticBars.csv(SyntheticBars.generate(count: 150_000, seed: 4)).write(toFile: dir + "/bars.csv", atomically: true, encoding: .utf8)
+    try SyntheticBars.csv(SyntheticBars.generate(count: 150_000, seed: 4)).write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
     try "name: k\ndata: {bars: bars.csv, timezone: America/New_York}\nstrategy: {type: bollinger_rsi}\nreport: {out: out}\n"
-      .write(toFile: dir + "/run.yaml", atomically: true, encoding: .utf8)
+      .write(toFile: dir + "/run.yaml", atomically: false, encoding: .utf8)
     let names = ["trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md"]
     func snapshot() -> [Data?] { names.map { FileManager.default.contents(atPath: dir + "/out/" + $0) } }
 
@@ -65,7 +65,7 @@ import Glibc
         if now[k] == old[k] { sawOld = true }
       }
       // Put the old report back for the next attempt.
-      for (k, name) in names.enumerated() { #expect(FileManager.default.createFile(atPath: dir + "/out/" + name, contents: old[k])) }
+      for (k, name) in names.enumerated() { try #require(old[k]).write(to: URL(fileURLWithPath: dir + "/out/" + name)) }
     }
     #expect(sawOld, "no kill landed before the files were replaced; the test proved nothing")
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir + "/out").filter { $0.hasPrefix(".") }
