@@ -9,8 +9,9 @@ import Foundation
 /// stores nothing per bar and reads its signals from `SwingSignals` shared
 /// with the other combinations of the same bands.
 ///
-/// The loop alternates two phases: flat, it takes the next buy signal from
-/// its list and marks the bars up to it at once; holding, it walks bar
+/// The loop alternates two phases: flat, it finds the next buy signal (the
+/// next bit set in both buy arrays, a word at a time) and marks the bars up
+/// to it at once; holding, it walks bar
 /// by bar until an exit, with the account's marks in registers and each
 /// bar's equity written straight into its day's slot.
 public enum SwingKernel {
@@ -46,9 +47,10 @@ public enum SwingKernel {
     bars.low.withUnsafeBufferPointer { low in
     bars.close.withUnsafeBufferPointer { close in
     indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
-    signals.buys.withUnsafeBufferPointer { buys in
+    signals.underBand.words.withUnsafeBufferPointer { underBand in
+    signals.underRSI.words.withUnsafeBufferPointer { underRSI in
     signals.sell.words.withUnsafeBufferPointer { sell in
-      var next = 0
+      let firstBuy = signals.firstBuy
       // Bar t's equity goes to the slot of its day (the day ends before it); the
       // day's last bar writes last, so each slot ends up with its day-end equity.
       var t = 0
@@ -59,8 +61,7 @@ public enum SwingKernel {
           break flat
         }
         // The next buy signal from here (none: s = n - 1).
-        while next < buys.count && buys[next] < t { next += 1 }
-        let s = next < buys.count ? buys[next] : n - 1
+        let s = SwingSignals.nextBuy(t, band: underBand, rsi: underRSI, firstBuy: firstBuy, bars: n)
         // The account stands still up to the signal's bar; the buy fills at the next open.
         let end = s < n - 1 ? s + 1 : n - 1
         marks.markFlat(cash, bars: t..<end)
@@ -115,7 +116,7 @@ public enum SwingKernel {
           t += 1
         }
       }
-    }}}}}}}}
+    }}}}}}}}}
     marks.barsMarked = n
     accumulator.trades = trades
     accumulator.marks = marks

@@ -12,7 +12,8 @@ public struct SharedIndicators: Sendable {
   /// Computes the signals the given parameters need, on all cores: first each
   /// Bollinger period's bands and the RSI (up to four periods together), in
   /// short chunks (no indicator ever exists as a whole column), each test as
-  /// one bit per bar; then each combination's buy list and sell bits.
+  /// one bit per bar; then each combination's sell bits (its buys are the
+  /// AND of two of those arrays, which the kernel reads as it goes).
   public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     let n = bars.count
     var ends = 0
@@ -59,7 +60,8 @@ public struct SharedIndicators: Sendable {
     }
 
     // Then each key's signals. The sell bits do not depend on `oversold`: keys that
-    // differ only there (adjacent in `keys`) share one array.
+    // differ only there (adjacent in `keys`) share one array. The buys are the AND
+    // of two bit arrays already made, read by the kernel as it goes.
     let found = ConcurrentSlots<SwingSignals>(count: keys.count)
     let sellGroups = keys.indices.filter { $0 == 0 || !keys[$0].sellsLike(keys[$0 - 1]) }
     DispatchQueue.concurrentPerform(iterations: sellGroups.count) { g in
@@ -68,9 +70,8 @@ public struct SharedIndicators: Sendable {
       let band = bands[key.bollingerPeriod]![key.deviations]!, rsi = rsiBits[key.rsiPeriod]!
       let sell = band.over.union(rsi.over[key.overbought]!)
       for k in first..<end {
-        let buys = band.under.indicesOfIntersection(with: rsi.under[keys[k].oversold]!,
-                                                    from: max(key.bollingerPeriod - 1, key.rsiPeriod), below: n - 1)
-        found.set(k, SwingSignals(buys: buys, sell: sell))
+        found.set(k, SwingSignals(underBand: band.under, underRSI: rsi.under[keys[k].oversold]!,
+                                  firstBuy: max(key.bollingerPeriod - 1, key.rsiPeriod), bars: n, sell: sell))
       }
     }
     for (k, key) in keys.enumerated() { signals[key] = found.get(k) }
@@ -81,7 +82,8 @@ public struct SharedIndicators: Sendable {
 /// strategy tests them at each close (the same expressions; NaN compares false):
 /// - buys: the bars, from the first where both indicators are defined and
 ///   before the last, whose RSI is under `oversold` and close under the lower
-///   band; the kernel's flat phase walks this short list instead of every bar;
+///   band (both bits set); the kernel's flat phase jumps from one to the next
+///   (`nextBuy`) instead of visiting every bar;
 /// - sell: one bit per bar, the close over the upper band or the RSI over
 ///   `overbought`.
 public struct SwingSignals: Sendable {
@@ -101,10 +103,42 @@ public struct SwingSignals: Sendable {
         && overbought == other.overbought
     }
   }
-  /// The bars with a buy signal, rising.
-  public var buys: ContiguousArray<Int>
+  /// Close under the lower band; RSI under `oversold` (shared with the other keys that use them).
+  let underBand: Bits, underRSI: Bits
+  /// The first bar where both indicators are defined, and the number of bars.
+  let firstBuy: Int, bars: Int
   /// The bars with a sell signal.
   public var sell: Bits
+
+  /// The first buy at bar `t` or later, or `bars - 1` (the last bar, never a buy) when there is none.
+  @inline(__always)
+  static func nextBuy(_ t: Int, band: UnsafeBufferPointer<UInt64>, rsi: UnsafeBufferPointer<UInt64>, firstBuy: Int, bars n: Int) -> Int {
+    let start = max(t, firstBuy)
+    guard start < n - 1 else { return n - 1 }
+    var w = start >> 6
+    var word = band[w] & rsi[w] & (~UInt64(0) << UInt64(start & 63))
+    while word == 0 {
+      w += 1
+      if w == band.count { return n - 1 }
+      word = band[w] & rsi[w]
+    }
+    return min(w << 6 + word.trailingZeroBitCount, n - 1)
+  }
+
+  /// The bars with a buy signal, rising (as the kernel meets them).
+  public var buys: [Int] {
+    underBand.words.withUnsafeBufferPointer { band in
+      underRSI.words.withUnsafeBufferPointer { rsi in
+        var found: [Int] = []
+        var t = Self.nextBuy(0, band: band, rsi: rsi, firstBuy: firstBuy, bars: bars)
+        while t < bars - 1 {
+          found.append(t)
+          t = Self.nextBuy(t + 1, band: band, rsi: rsi, firstBuy: firstBuy, bars: bars)
+        }
+        return found
+      }
+    }
+  }
 }
 
 /// One bit per bar: bit `i % 64` of word `i / 64` is bar `i`'s.
@@ -122,29 +156,6 @@ public struct Bits: Sendable {
       for w in words.indices { out[w] = words[w] | other.words[w] }
       count = words.count
     })
-  }
-
-  /// The indices in `from..<end` of the bits set both here and in `other`, rising.
-  func indicesOfIntersection(with other: Bits, from: Int, below end: Int) -> ContiguousArray<Int> {
-    words.withUnsafeBufferPointer { a in
-    other.words.withUnsafeBufferPointer { b in
-      // Count first, then write into exactly that much room.
-      var total = 0
-      for w in a.indices { total += (a[w] & b[w]).nonzeroBitCount }
-      return ContiguousArray(unsafeUninitializedCapacity: total) { out, count in
-        var m = 0
-        for w in a.indices {
-          var rest = a[w] & b[w]
-          while rest != 0 {
-            let i = w << 6 + rest.trailingZeroBitCount
-            out[m] = i
-            m += i >= from && i < end ? 1 : 0
-            rest &= rest - 1
-          }
-        }
-        count = m
-      }
-    }}
   }
 
   /// For each of `periods` (one to four) and its `levels`: where the RSI of the
