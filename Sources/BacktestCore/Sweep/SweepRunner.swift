@@ -66,7 +66,7 @@ public enum SweepRunner {
     }
     let shared = SharedIndicators(bars: bars, parameters: kernelParameters.compactMap { $0 })
     let counter = JobCounter()
-    let days = shared.dayEndsBefore.last ?? 0
+    let days = shared.dayEndsBefore.last ?? 0, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
       // Kernel combinations are taken four at a time: their Sharpe and Sortino sums run as vector lanes.
       var lanes = (0..<4).map { _ in SummaryAccumulator(expectedDays: days) }
@@ -90,7 +90,6 @@ public enum SweepRunner {
           SwingKernel.simulate(bars: bars, indicators: shared, parameters: kernelParameters[k]!, broker: jobs[k].config.broker,
                                accumulator: &lanes[j])
         }
-        let calendarDays = SwingKernel.calendarDays(bars)
         if batch.count == 4 {
           let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config.broker.initialCash },
                                                        calendarDays: calendarDays)
