@@ -24,6 +24,8 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "BacktestCore", targets: ["BacktestCore"]),
+    // The whole command-line tool for any catalog of strategies: `BacktestCLI.main(catalog:)`.
+    .library(name: "BacktestCLI", targets: ["BacktestCLI"]),
     .executable(name: "backtest", targets: ["backtest"]),
   ],
   dependencies: [],
@@ -33,7 +35,8 @@ let package = Package(
     .target(name: "CommandLineSupport", dependencies: ["BacktestCore"]),
     // `backtest fetch` runs `backtest-fetch`, the only binary that links the HTTP client
     // (loading it cost every other command ~8 ms of start-up).
-    .executableTarget(name: "backtest", dependencies: ["BacktestCore", "CommandLineSupport", "backtest-fetch"],
+    .target(name: "BacktestCLI", dependencies: ["BacktestCore", "CommandLineSupport"]),
+    .executableTarget(name: "backtest", dependencies: ["BacktestCore", "BacktestCLI", "backtest-fetch"],
                       linkerSettings: staticSwiftRuntime),
     .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "CommandLineSupport"]),
     // Fixtures are read from the source tree by path (see Fixtures.swift).

@@ -113,3 +113,27 @@ import Testing
     #expect(try String(contentsOfFile: out + "/montecarlo.json", encoding: .utf8) == expected)
   }
 }
+
+@Suite struct PlatformCLITests {
+  @Test("backtest strategies lists every strategy with each parameter's type, default, range and doc")
+  func strategies() throws {
+    let r = try CLI.run(["strategies"])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("bollinger_rsi: buy below the lower Bollinger Band"))
+    #expect(r.stdout.contains("    bollinger.period (bb_period): integer, default 20, 2 to 100000; closes in the Bollinger window\n"))
+    #expect(r.stdout.contains("    stop_loss: fraction or none, default 2%, between 0 and 1; stop below the entry fill (2% or none)\n"))
+    #expect(r.stdout.contains("    slow: integer, default 30, 2 to 100000; closes in the slow average (more than fast)\n"))
+  }
+
+  @Test("signal works for any strategy: sma_cross's decision with its own reason and indicator values")
+  func signalForAnyStrategy() throws {
+    let r = try CLI.run(["signal", "goog-swing.yaml", "--set", "strategy={type: sma_cross, fast: 5, slow: 20}", "--json", "--now", "2014-01-01"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    #expect(json["strategy"] as? String == "sma_cross")
+    #expect((json["reason"] as? String)?.contains("SMA 5 ") == true)
+    let indicators = try #require(json["indicators"] as? [String: Any])
+    #expect(indicators.keys.sorted() == ["sma_fast", "sma_slow"])
+    #expect(json["bb_lower"] is NSNull && json["rsi"] is NSNull)
+  }
+}

@@ -32,7 +32,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
   @Test("every chart is well-formed XML (Foundation's XMLParser)")
   func wellFormed() {
     let charts = RunCharts(Self.output)
-    for svg in [charts.price(), charts.rsi()!, charts.equity(), charts.monthly(), charts.tradeReturns()] {
+    for svg in [charts.price(), charts.panelCharts()[0].svg, charts.equity(), charts.monthly(), charts.tradeReturns()] {
       #expect(SVGCollector.parse(svg) != nil, "\(svg.prefix(120))")
     }
   }

@@ -22,7 +22,7 @@ import Testing
     let s = try Self.signal(endingAt: Self.label(entry - 1))
     #expect(s.action == .buy && s.position == nil)
     #expect(s.reason.hasPrefix("close ") && s.reason.contains(" < lower band ") && s.reason.contains("and RSI"))
-    #expect(s.zone == .oversold && s.percentB! < 0)
+    #expect(s.details.labels.first { $0.key == "rsi_zone" }?.value == "oversold" && s.value("percent_b")! < 0)
   }
 
   @Test("SELL: the close above the upper band, or the RSI overbought, with the backtest's open position")
@@ -88,7 +88,7 @@ import Testing
   @Test("before every indicator is defined there is no decision")
   func warmUp() throws {
     let s = try Self.signal(endingAt: Self.label(10))
-    #expect(s.action == .hold && s.reason == "not enough bars yet for every indicator" && s.rsi == nil)
+    #expect(s.action == .hold && s.reason == "not enough bars yet for every indicator" && s.value("rsi") == nil)
   }
 
   @Test("alerts fire when the newest close crosses their level")

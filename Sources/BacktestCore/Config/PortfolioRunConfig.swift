@@ -200,12 +200,13 @@ public enum AnyRunConfig: Sendable {
   case portfolio(PortfolioRunConfig)
 
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
-  public static func parse(_ text: String, file: String, overrides: [String] = []) throws -> AnyRunConfig {
+  public static func parse(_ text: String, file: String, overrides: [String] = [],
+                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
       root = try RunConfig.applyOverride(override, index: k, to: root)
     }
     if PortfolioRunConfig.isPortfolio(root) { return .portfolio(try PortfolioRunConfig.parse(document: root, file: file)) }
-    return .swing(try RunConfig.parse(document: root, file: file))
+    return .swing(try RunConfig.parse(document: root, file: file, catalog: catalog))
   }
 }

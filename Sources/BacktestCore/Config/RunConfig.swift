@@ -56,19 +56,21 @@ public struct RunConfig: Sendable {
   /// - Throws: `InputError` naming the file, line and column of the first
   ///   problem: a YAML error, an unknown key (with a suggestion), a wrong type
   ///   or an out-of-range value.
-  public static func parse(_ text: String, file: String, overrides: [String] = []) throws -> RunConfig {
+  public static func parse(_ text: String, file: String, overrides: [String] = [],
+                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
       root = try applyOverride(override, index: k, to: root)
     }
-    return try parse(document: root, file: file)
+    return try parse(document: root, file: file, catalog: catalog)
   }
 
-  /// Reads an already parsed run-file document.
-  public static func parse(document root: YAMLNode, file: String) throws -> RunConfig {
+  /// Reads an already parsed run-file document; `strategy.type` names a strategy of `catalog`.
+  public static func parse(document root: YAMLNode, file: String,
+                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
     if PortfolioRunConfig.isPortfolio(root) {
-      _ = try StrategyRegistry.configure(try table.table("strategy"))  // throws: this command does not run the portfolio strategy
+      _ = try catalog.configure(try table.table("strategy"))  // throws: this command does not run the portfolio strategy
     }
     table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
@@ -113,7 +115,7 @@ public struct RunConfig: Sendable {
     data.symbol = symbol
 
     let strategyTable = try table.table("strategy")
-    let strategy = try StrategyRegistry.configure(strategyTable)
+    let strategy = try catalog.configure(strategyTable)
 
     let portfolioTable = try table.table("portfolio")
     let broker = try readBroker(portfolioTable)

@@ -78,12 +78,19 @@ public enum Backtest {
     try data.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: data.symbol) } ?? []
   }
 
-  /// Runs the configured strategy and the buy-and-hold benchmark over `bars`.
-  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
-                             intrabar: IntrabarData? = nil, dividends: [Dividend] = []) -> RunOutput {
-    let account = dividends.isEmpty && config.expenseRatio == 0
+  /// The dividends and expense drag of a run's single asset, `nil` when it has neither.
+  public static func accountEvents(_ config: RunConfig, bars: BarSeries, dividends: [Dividend]) -> AccountEvents? {
+    dividends.isEmpty && config.expenseRatio == 0
       ? nil : AccountEvents(dividends: DividendSchedule(dividends, days: bars.day), expenseRatio: config.expenseRatio)
-    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account)
+  }
+
+  /// Runs the configured strategy and the buy-and-hold benchmark over `bars`;
+  /// with `explain`, the run also says what it decides at the last close and why.
+  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
+                             intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil) -> RunOutput {
+    let account = accountEvents(config, bars: bars, dividends: dividends)
+    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account,
+                                  explain: explain)
     var cycle = cycle
     if let context = cycle, context.gate.filterEntries {
       var open = context.gate
@@ -107,9 +114,9 @@ public enum Backtest {
   }
 
   /// Loads everything a run file names and runs it.
-  public static func run(_ config: RunConfig) throws -> RunOutput {
+  public static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
     let (bars, count) = try loadBars(config.data)
     return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data),
-                   dividends: try loadDividends(config.data))
+                   dividends: try loadDividends(config.data), explain: explain)
   }
 }

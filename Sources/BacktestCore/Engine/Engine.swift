@@ -16,6 +16,10 @@ public struct BacktestResult: Sendable {
   public var resolvedBars: Int
   /// The decision at the close of the last bar, which has no next open to fill at.
   public var finalSignal: Signal
+  /// The position that decision was taken with (before the END_OF_DATA close).
+  public var finalPosition: PositionView = .flat
+  /// The decision at the last close for the `probe` position given to `Engine.run` (else `.hold`).
+  public var probeSignal: Signal = .hold
   /// Dividend cash credited at each bar (its pay date); empty when the run has no dividends.
   public var dividendCash: ContiguousArray<Double> = []
   /// Dividends earned by an ex-date inside the data but paid after the last bar (not in the equity).
@@ -58,9 +62,13 @@ public enum Engine {
   /// open trade's `dividends`); dividend cash arrives at its pay-date bar; the
   /// expense-ratio drag since the previous bar is charged to cash.
   ///
+  /// With `probe`, the strategy also decides at the last close as if it held
+  /// that position (a copy of it, so the run is unchanged): `probeSignal`.
+  ///
   /// - Complexity: O(bars); allocates only when a trade closes or a dividend is paid.
   public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
-                                        intrabar: IntrabarData? = nil, account: AccountEvents? = nil) -> BacktestResult {
+                                        intrabar: IntrabarData? = nil, account: AccountEvents? = nil,
+                                        probe: PositionView? = nil) -> BacktestResult {
     let n = bars.count
     var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
@@ -79,6 +87,8 @@ public enum Engine {
     var ambiguousBars = 0
     var resolvedBars = 0
     var finalSignal = Signal.hold
+    var finalPosition = PositionView.flat
+    var probeSignal = Signal.hold
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
     let rule = broker.intrabarRule
@@ -183,9 +193,14 @@ public enum Engine {
         // 4. Decide at the close; the order fills at the next open.
         if t >= firstDecision {
           let position = PositionView(shares: shares, entryPrice: entryPrice, entryBar: shares > 0 ? entryBar : -1)
+          if t == n - 1, let probe {
+            var copy = strategy
+            probeSignal = copy.decide(at: t, position: probe)
+          }
           let signal = strategy.decide(at: t, position: position)
           if t == n - 1 {
             finalSignal = signal
+            finalPosition = position
           } else {
             switch signal {
             case .enterLong where shares == 0, .exitLong where shares > 0: pending = signal
@@ -202,7 +217,7 @@ public enum Engine {
     }}}}
     return BacktestResult(trades: trades, equity: equityColumn, cash: cashColumn, shares: sharesColumn,
                           initialCash: broker.initialCash, skippedEntries: skippedEntries, ambiguousBars: ambiguousBars,
-                          resolvedBars: resolvedBars, finalSignal: finalSignal, dividendCash: dividendColumn,
-                          dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag)
+                          resolvedBars: resolvedBars, finalSignal: finalSignal, finalPosition: finalPosition, probeSignal: probeSignal,
+                          dividendCash: dividendColumn, dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag)
   }
 }

@@ -25,11 +25,11 @@ public struct PriceAlert: Sendable, Equatable {
 
 /// The answer to "what is the signal now?" for the newest closed bar.
 ///
-/// Computed by the same strategy code as a backtest: the engine runs over
-/// every bar, and the decision at the newest bar's close is the signal.
+/// It is the engine's own decision at the newest close (for the backtest's
+/// position, or the strategy's decision for the user's own), explained by the
+/// strategy: the rule is never derived a second time.
 public struct LiveSignal: Sendable {
   public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD" }
-  public enum Zone: String, Sendable { case oversold, neutral, overbought }
 
   public var action: Action
   public var reason: String
@@ -38,19 +38,19 @@ public struct LiveSignal: Sendable {
   /// Change against the last close of the previous day (nil on the first day).
   public var dayChange: Double?
   public var dayChangeFraction: Double?
-  public var lower: Double?, middle: Double?, upper: Double?
-  /// Position of the close within the bands: 0 at the lower band, 1 at the upper.
-  public var percentB: Double?
-  public var rsi: Double?
-  public var zone: Zone?
-  /// Close relative to the middle band (0.01 = 1% above).
-  public var distanceFromMean: Double?
+  /// The strategy's own view of the newest bar (its indicators, zones, lines for people).
+  public var details: StrategyDetails
+  /// Every indicator column at the newest bar, `nil` where undefined.
+  public var indicators: [(name: String, value: Double?)]
   public var cycle: CycleStage?
   public var position: PositionStatus?
   public var alerts: [(alert: PriceAlert, crossed: Bool)]
   /// Seconds until the bar after the newest one closes (market hours, weekends and holidays skipped).
   public var secondsToNextBarClose: Int64?
   public var nextBarClose: Int64?
+
+  /// A value the strategy reports by `key` (`rsi`, `percent_b`), if defined.
+  public func value(_ key: String) -> Double? { details.values.first { $0.key == key }?.value ?? nil }
 
   /// An open position marked to the newest close.
   public struct PositionStatus: Sendable {
@@ -64,12 +64,12 @@ public struct LiveSignal: Sendable {
     public var barsHeld: Int?
     /// Whether an exit condition of the strategy is met at the newest close (with its reason).
     public var exitCondition: String?
-    /// `backtest` when the position is the one the backtest holds, `journal` or `file` otherwise.
+    /// `backtest` when the position is the one the backtest holds, `user` otherwise.
     public var source: String
   }
 }
 
-/// Computes the live signal of a `bollinger_rsi` run.
+/// Computes the live signal of a run.
 public enum LiveSignalAnalyzer {
   /// Whose position the signal is for.
   public enum PositionSource: Sendable {
@@ -81,81 +81,78 @@ public enum LiveSignalAnalyzer {
     case flat
   }
 
+  /// The question to ask the strategy about the newest close for `source`.
+  public static func question(for source: PositionSource, bars: BarSeries) -> FinalQuestion {
+    switch source {
+    case .backtest: return .backtestPosition
+    case .flat: return .position(.flat)
+    case .user(let held):
+      let entryBar = held.entryInstant.flatMap { t in bars.time.firstIndex { $0 >= t } } ?? bars.count - 1
+      return .position(PositionView(shares: held.shares, entryPrice: held.entryPrice, entryBar: entryBar))
+    }
+  }
+
   /// - Parameters:
+  ///   - output: a run; when it was made with `explain:` for this source's question its final decision is used,
+  ///     else the strategy runs once more to ask it.
   ///   - now: the current instant (seconds since 1970), for the time to the next bar close.
   public static func analyze(_ output: RunOutput, position source: PositionSource, alerts: [PriceAlert], holidays: Set<Int>,
                              now: Int64?) -> LiveSignal {
     let bars = output.bars
     let i = bars.count - 1
-    let p = output.config.strategy.parameters as? BollingerRSI.Parameters
-    func column(_ name: String) -> Double? {
-      guard let c = output.run.indicators.first(where: { $0.name == name }), !c.values[i].isNaN else { return nil }
-      return c.values[i]
-    }
+    let question = question(for: source, bars: bars)
+    let final = output.run.final.flatMap { $0.question == question ? $0 : nil }
+      ?? output.config.strategy.run(bars: bars, broker: output.config.broker, cycle: output.cycle?.gate,
+                                    account: Backtest.accountEvents(output.config, bars: bars, dividends: output.dividends),
+                                    explain: question).final!
     let close = bars.close[i]
-    let lower = column("bb_lower"), middle = column("bb_mid"), upper = column("bb_upper"), rsi = column("rsi")
-    var signal = LiveSignal(action: .hold, reason: "", time: bars.timeLabel(i), close: close, lower: lower, middle: middle,
-                            upper: upper, rsi: rsi, alerts: [])
+    var signal = LiveSignal(action: .hold, reason: final.reason, time: bars.timeLabel(i), close: close, details: final.details,
+                            indicators: output.run.indicators.map { ($0.name, $0.values[i].isNaN ? nil : $0.values[i]) }, alerts: [])
     // Day's change: against the previous day's last close.
     if let k = (0..<i).last(where: { bars.day[$0] != bars.day[i] }) {
       signal.dayChange = close - bars.close[k]
       signal.dayChangeFraction = close / bars.close[k] - 1
     }
-    if let lower, let upper, upper > lower { signal.percentB = (close - lower) / (upper - lower) }
-    if let middle { signal.distanceFromMean = close / middle - 1 }
-    if let rsi, let p { signal.zone = rsi < p.oversold ? .oversold : rsi > p.overbought ? .overbought : .neutral }
-    signal.cycle = output.cycle?.gate.stages[i]
+    let stage = output.cycle?.gate.stages[i]
+    signal.cycle = stage
 
     // The position: the user's, or the backtest's after the newest bar.
     let result = output.run.result
     var position: LiveSignal.PositionStatus?
     switch source {
     case .user(let held):
-      position = status(entryPrice: held.entryPrice, entryTime: held.entryTime, shares: held.shares, close: close, p: p,
+      position = status(entryPrice: held.entryPrice, entryTime: held.entryTime, shares: held.shares, close: close, final: final,
                         barsHeld: held.entryInstant.map { t in bars.time.filter { $0 >= t }.count }, source: "user")
     case .flat:
       position = nil
     case .backtest where result.shares[i] > 0:
       guard let last = result.trades.last, last.exitReason == .endOfData else { break }
       position = status(entryPrice: last.entryPrice, entryTime: bars.timeLabel(last.entryBar), shares: last.shares, close: close,
-                        p: p, barsHeld: i - last.entryBar + 1, source: "backtest")
+                        final: final, barsHeld: i - last.entryBar + 1, source: "backtest")
     case .backtest:
       position = nil
     }
 
-    // The decision at the newest close, explained.
-    if let p, let lower, let upper, let rsi {
+    // The decision at the newest close, as the engine took it and the strategy explains it.
+    switch final.signal {
+    case .enterLong: signal.action = .buy
+    case .exitLong(let reason):
+      signal.action = .sell
+      if reason == .cycleExit, case .hold = final.unfiltered, let stage {
+        signal.reason = "the economic cycle stage is \(stage.rawValue), one of the exit stages"
+      }
+    case .hold:
+      if case .enterLong = final.unfiltered, let stage {
+        signal.reason = "buy conditions met (\(final.reason)) but the cycle stage \(stage.rawValue) is not allowed"
+      }
+    }
+    if var position {
       let f = { (x: Double) in String(format: "%.2f", x) }
-      if position == nil {
-        let allowed = output.cycle.map { !$0.settings.filter || $0.settings.buyStages.contains($0.gate.stages[i]) } ?? true
-        if close < lower && rsi < p.oversold {
-          if allowed {
-            signal.action = .buy
-            signal.reason = "close \(f(close)) < lower band \(f(lower)) and RSI \(String(format: "%.1f", rsi)) < \(formatPlain(p.oversold))"
-          } else {
-            signal.reason = "buy conditions met (close \(f(close)) < lower band \(f(lower)), RSI \(String(format: "%.1f", rsi)) < \(formatPlain(p.oversold))) but the cycle stage \(output.cycle!.gate.stages[i].rawValue) is not allowed"
-          }
-        } else {
-          var why: [String] = []
-          if !(close < lower) { why.append("close \(f(close)) is not below the lower band \(f(lower))") }
-          if !(rsi < p.oversold) { why.append("RSI \(String(format: "%.1f", rsi)) is not below \(formatPlain(p.oversold))") }
-          signal.reason = "no entry: " + why.joined(separator: "; ")
-        }
-      } else if let exit = exitReason(close: close, upper: upper, rsi: rsi, p: p) {
-        signal.action = .sell
-        signal.reason = exit
-      } else {
-        signal.reason = "holding: close \(f(close)) is not above the upper band \(f(upper)) and RSI \(String(format: "%.1f", rsi)) is not above \(formatPlain(p.overbought))"
-      }
-      if var position {
-        let stopHit = position.stopLevel.map { bars.low[i] <= $0 } ?? false
-        let targetHit = position.targetLevel.map { bars.high[i] >= $0 } ?? false
-        position.exitCondition = exitReason(close: close, upper: upper, rsi: rsi, p: p)
-          ?? (stopHit ? "the bar traded down to the stop \(f(position.stopLevel!))" : targetHit ? "the bar reached the target \(f(position.targetLevel!))" : nil)
-        signal.position = position
-      }
-    } else {
-      signal.reason = "not enough bars yet for every indicator"
+      let stopHit = position.stopLevel.map { bars.low[i] <= $0 } ?? false
+      let targetHit = position.targetLevel.map { bars.high[i] >= $0 } ?? false
+      let strategyExit: String? = if case .exitLong = final.signal { signal.reason } else { nil }
+      position.exitCondition = strategyExit
+        ?? (stopHit ? "the bar traded down to the stop \(f(position.stopLevel!))" : targetHit ? "the bar reached the target \(f(position.targetLevel!))" : nil)
       signal.position = position
     }
 
@@ -176,19 +173,12 @@ public enum LiveSignalAnalyzer {
     return signal
   }
 
-  static func exitReason(close: Double, upper: Double, rsi: Double, p: BollingerRSI.Parameters) -> String? {
-    let f = { (x: Double) in String(format: "%.2f", x) }
-    if close > upper { return "close \(f(close)) > upper band \(f(upper))" }
-    if rsi > p.overbought { return "RSI \(String(format: "%.1f", rsi)) > \(formatPlain(p.overbought))" }
-    return nil
-  }
-
-  static func status(entryPrice: Double, entryTime: String, shares: Double, close: Double, p: BollingerRSI.Parameters?,
+  static func status(entryPrice: Double, entryTime: String, shares: Double, close: Double, final: FinalDecision,
                      barsHeld: Int?, source: String) -> LiveSignal.PositionStatus {
     LiveSignal.PositionStatus(
       entryPrice: entryPrice, entryTime: entryTime, shares: shares, unrealizedPnl: shares * (close - entryPrice),
-      unrealizedReturn: close / entryPrice - 1, stopLevel: p?.stopLoss.map { entryPrice * (1 - $0) },
-      targetLevel: p?.profitTarget.map { entryPrice * (1 + $0) }, barsHeld: barsHeld, exitCondition: nil, source: source)
+      unrealizedReturn: close / entryPrice - 1, stopLevel: final.stopLoss.map { entryPrice * (1 - $0) },
+      targetLevel: final.profitTarget.map { entryPrice * (1 + $0) }, barsHeld: barsHeld, exitCondition: nil, source: source)
   }
 }
 

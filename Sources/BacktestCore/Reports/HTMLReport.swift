@@ -56,7 +56,7 @@ public enum HTMLReport {
       ("Final equity", HumanFormat.money(s.finalEquity), "from " + HumanFormat.money(c.broker.initialCash)),
     ]
     h += Self.tiles(tiles)
-    h += "<div class=\"card\">\(charts.price())\n\(charts.rsi() ?? "")</div>\n"
+    h += "<div class=\"card\">\(charts.price())\n\(charts.panelCharts().map(\.svg).joined(separator: "\n"))</div>\n"
     h += "<div class=\"card\">\(charts.equity())</div>\n"
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"

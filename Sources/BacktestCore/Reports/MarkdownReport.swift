@@ -29,8 +29,9 @@ public enum MarkdownReport {
     md += "| Commission | \(describe(c.broker.commission)) |\n"
     md += "| Slippage | \(formatPlain(c.broker.slippageBasisPoints)) bps |\n\n"
 
-    md += "## Charts\n\n![Price, Bollinger Bands and trades](price.svg)\n\n"
-    if output.run.indicators.contains(where: { $0.name == "rsi" }) { md += "![RSI](rsi.svg)\n\n" }
+    let shown = output.run.overlayTitle
+    md += "## Charts\n\n![Price\(shown.isEmpty ? "" : ", " + shown) and trades](price.svg)\n\n"
+    for p in RunCharts(output).panels { md += "![\(p.panel.name)](\(p.panel.id).svg)\n\n" }
     md += "![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n![Trade returns](returns.svg)\n\n"
 
     md += "## Performance\n\n| Metric | Strategy | Buy & hold |\n|---|---:|---:|\n"

@@ -30,7 +30,7 @@ public enum RunReport {
       files.append(ReportFile(name: "report.md", contents: MarkdownReport.render(output)))
       let charts = RunCharts(output)
       files.append(ReportFile(name: "price.svg", contents: charts.price() + "\n"))
-      if let rsi = charts.rsi() { files.append(ReportFile(name: "rsi.svg", contents: rsi + "\n")) }
+      for panel in charts.panelCharts() { files.append(ReportFile(name: panel.id + ".svg", contents: panel.svg + "\n")) }
       files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
       files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
       files.append(ReportFile(name: "returns.svg", contents: charts.tradeReturns() + "\n"))

@@ -15,36 +15,65 @@ public enum Signal: Equatable, Sendable {
 public struct PositionView: Sendable, Equatable {
   public var shares: Double
   public var entryPrice: Double
+  /// The bar of the entry fill; `-1` when flat.
   public var entryBar: Int
   public var isOpen: Bool { shares > 0 }
+
+  public init(shares: Double, entryPrice: Double, entryBar: Int) {
+    self.shares = shares
+    self.entryPrice = entryPrice
+    self.entryBar = entryBar
+  }
 
   public static let flat = PositionView(shares: 0, entryPrice: 0, entryBar: -1)
 }
 
-/// A column of per-bar values a strategy computed, written to `indicators.csv`.
-public struct IndicatorColumn: Sendable {
+/// Where a report draws an indicator column.
+public enum IndicatorPlot: Sendable, Equatable {
+  /// Written to `indicators.csv` only.
+  case hidden
+  /// A line over the price chart, named `label` in its legend.
+  case overlay(label: String, color: String)
+  /// A line in a panel of its own under the price chart (columns naming the same panel share it).
+  case panel(IndicatorPanel, color: String)
+}
+
+/// A chart panel under the price chart: its own value axis and reference levels.
+public struct IndicatorPanel: Sendable, Equatable {
+  /// The chart's file name without `.svg` and its element id: `rsi`.
+  public var id: String
+  /// The short name reports use: `RSI`.
   public var name: String
-  public var values: ContiguousArray<Double>
-  public init(_ name: String, _ values: ContiguousArray<Double>) {
+  /// The chart's title: `RSI (14)`.
+  public var title: String
+  /// The value axis; `nil` to fit the values.
+  public var range: ClosedRange<Double>?
+  /// Dashed reference lines (for example the oversold and overbought levels).
+  public var levels: [Double]
+
+  public init(id: String, name: String, title: String, range: ClosedRange<Double>? = nil, levels: [Double] = []) {
+    self.id = id
     self.name = name
-    self.values = values
+    self.title = title
+    self.range = range
+    self.levels = levels
   }
 }
 
-/// Parameters a strategy read from its run file, as a value (one per sweep combination).
-public protocol StrategyParameters: Sendable, Equatable {
-  /// The parameters for reports, as (name, value) text pairs in a fixed order.
-  var summary: [(name: String, value: String)] { get }
+/// A column of per-bar values a strategy computed, written to `indicators.csv`
+/// and drawn where `plot` says.
+public struct IndicatorColumn: Sendable {
+  public var name: String
+  public var values: ContiguousArray<Double>
+  public var plot: IndicatorPlot
+
+  public init(_ name: String, _ values: ContiguousArray<Double>, plot: IndicatorPlot = .hidden) {
+    self.name = name
+    self.values = values
+    self.plot = plot
+  }
 }
 
-/// A trading rule evaluated once per bar, at that bar's close.
-///
-/// A strategy first reads its parameters from the `strategy:` section of a run
-/// file (before any data is loaded, so a typo fails fast), then precomputes its
-/// indicators over the whole series in `init` (each value at bar `i` must
-/// depend on bars `0...i` only) and answers `decide(at:position:)` per bar.
-/// The engine is generic over the strategy, so the per-bar call is
-/// specialized and inlined, never dynamically dispatched.
 /// Anything that decides at each bar's close: a strategy, or a wrapper around one.
 public protocol BarDecider {
   /// The first bar index at which every input of `decide` is defined.
@@ -53,19 +82,70 @@ public protocol BarDecider {
   mutating func decide(at i: Int, position: PositionView) -> Signal
 }
 
+/// A trading rule evaluated once per bar, at that bar's close.
+///
+/// Its parameters are declared once (`Parameters.declarations`): the run-file
+/// reader, `--set`, sweep axes, `backtest strategies` and the reports all
+/// derive from them. `init` precomputes the indicators over the whole series
+/// (each value at bar `i` must depend on bars `0...i` only) and `decide`
+/// answers per bar. The engine is generic over the strategy, so the per-bar
+/// call is specialized and inlined, never dynamically dispatched.
 public protocol Strategy: BarDecider, SendableMetatype {
   associatedtype Parameters: StrategyParameters
   /// The name a run file uses in `strategy.type`, e.g. `bollinger_rsi`.
   static var name: String { get }
-  /// One line for `backtest --help` and reports.
+  /// One line for `backtest strategies` and reports.
   static var summary: String { get }
-  /// Reads the parameters (every key of the `strategy:` section but `type`).
-  ///
-  /// - Throws: `InputError` for a wrong or out-of-range value; unknown keys
-  ///   are reported by the caller afterwards.
-  static func parameters(from table: ConfigTable) throws -> Parameters
   /// Precomputes every indicator over `bars`.
   init(parameters: Parameters, bars: BarSeries)
-  /// The indicator columns for `indicators.csv`, in order.
+  /// The indicator columns for `indicators.csv` and the charts, in order.
   var indicatorColumns: [IndicatorColumn] { get }
+  /// What the price chart shows besides prices and trades, for its title (`Bollinger Bands`); empty for nothing.
+  var overlayTitle: String { get }
+  /// Why `decide` gave `signal` at the close of bar `i` with `position`, for
+  /// people: `close 26.51 < lower band 26.60 and RSI 27.4 < 30`.
+  func explain(_ signal: Signal, at i: Int, position: PositionView) -> String
+  /// The strategy's own view of bar `i` for the live signal: named values
+  /// (JSON keys) and lines for people.
+  func details(at i: Int) -> StrategyDetails
+  /// The stop-loss and profit-target fractions an entry at bar `i` would get
+  /// (for levels on a position the strategy did not open itself).
+  func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?)
+}
+
+/// Named values and lines a strategy shows in the live signal.
+public struct StrategyDetails: Sendable {
+  /// Values by JSON key (`bb_lower`, `percent_b`), `nil` where undefined.
+  public var values: [(key: String, value: Double?)]
+  /// Labels by JSON key (`rsi_zone`: `oversold`).
+  public var labels: [(key: String, value: String?)]
+  /// Lines for people, in order.
+  public var lines: [String]
+
+  public init(values: [(key: String, value: Double?)] = [], labels: [(key: String, value: String?)] = [], lines: [String] = []) {
+    self.values = values
+    self.labels = labels
+    self.lines = lines
+  }
+}
+
+extension Strategy {
+  public var overlayTitle: String {
+    indicatorColumns.compactMap { if case .overlay(let label, _) = $0.plot { return label } else { return nil } }
+      .joined(separator: ", ")
+  }
+
+  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+    switch signal {
+    case .enterLong: return "\(Self.name) buys at the close of bar \(i)"
+    case .exitLong(let reason): return "\(Self.name) sells (\(reason.rawValue))"
+    case .hold: return position.isOpen ? "holding: no exit condition met" : "no entry condition met"
+    }
+  }
+
+  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) { (nil, nil) }
+
+  public func details(at i: Int) -> StrategyDetails {
+    StrategyDetails(values: indicatorColumns.map { ($0.name, $0.values[i].isNaN ? nil : $0.values[i]) })
+  }
 }

@@ -1,3 +1,29 @@
+/// What `ConfiguredStrategy.run` is asked to explain about the last bar, for the live signal.
+public enum FinalQuestion: Sendable, Equatable {
+  /// The decision the backtest took at the last close, with the backtest's own position.
+  case backtestPosition
+  /// The decision the strategy takes at the last close for this position (the user's own).
+  case position(PositionView)
+}
+
+/// The decision at the last close and why, as the strategy explains it.
+public struct FinalDecision: Sendable {
+  /// What was asked.
+  public var question: FinalQuestion
+  /// The decision, after the cycle filter when there is one.
+  public var signal: Signal
+  /// The strategy's own decision, before the cycle filter.
+  public var unfiltered: Signal
+  /// The strategy's explanation of `unfiltered`.
+  public var reason: String
+  public var details: StrategyDetails
+  /// The position the decision was taken with.
+  public var position: PositionView
+  /// The stop-loss and profit-target fractions the strategy sets on an entry now.
+  public var stopLoss: Double?
+  public var profitTarget: Double?
+}
+
 /// A strategy with its parameters read, ready to run over any bars.
 ///
 /// It holds the strategy type opened once, so running it dispatches
@@ -7,14 +33,16 @@ public struct ConfiguredStrategy: Sendable {
   /// The parameters as reports show them (made when asked: a sweep builds
   /// thousands of configurations and never shows them).
   public var parameterSummary: [(name: String, value: String)] { parameters.summary }
-  /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
+  /// The typed parameters.
   public let parameters: any StrategyParameters
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?) -> StrategyRun
+  /// The declared parameters of the strategy type.
+  public let parameterInfo: [ParameterInfo]
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, FinalQuestion?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
     table.allow("type")
-    let parameters = try S.parameters(from: table)
+    let parameters = try S.Parameters.read(from: table)
     try table.finish()
     return ConfiguredStrategy(type, parameters: parameters)
   }
@@ -22,22 +50,47 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     self.parameters = parameters
-    body = { bars, broker, gate, intrabar, account in
+    parameterInfo = S.Parameters.info
+    body = { bars, broker, gate, intrabar, account, question in
       var strategy = S(parameters: parameters, bars: bars)
+      let probe: PositionView? = if case .position(let p) = question { p } else { nil }
       guard let gate else {
-        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account)
-        return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0)
+        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account, probe: probe)
+        let final = question.map { question in
+          Self.final(strategy, question, result: result, signal: probe == nil ? result.finalSignal : result.probeSignal,
+                     unfiltered: probe == nil ? result.finalSignal : result.probeSignal, position: probe ?? result.finalPosition)
+        }
+        return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0, overlayTitle: strategy.overlayTitle,
+                           final: final)
       }
       var filtered = CycleFilter(strategy, gate: gate)
-      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account)
-      return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries)
+      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account, probe: probe)
+      let final = question.map { question in
+        let position = probe ?? result.finalPosition
+        var inner = filtered.inner
+        let unfiltered = inner.decide(at: bars.count - 1, position: position)
+        return Self.final(filtered.inner, question, result: result, signal: probe == nil ? result.finalSignal : result.probeSignal,
+                          unfiltered: unfiltered, position: position)
+      }
+      return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries,
+                         overlayTitle: filtered.inner.overlayTitle, final: final)
     }
   }
 
-  /// Runs the strategy over `bars`, through the cycle filter when `gate` is given.
+  private static func final<S: Strategy>(_ strategy: S, _ question: FinalQuestion, result: BacktestResult, signal: Signal,
+                                         unfiltered: Signal, position: PositionView) -> FinalDecision {
+    let last = result.equity.count - 1
+    let levels = strategy.exitLevels(forEntryAt: last)
+    return FinalDecision(question: question, signal: signal, unfiltered: unfiltered, reason: strategy.explain(unfiltered, at: last, position: position),
+                         details: strategy.details(at: last), position: position, stopLoss: levels.stopLoss,
+                         profitTarget: levels.profitTarget)
+  }
+
+  /// Runs the strategy over `bars`, through the cycle filter when `gate` is
+  /// given; with `explain`, also says what it decides at the last close and why.
   public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil,
-                  account: AccountEvents? = nil) -> StrategyRun {
-    body(bars, broker, gate, intrabar, account)
+                  account: AccountEvents? = nil, explain: FinalQuestion? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar, account, explain)
   }
 }
 
@@ -47,16 +100,49 @@ public struct StrategyRun: Sendable {
   public var indicators: [IndicatorColumn]
   /// Buy signals the cycle filter blocked.
   public var blockedEntries: Int
+  /// What the price chart shows besides prices and trades (`Bollinger Bands`).
+  public var overlayTitle: String = ""
+  /// The decision at the last close, when the run was asked to explain it.
+  public var final: FinalDecision?
 }
 
-/// The built-in strategies, by the name a run file gives in `strategy.type`.
-public enum StrategyRegistry {
-  public static let all: [any Strategy.Type] = [BollingerRSI.self, SMACross.self, BuyAndHold.self]
+/// The strategies a run file may name in `strategy.type`: a value passed to
+/// configuration and commands (`backtest` passes the built-ins; an
+/// executable of your own passes yours too).
+public struct StrategyCatalog: Sendable {
+  /// One strategy type, opened once.
+  public struct Entry: Sendable {
+    public let name: String
+    public let summary: String
+    public let parameters: [ParameterInfo]
+    let configure: @Sendable (ConfigTable) throws -> ConfiguredStrategy
 
-  public static var names: [String] { all.map { $0.name } }
+    public init<S: Strategy>(_ type: S.Type) {
+      name = S.name
+      summary = S.summary
+      parameters = S.Parameters.info
+      configure = { try ConfiguredStrategy.configure(S.self, table: $0) }
+    }
+  }
+
+  public var entries: [Entry]
+
+  public init(_ entries: [Entry]) { self.entries = entries }
+
+  /// The catalog with `type` added (replacing a built-in of the same name).
+  public func adding<S: Strategy>(_ type: S.Type) -> StrategyCatalog {
+    StrategyCatalog(entries.filter { $0.name != S.name } + [Entry(type)])
+  }
+
+  public var names: [String] { entries.map(\.name) }
+
+  public func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
   /// Reads the `strategy:` section: `type` picks the strategy, the rest are its parameters.
-  public static func configure(_ table: ConfigTable) throws -> ConfiguredStrategy {
+  ///
+  /// - Throws: `InputError` for a missing or unknown type (suggesting the
+  ///   closest name in this catalog) or a bad parameter.
+  public func configure(_ table: ConfigTable) throws -> ConfiguredStrategy {
     guard let typeName = try table.string("type") else {
       throw InputError("missing 'strategy.type'; expected one of \(names.joined(separator: ", "))", at: table.location)
     }
@@ -64,15 +150,16 @@ public enum StrategyRegistry {
       throw InputError("the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command",
                        at: table.node("type")!.location)
     }
-    guard let type = all.first(where: { $0.name == typeName }) else {
+    guard let entry = entry(named: typeName) else {
       let hint = closestMatch(to: typeName, in: names + ["portfolio"]).map { "; did you mean '\($0)'?" } ?? ""
       throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(names.joined(separator: ", "))",
                        at: table.node("type")!.location)
     }
-    return try open(type, table)
+    return try entry.configure(table)
   }
+}
 
-  private static func open<S: Strategy>(_ type: S.Type, _ table: ConfigTable) throws -> ConfiguredStrategy {
-    try ConfiguredStrategy.configure(type, table: table)
-  }
+/// The built-in strategies.
+public enum BuiltInStrategies {
+  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self)])
 }

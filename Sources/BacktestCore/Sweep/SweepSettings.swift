@@ -25,30 +25,29 @@ public struct SweepSettings: Sendable {
   /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
   public var walkForward: WalkForwardSettings?
 
-  /// Short names for the swing strategy's parameters, as `results.csv` columns.
-  public static let aliases: [String: String] = [
-    "bb_period": "strategy.bollinger.period", "bb_std": "strategy.bollinger.std_dev",
-    "rsi_period": "strategy.rsi.period", "oversold": "strategy.rsi.oversold", "overbought": "strategy.rsi.overbought",
-    "stop_loss": "strategy.stop_loss", "profit_target": "strategy.profit_target",
-  ]
-
   static let rankable = PerformanceSummary().fields.map(\.key)
 
-  /// Reads the section.
-  public static func read(_ node: YAMLNode) throws -> SweepSettings {
+  /// The run-file key path a swept name stands for: a strategy parameter's
+  /// short name or its path inside `strategy:`, or a full key path; `nil` for anything else.
+  public static func keyPath(of name: String, strategy: [ParameterInfo]) -> String? {
+    if let p = strategy.first(where: { $0.alias == name || $0.path == name }) { return "strategy." + p.path }
+    if ["strategy.", "portfolio.", "cycle."].contains(where: { name.hasPrefix($0) }) { return name }
+    return nil
+  }
+
+  /// Reads the section; `strategy` holds the declared parameters of the run file's strategy.
+  public static func read(_ node: YAMLNode, strategy: [ParameterInfo] = []) throws -> SweepSettings {
     let t = try ConfigTable(node, path: "sweep")
     let parametersTable = try t.table("parameters")
     var parameters: [Parameter] = []
     for entry in parametersTable.entries {
       parametersTable.allow(entry.key)
-      let path: String
-      if let alias = aliases[entry.key] {
-        path = alias
-      } else if ["strategy.", "portfolio.", "cycle."].contains(where: { entry.key.hasPrefix($0) }) {
-        path = entry.key
-      } else {
-        let hint = closestMatch(to: entry.key, in: Array(aliases.keys).sorted()).map { "; did you mean '\($0)'?" } ?? ""
-        throw InputError("unknown sweep parameter '\(entry.key)'\(hint); expected one of \(aliases.keys.sorted().joined(separator: ", ")) or a key path such as strategy.rsi.period",
+      guard let path = keyPath(of: entry.key, strategy: strategy) else {
+        let names = strategy.map { $0.alias ?? $0.path }.sorted()
+        let hint = closestMatch(to: entry.key, in: names + strategy.map(\.path)).map { "; did you mean '\($0)'?" } ?? ""
+        let example = "strategy." + (strategy.last { if case .integer = $0.type { true } else { false } }?.path ?? "stop_loss")
+        throw InputError("unknown sweep parameter '\(entry.key)'\(hint); expected "
+                           + (names.isEmpty ? "" : "one of \(names.joined(separator: ", ")) or ") + "a key path such as \(example)",
                          at: entry.keyLocation)
       }
       parameters.append(Parameter(name: entry.key, path: path, values: try values(entry)))

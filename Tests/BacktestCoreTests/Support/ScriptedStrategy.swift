@@ -4,12 +4,11 @@ import BacktestCore
 struct ScriptedStrategy: Strategy {
   struct Parameters: StrategyParameters {
     var signals: [Int: Signal] = [:]
-    var summary: [(name: String, value: String)] { [] }
+    static let declarations: [Parameter<Parameters>] = []
     static func == (a: Parameters, b: Parameters) -> Bool { a.signals == b.signals }
   }
   static let name = "scripted"
   static let summary = "test double"
-  static func parameters(from table: ConfigTable) throws -> Parameters { Parameters() }
 
   let parameters: Parameters
   /// Every (bar, position) the engine asked about.

@@ -11,7 +11,6 @@ import Foundation
 public struct RunCharts {
   public static let width = 1000.0
   static let left = 70.0, right = 16.0
-  public static let colors = (upper: "#FF3B30", middle: "#0071E3", lower: "#34C759", rsi: "#AF52DE")
 
   /// The run, for the charts of prices, indicators and trades (`nil` for a portfolio).
   let run: RunOutput?
@@ -107,7 +106,20 @@ public struct RunCharts {
     largestTriangleThreeBuckets(values, threshold: columns * 2).map { (x($0), y(values[$0], top, bottom, vmin, vmax)) }
   }
 
-  func indicator(_ name: String) -> ContiguousArray<Double>? { output.run.indicators.first { $0.name == name }?.values }
+  /// The strategy's columns drawn over the price, with their legend labels and colours.
+  var overlays: [(column: IndicatorColumn, label: String, color: String)] {
+    output.run.indicators.compactMap { if case .overlay(let label, let color) = $0.plot { ($0, label, color) } else { nil } }
+  }
+
+  /// The strategy's panels under the price chart, in the order their first column comes, with their columns.
+  public var panels: [(panel: IndicatorPanel, columns: [(column: IndicatorColumn, color: String)])] {
+    var out: [(panel: IndicatorPanel, columns: [(column: IndicatorColumn, color: String)])] = []
+    for c in output.run.indicators {
+      guard case .panel(let panel, let color) = c.plot else { continue }
+      if let k = out.firstIndex(where: { $0.panel.id == panel.id }) { out[k].columns.append((c, color)) } else { out.append((panel, [(c, color)])) }
+    }
+    return out
+  }
 
   static func priceText(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : v >= 1 ? String(format: "%.2f", v) : String(format: "%.4f", v) }
   static func percentText(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }
@@ -119,10 +131,11 @@ public struct RunCharts {
     let height = 400.0, top = 44.0, bottom = 370.0
     var vmin = Double.infinity, vmax = -Double.infinity
     for i in 0..<n { vmin = min(vmin, bars.low[i]); vmax = max(vmax, bars.high[i]) }
-    for name in ["bb_lower", "bb_upper"] { for v in indicator(name) ?? [] where !v.isNaN { vmin = min(vmin, v); vmax = max(vmax, v) } }
+    for o in overlays { for v in o.column.values where !v.isNaN { vmin = min(vmin, v); vmax = max(vmax, v) } }
     let pad = (vmax - vmin) * 0.04 + 1e-9
     vmin -= pad; vmax += pad
-    var svg = open(height, "\(output.config.name): price, Bollinger Bands and trades", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "price")
+    let shown = output.run.overlayTitle
+    var svg = open(height, "\(output.config.name): price\(shown.isEmpty ? "" : ", " + shown) and trades", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "price")
     // Economic-cycle stages as background bands.
     if let stages = output.cycle?.gate.stages {
       var start = 0
@@ -161,11 +174,9 @@ public struct RunCharts {
       }
       svg.raw("<path class=\"up\" fill=\"none\" d=\"\(upPath)\"/><path class=\"down\" fill=\"none\" d=\"\(downPath)\"/>")
     }
-    for (name, color) in [("bb_upper", Self.colors.upper), ("bb_mid", Self.colors.middle), ("bb_lower", Self.colors.lower)] {
-      if let v = indicator(name) {
-        svg.polyline(lineSeries(v, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
-                     attributes: "stroke=\"\(color)\" stroke-width=\"1.2\" id=\"\(name)\"")
-      }
+    for o in overlays {
+      svg.polyline(lineSeries(o.column.values, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
+                   attributes: "stroke=\"\(o.color)\" stroke-width=\"1.2\" id=\"\(SVGBuilder.escape(o.column.name))\"")
     }
     // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit. Each kind is one
     // path with a subpath per marker (`data-markers` counts them): light for the browser even with
@@ -191,10 +202,10 @@ public struct RunCharts {
     svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
     // Legend and the current stage badge.
     var lx = x0
-    for (text, color) in [("upper", Self.colors.upper), ("middle", Self.colors.middle), ("lower", Self.colors.lower)] {
-      svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(color)\" stroke-width=\"2\"")
-      svg.label(text, x: lx + 20, y: 34)
-      lx += 70
+    for o in overlays {
+      svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(o.color)\" stroke-width=\"2\"")
+      svg.label(o.label, x: lx + 20, y: 34)
+      lx += max(70, 28 + 7 * Double(o.label.count))
     }
     svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(lx + 6))\" y=\"31\"/>"); svg.label("buy", x: lx + 14, y: 34); lx += 50
     svg.raw("<use href=\"#m-sell\" class=\"sell\" x=\"\(c(lx + 6))\" y=\"29\"/>"); svg.label("sell", x: lx + 14, y: 34); lx += 50
@@ -213,19 +224,35 @@ public struct RunCharts {
     return svg.text
   }
 
-  // MARK: RSI
+  // MARK: Indicator panels
 
-  public func rsi() -> String? {
-    guard let values = indicator("rsi") else { return nil }
-    let p = output.config.strategy.parameters as? BollingerRSI.Parameters
+  /// One chart per panel the strategy declares (`rsi.svg`), as (file name without `.svg`, SVG text).
+  public func panelCharts() -> [(id: String, svg: String)] {
+    panels.map { ($0.panel.id, panel($0.panel, $0.columns)) }
+  }
+
+  func panel(_ panel: IndicatorPanel, _ columns: [(column: IndicatorColumn, color: String)]) -> String {
     let height = 170.0, top = 28.0, bottom = 148.0
-    var svg = open(height, "RSI (\(p.map { String($0.rsiPeriod) } ?? ""))", top: top, bottom: bottom, vmin: 0, vmax: 100, id: "rsi")
-    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: 100, format: { String(Int($0)) }, dates: true)
-    for level in [p?.oversold ?? 30, p?.overbought ?? 70] {
-      let yl = y(level, top, bottom, 0, 100)
-      svg.line(x0, yl, x1, yl, attributes: "stroke=\"\(Self.colors.rsi)\" stroke-dasharray=\"4 3\" stroke-opacity=\"0.7\"")
+    var vmin = panel.range?.lowerBound ?? .infinity, vmax = panel.range?.upperBound ?? -.infinity
+    if panel.range == nil {
+      for c in columns { for v in c.column.values where !v.isNaN { vmin = min(vmin, v); vmax = max(vmax, v) } }
+      for v in panel.levels { vmin = min(vmin, v); vmax = max(vmax, v) }
+      if !(vmin < vmax) { vmin = (vmin.isFinite ? vmin : 0) - 1; vmax = vmin + 2 }
+      let pad = (vmax - vmin) * 0.05
+      vmin -= pad; vmax += pad
     }
-    svg.polyline(lineSeries(values, top: top, bottom: bottom, vmin: 0, vmax: 100), attributes: "stroke=\"\(Self.colors.rsi)\" stroke-width=\"1.2\" id=\"rsi-line\"")
+    let wide = vmax - vmin >= 10
+    var svg = open(height, panel.title, top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: SVGBuilder.escape(panel.id))
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? String(Int($0)) : String(format: "%.2f", $0) }, dates: true)
+    let levelColor = columns.first?.color ?? "#8e8e93"
+    for level in panel.levels {
+      let yl = y(level, top, bottom, vmin, vmax)
+      svg.line(x0, yl, x1, yl, attributes: "stroke=\"\(levelColor)\" stroke-dasharray=\"4 3\" stroke-opacity=\"0.7\"")
+    }
+    for c in columns {
+      svg.polyline(lineSeries(c.column.values, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
+                   attributes: "stroke=\"\(c.color)\" stroke-width=\"1.2\" id=\"\(SVGBuilder.escape(c.column.name))-line\"")
+    }
     svg.raw("</svg>")
     return svg.text
   }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Moving-average crossover: buy when the fast SMA crosses above the slow one,
 /// sell when it crosses below; optional stop-loss and profit target.
 public struct SMACross: Strategy {
@@ -7,36 +9,33 @@ public struct SMACross: Strategy {
     public var stopLoss: Double? = nil
     public var profitTarget: Double? = nil
     public init() {}
-    public var summary: [(name: String, value: String)] {
-      [("fast", String(fast)), ("slow", String(slow)), ("stop_loss", stopLoss.map(formatPercentPlain) ?? "none"),
-       ("profit_target", profitTarget.map(formatPercentPlain) ?? "none")]
+
+    public static let declarations: [Parameter<Parameters>] = [
+      .integer("fast", \.fast, in: 1...100_000, doc: "closes in the fast average"),
+      .integer("slow", \.slow, in: 2...100_000, doc: "closes in the slow average (more than fast)"),
+      .fraction("stop_loss", \.stopLoss, .between(0, 1), doc: "stop below the entry fill (2% or none)"),
+      .fraction("profit_target", \.profitTarget, .above(0), doc: "target above the entry fill (3% or none)"),
+    ]
+
+    public func validate() throws(ParameterConflict) {
+      if fast >= slow {
+        throw ParameterConflict(path: "fast", message: "expected 'strategy.fast' < 'strategy.slow', found \(fast) and \(slow)")
+      }
     }
   }
 
   public static let name = "sma_cross"
   public static let summary = "buy when the fast SMA crosses above the slow SMA, sell when it crosses below"
 
-  public static func parameters(from table: ConfigTable) throws -> Parameters {
-    var p = Parameters()
-    p.fast = try table.int("fast", default: p.fast, in: 1...100_000)!
-    p.slow = try table.int("slow", default: p.slow, in: 2...100_000)!
-    if p.fast >= p.slow {
-      throw InputError("expected 'strategy.fast' < 'strategy.slow', found \(p.fast) and \(p.slow)",
-                       at: table.node("fast")?.location ?? table.location)
-    }
-    p.stopLoss = try table.fraction("stop_loss", default: nil, expected: "a fraction between 0 and 1",
-                                    where: { $0 > 0 && $0 < 1 })
-    p.profitTarget = try table.fraction("profit_target", default: nil, expected: "a fraction > 0", where: { $0 > 0 })
-    return p
-  }
-
   public let parameters: Parameters
+  public let close: ContiguousArray<Double>
   public let fast: ContiguousArray<Double>
   public let slow: ContiguousArray<Double>
   public var firstDecisionBar: Int { parameters.slow }
 
   public init(parameters: Parameters, bars: BarSeries) {
     self.parameters = parameters
+    close = bars.close
     fast = sma(bars.close, period: parameters.fast)
     slow = sma(bars.close, period: parameters.slow)
   }
@@ -51,7 +50,23 @@ public struct SMACross: Strategy {
   }
 
   public var indicatorColumns: [IndicatorColumn] {
-    [IndicatorColumn("sma_fast", fast), IndicatorColumn("sma_slow", slow)]
+    [IndicatorColumn("sma_fast", fast, plot: .overlay(label: "SMA \(parameters.fast)", color: "#0071E3")),
+     IndicatorColumn("sma_slow", slow, plot: .overlay(label: "SMA \(parameters.slow)", color: "#FF9500"))]
+  }
+
+  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
+    (parameters.stopLoss, parameters.profitTarget)
+  }
+
+  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+    guard i >= 1, !slow[i].isNaN, !slow[i - 1].isNaN else { return "not enough bars yet for every indicator" }
+    let f = { (x: Double) in String(format: "%.2f", x) }
+    let now = "SMA \(parameters.fast) \(f(fast[i])) \(fast[i] > slow[i] ? ">" : "<=") SMA \(parameters.slow) \(f(slow[i]))"
+    switch signal {
+    case .enterLong: return "\(now), crossing above at this close"
+    case .exitLong: return "\(now), crossing below at this close"
+    case .hold: return (position.isOpen ? "holding: " : "no entry: ") + now + ", no cross at this close"
+    }
   }
 }
 
@@ -60,12 +75,11 @@ public struct SMACross: Strategy {
 public struct BuyAndHold: Strategy {
   public struct Parameters: StrategyParameters {
     public init() {}
-    public var summary: [(name: String, value: String)] { [] }
+    public static let declarations: [Parameter<Parameters>] = []
   }
 
   public static let name = "buy_and_hold"
   public static let summary = "buy at the open of the second bar and hold to the end"
-  public static func parameters(from table: ConfigTable) throws -> Parameters { Parameters() }
 
   public init(parameters: Parameters, bars: BarSeries) {}
   public var firstDecisionBar: Int { 0 }
@@ -75,4 +89,8 @@ public struct BuyAndHold: Strategy {
   }
 
   public var indicatorColumns: [IndicatorColumn] { [] }
+
+  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+    position.isOpen ? "holding to the end" : "buys at the next open and holds"
+  }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The GPIX swing rule (`shared/spec/bb-rsi-swing.md`): buy when the close is
 /// below the lower Bollinger Band and the RSI is oversold; sell when the close
 /// is above the upper band or the RSI is overbought; stop-loss and optional
@@ -16,38 +18,19 @@ public struct BollingerRSI: Strategy {
 
     public init() {}
 
-    public var summary: [(name: String, value: String)] {
-      [("bollinger.period", String(bollingerPeriod)), ("bollinger.std_dev", formatPlain(bollingerDeviations)),
-       ("rsi.period", String(rsiPeriod)), ("rsi.oversold", formatPlain(oversold)),
-       ("rsi.overbought", formatPlain(overbought)),
-       ("stop_loss", stopLoss.map(formatPercentPlain) ?? "none"),
-       ("profit_target", profitTarget.map(formatPercentPlain) ?? "none")]
-    }
+    public static let declarations: [Parameter<Parameters>] = [
+      .integer("bollinger.period", \.bollingerPeriod, in: 2...100_000, alias: "bb_period", doc: "closes in the Bollinger window"),
+      .number("bollinger.std_dev", \.bollingerDeviations, .above(0), alias: "bb_std", doc: "band width in standard deviations"),
+      .integer("rsi.period", \.rsiPeriod, in: 2...100_000, alias: "rsi_period", doc: "Wilder RSI period"),
+      .number("rsi.oversold", \.oversold, .from(0...100), alias: "oversold", doc: "buy only while the RSI is below this"),
+      .number("rsi.overbought", \.overbought, .from(0...100), alias: "overbought", doc: "sell when the RSI is above this"),
+      .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2% or none)"),
+      .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
+    ]
   }
 
   public static let name = "bollinger_rsi"
   public static let summary = "buy below the lower Bollinger Band with RSI oversold; sell above the upper band or RSI overbought"
-
-  public static func parameters(from table: ConfigTable) throws -> Parameters {
-    var p = Parameters()
-    let bollinger = try table.table("bollinger")
-    p.bollingerPeriod = try bollinger.int("period", default: p.bollingerPeriod, in: 2...100_000)!
-    p.bollingerDeviations = try bollinger.double("std_dev", default: p.bollingerDeviations, where: { $0 > 0 },
-                                                 expected: "a number > 0")!
-    try bollinger.finish()
-    let rsi = try table.table("rsi")
-    p.rsiPeriod = try rsi.int("period", default: p.rsiPeriod, in: 2...100_000)!
-    p.oversold = try rsi.double("oversold", default: p.oversold, where: { (0...100).contains($0) },
-                                expected: "a number from 0 to 100")!
-    p.overbought = try rsi.double("overbought", default: p.overbought, where: { (0...100).contains($0) },
-                                  expected: "a number from 0 to 100")!
-    try rsi.finish()
-    p.stopLoss = try table.fraction("stop_loss", default: p.stopLoss, expected: "a fraction between 0 and 1",
-                                    where: { $0 > 0 && $0 < 1 })
-    p.profitTarget = try table.fraction("profit_target", default: p.profitTarget, expected: "a fraction > 0",
-                                        where: { $0 > 0 })
-    return p
-  }
 
   public let parameters: Parameters
   public let close: ContiguousArray<Double>
@@ -79,8 +62,65 @@ public struct BollingerRSI: Strategy {
     return .hold
   }
 
+  /// The colours of the bands and the RSI in every chart.
+  public static let colors = (upper: "#FF3B30", middle: "#0071E3", lower: "#34C759", rsi: "#AF52DE")
+
   public var indicatorColumns: [IndicatorColumn] {
-    [IndicatorColumn("bb_lower", bands.lower), IndicatorColumn("bb_mid", bands.middle),
-     IndicatorColumn("bb_upper", bands.upper), IndicatorColumn("rsi", rsi)]
+    let panel = IndicatorPanel(id: "rsi", name: "RSI", title: "RSI (\(parameters.rsiPeriod))", range: 0...100,
+                               levels: [parameters.oversold, parameters.overbought])
+    return [IndicatorColumn("bb_lower", bands.lower, plot: .overlay(label: "lower", color: Self.colors.lower)),
+            IndicatorColumn("bb_mid", bands.middle, plot: .overlay(label: "middle", color: Self.colors.middle)),
+            IndicatorColumn("bb_upper", bands.upper, plot: .overlay(label: "upper", color: Self.colors.upper)),
+            IndicatorColumn("rsi", rsi, plot: .panel(panel, color: Self.colors.rsi))]
+  }
+
+  public var overlayTitle: String { "Bollinger Bands" }
+
+  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
+    (parameters.stopLoss, parameters.profitTarget)
+  }
+
+  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+    let lower = bands.lower[i], upper = bands.upper[i], r = rsi[i], c = close[i]
+    guard !lower.isNaN, !upper.isNaN, !r.isNaN else { return "not enough bars yet for every indicator" }
+    let f = { (x: Double) in String(format: "%.2f", x) }, g = { (x: Double) in String(format: "%.1f", x) }
+    switch signal {
+    case .enterLong:
+      return "close \(f(c)) < lower band \(f(lower)) and RSI \(g(r)) < \(formatPlain(parameters.oversold))"
+    case .exitLong:
+      if c > upper { return "close \(f(c)) > upper band \(f(upper))" }
+      return "RSI \(g(r)) > \(formatPlain(parameters.overbought))"
+    case .hold where position.isOpen:
+      return "holding: close \(f(c)) is not above the upper band \(f(upper)) and RSI \(g(r)) is not above \(formatPlain(parameters.overbought))"
+    case .hold:
+      var why: [String] = []
+      if !(c < lower) { why.append("close \(f(c)) is not below the lower band \(f(lower))") }
+      if !(r < parameters.oversold) { why.append("RSI \(g(r)) is not below \(formatPlain(parameters.oversold))") }
+      return "no entry: " + why.joined(separator: "; ")
+    }
+  }
+
+  /// The bands, %B, the RSI and its zone, and the distance from the mean (`backtest.signal/1`'s fields).
+  public func details(at i: Int) -> StrategyDetails {
+    func defined(_ x: Double) -> Double? { x.isNaN ? nil : x }
+    let c = close[i], lower = defined(bands.lower[i]), middle = defined(bands.middle[i]), upper = defined(bands.upper[i])
+    let r = defined(rsi[i]), p = parameters
+    var percentB: Double?
+    if let lower, let upper, upper > lower { percentB = (c - lower) / (upper - lower) }
+    let distance = middle.map { c / $0 - 1 }
+    let zone = r.map { $0 < p.oversold ? "oversold" : $0 > p.overbought ? "overbought" : "neutral" }
+    let decimals = HumanFormat.decimals(of: c)
+    let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
+    var lines: [String] = []
+    if let lower, let middle, let upper {
+      lines.append("Bollinger (\(p.bollingerPeriod), \(formatPlain(p.bollingerDeviations))): upper \(price(upper)), middle \(price(middle)), lower \(price(lower))"
+        + (percentB.map { String(format: ", %%B %.2f", $0) } ?? ""))
+    }
+    if let r { lines.append(String(format: "RSI (%d): %.1f %@", p.rsiPeriod, r, zone ?? "")) }
+    if let distance { lines.append("price \(HumanFormat.percent(abs(distance))) \(distance >= 0 ? "above" : "below") the \(p.bollingerPeriod)-period mean") }
+    return StrategyDetails(
+      values: [("bb_lower", lower), ("bb_mid", middle), ("bb_upper", upper), ("percent_b", percentB), ("rsi", r),
+               ("distance_from_mean", distance)],
+      labels: [("rsi_zone", zone)], lines: lines)
   }
 }

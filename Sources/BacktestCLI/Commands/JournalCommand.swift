@@ -4,6 +4,7 @@ import Foundation
 
 /// `backtest journal enter|exit|list`: the history of trades actually taken.
 struct JournalCommand {
+  var catalog: StrategyCatalog
   var action: String
   var file: String
   var config: RunConfig?
@@ -13,7 +14,8 @@ struct JournalCommand {
   var reason: JournalExitReason
   var note: String
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: [], options: ["file", "config", "price", "shares", "time", "reason", "note"])
     guard let action = a.positionals.first, ["enter", "exit", "list"].contains(action), a.positionals.count == 1 else {
       throw UsageError(message: "expected journal enter, journal exit or journal list")
@@ -21,7 +23,7 @@ struct JournalCommand {
     self.action = action
     if let path = a.option("config") {
       let path = RunCommand.locate(path)
-      config = try RunConfig.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path)
+      config = try RunConfig.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path, catalog: catalog)
     }
     guard let file = a.option("file") ?? config?.journal else {
       throw UsageError(message: "expected --file JOURNAL.csv (or --config with a 'journal:' key)")

@@ -5,12 +5,14 @@ import Foundation
 /// `backtest regress [DIR]`: runs every run file in DIR and compares its
 /// reports with `Reports/reference/<name>/`; `--update` rewrites them.
 struct RegressCommand {
+  var catalog: StrategyCatalog
   var directory: String
   var reference: String
   var update: Bool
   var tolerance: Double
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: ["update"], options: ["reference", "tolerance"])
     guard a.positionals.count <= 1 else { throw UsageError(message: "expected at most one folder of run files") }
     directory = a.positionals.first ?? "Strategies"
@@ -25,20 +27,20 @@ struct RegressCommand {
   }
 
   /// The report files a run file or a sweep file produces, in memory.
-  static func outputs(_ text: String, path: String) throws -> (name: String, files: [ReportFile]) {
+  static func outputs(_ text: String, path: String, catalog: StrategyCatalog) throws -> (name: String, files: [ReportFile]) {
     let root = try YAMLReader.parse(text, file: path)
     guard case .mapping(let entries) = root.kind, entries.contains(where: { $0.key == "sweep" }) else {
       if PortfolioRunConfig.isPortfolio(root) {
         let config = try PortfolioRunConfig.parse(document: root, file: path)
         return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
       }
-      let config = try RunConfig.parse(document: root, file: path)
+      let config = try RunConfig.parse(document: root, file: path, catalog: catalog)
       return (config.name, RunReport.files(try Backtest.run(config)))
     }
-    let (base, settings) = try SweepRunner.parse(text, file: path)
-    let config = try RunConfig.parse(document: base, file: path)
+    let (base, settings) = try SweepRunner.parse(text, file: path, catalog: catalog)
+    let config = try RunConfig.parse(document: base, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
-    let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan)
+    let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
     let (allBars, _) = try Backtest.loadBars(config.data)
     let (bars, outOfSample) = try SweepCommand.split(allBars, settings: settings, file: path)
     let collected = RecordCollector()
@@ -75,7 +77,7 @@ struct RegressCommand {
         print("skip  \(path) (a file for analyze or screen; its reference in Reports/reference/research-* is checked by swift test)")
         continue
       }
-      let (name, files) = try Self.outputs(text, path: path)
+      let (name, files) = try Self.outputs(text, path: path, catalog: catalog)
       compared += 1
       let folder = reference + "/" + name
       if update {

@@ -4,13 +4,15 @@ import Foundation
 
 /// `backtest run CONFIG`: load, run, report.
 struct RunCommand {
+  var catalog: StrategyCatalog
   var configPath: String
   var out: String?
   var overrides: [String]
   var quiet: Bool
   var timing: Bool
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: ["quiet", "timing"], options: ["out", "set"])
     guard a.positionals.count == 1 else {
       throw UsageError(message: a.positionals.isEmpty ? "missing the run file: backtest run CONFIG"
@@ -41,7 +43,7 @@ struct RunCommand {
       throw InputError("expected UTF-8 text", file: configPath)
     }
     var config: RunConfig
-    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides) {
+    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog) {
     case .swing(let swing): config = swing
     case .portfolio(var portfolio):
       if let out { portfolio.report.out = out }

@@ -5,10 +5,12 @@ import Foundation
 /// `backtest merge DIR... --out DIR`: combines the results of sweep shards,
 /// checking that every combination is there exactly once.
 struct MergeCommand {
+  var catalog: StrategyCatalog
   var folders: [String]
   var out: String
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: [], options: ["out"])
     guard !a.positionals.isEmpty else { throw UsageError(message: "expected the shard folders: backtest merge DIR... --out DIR") }
     guard let out = a.option("out") else { throw UsageError(message: "missing --out DIR for the merged results") }
@@ -44,7 +46,7 @@ struct MergeCommand {
     }
 
     let text = String(decoding: try readInputFile(first.file), as: UTF8.self)
-    let (root, settings) = try SweepRunner.parse(text, file: first.file)
+    let (root, settings) = try SweepRunner.parse(text, file: first.file, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     var seen: [String: String] = [:]
@@ -74,9 +76,9 @@ struct MergeCommand {
     }
     records.sort { order[$0.key]! < order[$1.key]! }
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
-    let base = try RunConfig.parse(document: root, file: first.file)
+    let base = try RunConfig.parse(document: root, file: first.file, catalog: catalog)
     let (inSample, outOfSample) = try SweepCommand.split(try Backtest.loadBars(base.data).bars, settings: settings, file: first.file)
-    let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan)
+    let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
     if let split = settings.validation, let outOfSample {
       validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: outOfSample), split)
     }

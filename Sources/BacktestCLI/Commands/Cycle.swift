@@ -4,11 +4,13 @@ import Foundation
 
 /// `backtest cycle CONFIG [--out DIR]`: the stage timeline and `cycle_stages.csv`.
 struct CycleCommand {
+  var catalog: StrategyCatalog
   var configPath: String
   var out: String?
   var overrides: [String]
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: [], options: ["out", "set"])
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest cycle CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
@@ -18,7 +20,7 @@ struct CycleCommand {
 
   func run() throws -> Int32 {
     let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
-    let config = try RunConfig.parse(text, file: configPath, overrides: overrides)
+    let config = try RunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
     guard let cycle = config.cycle else {
       throw InputError("no 'cycle:' section; expected cycle.macro_file and the classifier settings", file: configPath)
     }

@@ -4,6 +4,7 @@ import Foundation
 
 /// `backtest montecarlo CONFIG`: resamples the strategy's daily returns and trade order.
 struct MonteCarloCommand {
+  var catalog: StrategyCatalog
   var configPath: String
   var runs: Int
   var seed: UInt64
@@ -13,7 +14,8 @@ struct MonteCarloCommand {
   var out: String?
   var overrides: [String]
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: [], options: ["runs", "seed", "block", "jobs", "drawdown", "out", "set"])
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest montecarlo CONFIG --runs 10000 --seed 7") }
     configPath = RunCommand.locate(a.positionals[0])
@@ -34,7 +36,7 @@ struct MonteCarloCommand {
   }
 
   func run() throws -> Int32 {
-    let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides)
+    let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides, catalog: catalog)
     let output = try Backtest.run(config)
     let daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
     guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.data.bars) }

@@ -10,6 +10,7 @@ import Darwin
 
 /// `backtest sweep FILE`: runs a parameter sweep, resumably.
 struct SweepCommand {
+  var catalog: StrategyCatalog
   var path: String
   var out: String?
   var jobs: Int
@@ -19,7 +20,8 @@ struct SweepCommand {
   var quiet: Bool
   var timing: Bool
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: ["fresh", "quiet", "timing"], options: ["out", "jobs", "shard", "set"])
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one sweep file: backtest sweep FILE") }
     path = RunCommand.locate(a.positionals[0])
@@ -49,8 +51,8 @@ struct SweepCommand {
       }
     }
     let text = String(decoding: try readInputFile(path), as: UTF8.self)
-    let (root, settings) = try SweepRunner.parse(text, file: path, overrides: overrides)
-    let base = try RunConfig.parse(document: root, file: path)
+    let (root, settings) = try SweepRunner.parse(text, file: path, overrides: overrides, catalog: catalog)
+    let base = try RunConfig.parse(document: root, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let mine = shard.map { SweepPlan.shard(plan, index: $0.index, of: $0.count) } ?? plan
     var folder = out ?? base.report.out
@@ -59,7 +61,7 @@ struct SweepCommand {
 
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
-    let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine) } }
+    let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
     // A new results.csv starts as its header, written and flushed meanwhile too; it
     // replaces the old file only once the bars have loaded (in an existing folder:
     // a bad bar file must not leave a new, empty one behind).

@@ -4,6 +4,7 @@ import Foundation
 
 /// `backtest signal CONFIG`: the signal for the newest closed bar.
 struct SignalCommand {
+  var catalog: StrategyCatalog
   var configPath: String
   var positionFile: String?
   var journalFile: String?
@@ -11,7 +12,8 @@ struct SignalCommand {
   var now: String?
   var overrides: [String]
 
-  init(_ args: ArraySlice<String>) throws {
+  init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
+    self.catalog = catalog
     let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set"])
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
@@ -47,11 +49,7 @@ struct SignalCommand {
 
   func run() throws -> Int32 {
     let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
-    let config = try RunConfig.parse(text, file: configPath, overrides: overrides)
-    guard config.strategy.parameters is BollingerRSI.Parameters else {
-      throw InputError("signal supports the bollinger_rsi strategy; expected strategy.type: bollinger_rsi", file: configPath)
-    }
-    let output = try Backtest.run(config)
+    let config = try RunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
     var source = LiveSignalAnalyzer.PositionSource.backtest
     if let positionFile {
       source = .user(try Self.readPosition(positionFile))
@@ -68,6 +66,11 @@ struct SignalCommand {
     } else {
       nowInstant = Int64(Date().timeIntervalSince1970)
     }
+    // The run answers the question for this position as it decides at the newest close.
+    let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
+                                  intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
+                                  explain: LiveSignalAnalyzer.question(for: source, bars: bars))
     let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
     if json {
       print(SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars).rendered())
@@ -78,7 +81,6 @@ struct SignalCommand {
   }
 
   func printText(_ s: LiveSignal, _ c: RunConfig) {
-    let p = c.strategy.parameters as! BollingerRSI.Parameters
     let decimals = HumanFormat.decimals(of: s.close)
     let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
     print("\(c.name): \(s.action.rawValue) at the close of \(s.time) (newest bar)")
@@ -93,16 +95,7 @@ struct SignalCommand {
       let h = seconds / 3600, m = seconds / 60 % 60, sec = seconds % 60
       print("  next bar closes in \(h > 0 ? "\(h)h " : "")\(m)m \(sec)s (\(isoInstant(at)))")
     }
-    if let lower = s.lower, let middle = s.middle, let upper = s.upper {
-      print("  Bollinger (\(p.bollingerPeriod), \(formatPlain(p.bollingerDeviations))): upper \(price(upper)), middle \(price(middle)), lower \(price(lower))"
-        + (s.percentB.map { String(format: ", %%B %.2f", $0) } ?? ""))
-    }
-    if let rsi = s.rsi {
-      print(String(format: "  RSI (%d): %.1f %@", p.rsiPeriod, rsi, s.zone?.rawValue ?? ""))
-    }
-    if let d = s.distanceFromMean {
-      print("  price \(HumanFormat.percent(abs(d))) \(d >= 0 ? "above" : "below") the \(p.bollingerPeriod)-period mean")
-    }
+    for detail in s.details.lines { print("  " + detail) }
     if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
