@@ -70,15 +70,15 @@ struct SweepCommand {
     let newHeader = previous == nil && FileManager.default.fileExists(atPath: folder) ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: Background<Result<String, Error>>?
-    let loaded = Result { () throws -> (BarSeries, BarSeries?, CycleContext?) in
+    let loaded = Result { () throws -> (BarSeries, BarSeries?, CycleContext?, [Dividend]) in
       let barFile = try readInputFile(base.data.bars)
       pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
       let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
-      return (bars, outOfSample, try Backtest.loadCycle(base, bars: bars))
+      return (bars, outOfSample, try Backtest.loadCycle(base, bars: bars), try Backtest.loadDividends(base.data))
     }
     let jobs = try pendingJobs.value.get()
-    let (bars, outOfSample, cycle) = try loaded.get()
+    let (bars, outOfSample, cycle, dividends) = try loaded.get()
     mark("load")
     let fingerprint = try pendingFingerprint!.value.get()
     mark("fingerprint")
@@ -106,7 +106,7 @@ struct SweepCommand {
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
-    SweepRunner.run(todo, bars: bars, cycle: cycle, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
+    SweepRunner.run(todo, bars: bars, cycle: cycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
@@ -125,7 +125,7 @@ struct SweepCommand {
     // The significance tests, on another core while the other files are made.
     let significance = Background {
       shard == nil && cycle == nil
-        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, known: blockSums, bestReturns: best) : nil
+        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, dividends: dividends, known: blockSums, bestReturns: best) : nil
     }
     // The first files are written and flushed while the others are made.
     let batch = try AtomicBatch(into: folder)
@@ -169,11 +169,11 @@ struct SweepCommand {
     return (bars.prefix(k), bars.filtered { $0 >= k })
   }
 
-  /// A fingerprint of what the results depend on: the bar and macro files' bytes and the base settings.
+  /// A fingerprint of what the results depend on: the bar, macro and dividend files' bytes and the base settings.
   static func fingerprint(base: RunConfig, root: YAMLNode, barFile: Data) throws -> String {
     var f = Fingerprint()
     barFile.withUnsafeBytes { f.add(raw: $0) }
-    for file in base.cycle?.macroFiles ?? [] {
+    for file in (base.cycle?.macroFiles ?? []) + (base.data.dividends.map { [$0] } ?? []) {
       try readInputFile(file).withUnsafeBytes { f.add(raw: $0) }
     }
     guard case .mapping(let entries) = root.kind else { return f.hex }

@@ -30,6 +30,15 @@ public struct BarSeries: Sendable {
   public var isEmpty: Bool { close.isEmpty }
   public var indices: Range<Int> { 0..<count }
 
+  /// The number of calendar days with bars: each run of bars with one `day` counts once.
+  public var dayCount: Int {
+    day.withUnsafeBufferPointer { day in
+      var days = day.isEmpty ? 0 : 1
+      for i in day.indices.dropFirst() where day[i] != day[i - 1] { days += 1 }
+      return days
+    }
+  }
+
   public mutating func reserveCapacity(_ n: Int) {
     time.reserveCapacity(n); day.reserveCapacity(n)
     open.reserveCapacity(n); high.reserveCapacity(n); low.reserveCapacity(n)

@@ -37,6 +37,8 @@ public struct ConfiguredStrategy: Sendable {
   public let parameters: any StrategyParameters
   /// The declared parameters of the strategy type.
   public let parameterInfo: [ParameterInfo]
+  /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
+  public let type: any Strategy.Type
   private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, FinalQuestion?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
@@ -51,6 +53,7 @@ public struct ConfiguredStrategy: Sendable {
     name = S.name
     self.parameters = parameters
     parameterInfo = S.Parameters.info
+    self.type = S.self
     body = { bars, broker, gate, intrabar, account, question in
       var strategy = S(parameters: parameters, bars: bars)
       let probe: PositionView? = if case .position(let p) = question { p } else { nil }

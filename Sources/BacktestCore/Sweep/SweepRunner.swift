@@ -39,9 +39,9 @@ public enum SweepRunner {
   public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> [SweepJob] {
     let base = try RunConfig.parse(document: root, file: file, catalog: catalog)
-    if base.data.dividends != nil || base.expenseRatio > 0 || base.data.intrabar != nil {
-      throw InputError("sweeps do not model dividends, the expense ratio or finer intrabar bars yet; remove data.dividends, "
-                       + "portfolio.expense_ratio and data.intrabar, or run single combinations with backtest run", at: root.location)
+    if base.data.intrabar != nil {
+      throw InputError("sweeps do not settle exits with finer intrabar bars yet; remove data.intrabar, "
+                       + "or run single combinations with backtest run", at: root.location)
     }
     // When only strategy parameters vary, only the strategy section needs reading per combination.
     let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
@@ -68,20 +68,18 @@ public enum SweepRunner {
   /// Runs `jobs` on `workers` threads; `onResult` is called from the workers
   /// as each combination finishes (in no particular order).
   ///
-  /// Bars are shared; for `bollinger_rsi` without a cycle filter each distinct
-  /// indicator column is computed once and the fused kernel runs; any other
-  /// strategy runs through the general engine. With `blockSums`, the block sums
+  /// Bars are shared. When the strategy supplies a sweep kernel
+  /// (`SweepAccelerated`), combinations without a cycle filter, dividends or
+  /// an expense ratio run through it, sharing what it computes once; all
+  /// others run through the general engine. With `blockSums`, the block sums
   /// of each combination's daily returns are kept in the slot of its plan index
   /// (what the overfitting test needs, 20 numbers instead of every day).
-  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, workers: Int,
+  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, dividends: [Dividend] = [], workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
-    let kernelParameters: [BollingerRSI.Parameters?] = jobs.map { job in
-      cycle == nil ? job.config.strategy.parameters as? BollingerRSI.Parameters : nil
-    }
-    let shared = SharedIndicators(bars: bars, parameters: kernelParameters.compactMap { $0 })
+    let kernel = KernelDispatch(jobs, bars: bars, plain: cycle == nil && dividends.isEmpty)
     let counter = JobCounter()
-    let days = shared.dayEndsBefore.last ?? 0, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
+    let days = bars.dayCount, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
       // Kernel combinations are taken four at a time: their Sharpe and Sortino sums run as vector lanes.
       var lanes = (0..<4).map { _ in SummaryAccumulator(expectedDays: days) }
@@ -94,17 +92,15 @@ public enum SweepRunner {
       while true {
         batch.removeAll(keepingCapacity: true)
         while batch.count < 4, let k = counter.next(below: jobs.count) {
-          guard kernelParameters[k] == nil else { batch.append(k); continue }
+          if let kernel, kernel.covers[k] { batch.append(k); continue }
           let job = jobs[k]
-          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
+          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate,
+                                            account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
           finish(job, PerformanceSummary(result: run.result, bars: bars),
                  returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
         }
-        if batch.isEmpty { break }
-        for (j, k) in batch.enumerated() {
-          SwingKernel.simulate(bars: bars, indicators: shared, parameters: kernelParameters[k]!, broker: jobs[k].config.broker,
-                               accumulator: &lanes[j])
-        }
+        guard let kernel, !batch.isEmpty else { break }
+        for (j, k) in batch.enumerated() { kernel.simulate(k, &lanes[j]) }
         if batch.count == 4 {
           let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config.broker.initialCash },
                                                        calendarDays: calendarDays)
@@ -123,14 +119,15 @@ public enum SweepRunner {
 extension SweepRunner {
   /// One combination's daily returns, as `run` computes them (the fused kernel
   /// when it applies, the general engine otherwise).
-  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleContext?) -> [Double] {
-    if cycle == nil, let p = job.config.strategy.parameters as? BollingerRSI.Parameters {
-      let shared = SharedIndicators(bars: bars, parameters: [p])
+  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleContext?, dividends: [Dividend] = []) -> [Double] {
+    if let kernel = KernelDispatch([job], bars: bars, plain: cycle == nil && dividends.isEmpty), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
-      _ = SwingKernel.run(bars: bars, indicators: shared, parameters: p, broker: job.config.broker, accumulator: &accumulator)
+      kernel.simulate(0, &accumulator)
+      _ = accumulator.summary(initialCash: job.config.broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))  // writes the returns
       return accumulator.dailyReturns
     }
-    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate)
+    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate,
+                                      account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
     return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
   }
 }

@@ -151,12 +151,12 @@ public struct SweepSignificance: Sendable {
   /// sums of the others from `known` (by plan index, as `SweepRunner.run` keeps
   /// them) or from running them again; `nil` without a best or enough days.
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
-                              known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                              dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                               bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
-    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
+    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil, dividends: dividends)
     guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
       let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
     let sr = m / sd
@@ -166,7 +166,7 @@ public struct SweepSignificance: Sendable {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
       DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
         all.set(k, known?.peek(jobs[k].combination.index)
-          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: nil)))
+          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: nil, dividends: dividends)))
       }
       overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }

@@ -14,7 +14,19 @@ import Foundation
 /// to it at once; holding, it walks bar
 /// by bar until an exit, with the account's marks in registers and each
 /// bar's equity written straight into its day's slot.
-public enum SwingKernel {
+public struct SwingKernel: SweepKernel {
+  /// What the parameter sets share: day ends and each signal key's bits.
+  public let indicators: SharedIndicators
+
+  public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
+    indicators = SharedIndicators(bars: bars, parameters: parameters)
+  }
+
+  public func simulate(_ parameters: BollingerRSI.Parameters, bars: BarSeries, broker: BrokerSettings,
+                       accumulator: inout SummaryAccumulator) {
+    Self.simulate(bars: bars, indicators: indicators, parameters: parameters, broker: broker, accumulator: &accumulator)
+  }
+
   public static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     simulate(bars: bars, indicators: indicators, parameters: p, broker: broker, accumulator: &accumulator)

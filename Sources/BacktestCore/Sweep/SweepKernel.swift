@@ -1,0 +1,51 @@
+/// A fused simulation of one strategy for many parameter sets: an optional
+/// acceleration of sweeps, which must give bit-identical statistics to
+/// `Engine.run` with the strategy (a property test holds each kernel to that).
+public protocol SweepKernel: Sendable {
+  associatedtype Parameters: StrategyParameters
+  /// Computes once what the parameter sets share (indicators, signals).
+  init(bars: BarSeries, parameters: [Parameters])
+  /// Simulates one parameter set, leaving its trades and marks in `accumulator`.
+  func simulate(_ parameters: Parameters, bars: BarSeries, broker: BrokerSettings, accumulator: inout SummaryAccumulator)
+}
+
+/// A strategy that supplies a sweep kernel. Sweeps use it for combinations
+/// without a cycle filter, dividends, an expense ratio or finer intrabar bars;
+/// everything else runs through the general engine.
+public protocol SweepAccelerated: Strategy {
+  associatedtype Kernel: SweepKernel where Kernel.Parameters == Parameters
+}
+
+extension BollingerRSI: SweepAccelerated {
+  public typealias Kernel = SwingKernel
+}
+
+/// The kernel of a sweep's jobs, opened once: which jobs it runs and how.
+struct KernelDispatch: Sendable {
+  /// Whether job `k` runs through the kernel.
+  let covers: [Bool]
+  let simulate: @Sendable (_ job: Int, _ accumulator: inout SummaryAccumulator) -> Void
+
+  /// The kernel of the jobs' strategy, when it supplies one and some job can use it.
+  init?(_ jobs: [SweepJob], bars: BarSeries, plain: Bool) {
+    guard plain, let type = jobs.first?.config.strategy.type as? any SweepAccelerated.Type else { return nil }
+    guard let found = Self.open(type, jobs, bars) else { return nil }
+    self = found
+  }
+
+  private init(covers: [Bool], simulate: @escaping @Sendable (Int, inout SummaryAccumulator) -> Void) {
+    self.covers = covers
+    self.simulate = simulate
+  }
+
+  private static func open<S: SweepAccelerated>(_: S.Type, _ jobs: [SweepJob], _ bars: BarSeries) -> KernelDispatch? {
+    let parameters = jobs.map { $0.config.expenseRatio == 0 ? $0.config.strategy.parameters as? S.Parameters : nil }
+    let used = parameters.compactMap { $0 }
+    guard !used.isEmpty else { return nil }
+    let kernel = S.Kernel(bars: bars, parameters: used)
+    let brokers = jobs.map(\.config.broker)
+    return KernelDispatch(covers: parameters.map { $0 != nil }) { k, accumulator in
+      kernel.simulate(parameters[k]!, bars: bars, broker: brokers[k], accumulator: &accumulator)
+    }
+  }
+}
