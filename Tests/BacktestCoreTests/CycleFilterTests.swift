@@ -75,6 +75,25 @@ import Testing
     #expect(MarkdownReport.render(output).contains("### Performance by cycle stage"))
   }
 
+  @Test("a stage in both buy_stages and exit_stages is refused at its place in exit_stages")
+  func overlap() {
+    let text = """
+      name: gc
+      data: {bars: ../Data/GOOG.csv}
+      strategy: {type: bollinger_rsi}
+      cycle:
+        macro_file: ../Data/us_macro_quarterly.csv
+        buy_stages: [Expansion, Recovery]
+        exit_stages:
+          - Contraction
+          - recovery
+      """
+    #expect(configError(text) == "Strategies/c.yaml:9:7: error: stage 'Recovery' is in both 'cycle.buy_stages' and 'cycle.exit_stages'; expected exit stages that are not buy stages")
+    #expect(configError(text, overrides: ["cycle.filter=false"])?.hasPrefix("Strategies/c.yaml:9:7: error: stage 'Recovery'") == true)
+    #expect(configError(Self.config, overrides: ["cycle.exit_stages=expansion"])
+            == "--set cycle.exit_stages=expansion:1:19: error: stage 'Expansion' is in both 'cycle.buy_stages' and 'cycle.exit_stages'; expected exit stages that are not buy stages")
+  }
+
   @Test("the stage of a bar is the stage in force at its timestamp")
   func barStages() throws {
     let output = try Backtest.run(try runConfig(Self.config))
