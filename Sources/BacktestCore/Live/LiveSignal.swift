@@ -127,7 +127,7 @@ public enum LiveSignalAnalyzer {
     if let p, let lower, let upper, let rsi {
       let f = { (x: Double) in String(format: "%.2f", x) }
       if position == nil {
-        let allowed = output.cycle.map { !$0.settings.filter || $0.settings.buyStages.contains($0.gate.stages[i]) } ?? true
+        let allowed = output.cycle?.gate.allowsEntry(at: i) ?? true
         if close < lower && rsi < p.oversold {
           if allowed {
             signal.action = .buy

@@ -6,7 +6,7 @@ public struct CycleRunSettings: Sendable {
   /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
   public var macroFiles: [String]
   public var classifier: CycleSettings
-  /// Whether entries are limited to `buyStages` (stages are reported either way).
+  /// Whether the filter acts on entries and exits (stages are reported either way).
   public var filter: Bool
   public var buyStages: Set<CycleStage>
   /// Stages in which an open position is sold at the next open (reason `CYCLE_EXIT`); none is a buy stage.
