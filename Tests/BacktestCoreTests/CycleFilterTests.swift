@@ -147,6 +147,15 @@ import Testing
     #expect(bars.timeLabel(t.entryBar) == "2008-07-22" && t.entryPrice == 466.72 && t.shares == 214)
     #expect(bars.timeLabel(t.exitBar) == "2008-07-23" && t.exitPrice == 481.61 && t.exitReason == .cycleExit)
     #expect(abs(t.pnl - 214 * (481.61 - 466.72)) < 1e-9)
+    // by_cycle groups the trade by the stage at its entry fill (Contraction), not at its decision (Peak); the
+    // equity moved only on the trade's two Contraction bars: 100,000 -> 103,186.46.
+    let rows = CycleBreakdown(result: output.run.result, stages: stages).rows
+    let peak = rows.first { $0.stage == .peak }!, contraction = rows.first { $0.stage == .contraction }!
+    #expect(peak.trades == 0 && peak.totalReturn == 0)
+    #expect(contraction.trades == 1 && abs(contraction.totalReturn - 0.0318646) < 1e-12)
+    let json = RunReport.summaryJSON(output).rendered()
+    #expect(json.contains("\"trades\": \"trades whose entry fill bar is in this stage; win_rate and avg_return are over these trades\""))
+    #expect(MarkdownReport.render(output).contains("the trades grouped by the stage at their entry fill (the bar they were bought at)"))
   }
 
   @Test("a stage in both buy_stages and exit_stages is refused at its place in exit_stages")

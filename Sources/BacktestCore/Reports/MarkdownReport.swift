@@ -151,6 +151,9 @@ public enum MarkdownReport {
       md += "| \(r.stage.rawValue) | \(HumanFormat.integer(r.bars)) | \(r.trades) | \(HumanFormat.percent(r.winRate)) | "
       md += "\(HumanFormat.percent(r.averageReturn)) | \(HumanFormat.percent(r.totalReturn)) |\n"
     }
+    md += "\nBars: the bars whose stage this is. Trades entered, win rate and average return: the trades grouped by the stage at their entry fill "
+    md += "(the bar they were bought at). Equity return in stage: the equity's bar-to-bar returns over that stage's bars, compounded "
+    md += "(a trade held across a stage change counts in both stages).\n"
     return md
   }
 
