@@ -103,8 +103,7 @@ import Testing
     let growth = breakdown.rows.map { 1 + $0.totalReturn }.reduce(1, *)
     #expect(abs(growth - (1 + output.summary.totalReturn)) < 1e-12)
     // The comparison is the same run without the cycle section: the oracle's first 10 GOOG trades (all that
-    // 2004-2009 holds). 6 of them were decided in Peak or Contraction (cycle_ref.py's stage at the close before
-    // each entry, on the oracle's trades).
+    // 2004-2009 holds), 6 of them decided in Peak or Contraction (Fixtures/cycle/goog_oracle_stages.csv).
     let plain = try runBacktest("""
       name: gc
       data: {bars: ../Data/GOOG.csv, timezone: America/New_York, end: 2009-12-31}
@@ -129,8 +128,16 @@ import Testing
     let oracle = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/oracle/GOOG-default/summary.json"))) as! [String: Any]
     #expect(cycle.unfiltered?.totalTrades == 21)
     #expect(close(cycle.unfiltered!.totalReturn, (oracle["total_return"] as! NSNumber).doubleValue, relative: 1e-9))
-    // 5 in Peak or Contraction (2008) and 10 in unknown (from 2010-05-14 the latest release is stale); cycle_ref.py.
+    // The reference classifier's stages at each oracle trade's decision close and entry fill: 5 decided in Peak or
+    // Contraction (2008), 10 in unknown (2009Q3 is stale from the 2010-05-13 bar on).
+    let reference = try SimpleCSV(path: Repo.fixtures + "/cycle/goog_oracle_stages.csv")
+    #expect(reference.column("decision_stage").filter { $0 != "Expansion" && $0 != "Recovery" }.count == 15)
     #expect(cycle.skippedTrades == 15)
+    // With the filter off the run is the oracle's, and each trade's entry_cycle is the stage at its fill.
+    let off = try runBacktest(Self.config, overrides: ["data.end=2013-03-01", "cycle.filter=false"])
+    let trades = SimpleCSV(text: RunReport.tradesCSV(off))
+    #expect(trades.column("entry_time") == reference.column("entry_time"))
+    #expect(trades.column("entry_cycle") == reference.column("entry_stage"))
   }
 
   @Test("GDP lag 22 days: bought 2008-07-22 (decided in Peak, filled in Contraction), sold at the next open")

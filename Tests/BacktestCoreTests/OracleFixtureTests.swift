@@ -19,7 +19,7 @@ struct OracleCase: CustomTestStringConvertible, Sendable {
     OracleCase(fixture: "EURUSD-target", bars: "Data/EURUSD.csv", timezone: "UTC", profitTarget: "3%"),
     OracleCase(fixture: "GOOG-default", bars: "Data/GOOG.csv", timezone: "UTC", profitTarget: "null"),
     OracleCase(fixture: "GOOG-target", bars: "Data/GOOG.csv", timezone: "UTC", profitTarget: "3%"),
-    // Spec §6 v1.1: with the filter off the stages (unknown from 2010-05-14) touch no decision, exit stages included.
+    // Spec §6 v1.1: with the filter off the stages (unknown from the 2010-05-13 bar on) touch no decision, exit stages included.
     OracleCase(fixture: "GOOG-default", bars: "Data/GOOG.csv", timezone: "America/New_York", profitTarget: "null",
                cycle: "{macro_file: ../Data/us_macro_quarterly.csv, filter: false, exit_stages: [Peak, Contraction]}"),
     OracleCase(fixture: "synthetic_gpix_30min-default", bars: "Data/synthetic_gpix_30min.csv",
