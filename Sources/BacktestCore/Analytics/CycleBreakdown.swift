@@ -15,6 +15,13 @@ public struct CycleBreakdown: Sendable, Equatable {
 
   public var rows: [Row]
 
+  /// How each figure of a row is grouped, by its `by_cycle` key in `summary.json`.
+  public static let grouping: [(key: String, meaning: String)] = [
+    ("bars", "bars whose stage (stage_at the bar's timestamp) is this one"),
+    ("trades", "trades whose entry fill bar is in this stage; win_rate and avg_return are over these trades"),
+    ("total_return", "the equity's bar-to-bar returns over this stage's bars, compounded (the first bar against the initial cash)"),
+  ]
+
   public init(result: BacktestResult, stages: ContiguousArray<CycleStage>) {
     rows = CycleStage.allCases.map { stage in
       var bars = 0

@@ -25,9 +25,10 @@ public struct CycleContext: Sendable {
   public var rows: [QuarterRow]
   public var timeline: StageTimeline
   public var gate: CycleGate
-  /// With the filter on: the same strategy run without it, for comparison.
+  /// With the filter on: the same run file without its `cycle:` section, for comparison.
   public var unfiltered: PerformanceSummary?
-  /// With the filter on: trades of the unfiltered run whose entry the filter blocks.
+  /// With the filter on: trades of the unfiltered run whose buy the filter does not
+  /// allow (the stage at the close the buy was decided at, the bar before the entry fill).
   public var skippedTrades: Int?
 }
 
@@ -63,7 +64,7 @@ public enum Backtest {
     guard let settings = config.cycle else { return nil }
     let rows = try settings.classify()
     let timeline = StageTimeline(rows: rows, settings: settings.classifier)
-    let gate = CycleGate(stages: timeline.stages(at: bars.time), filterEntries: settings.filter,
+    let gate = CycleGate(stages: timeline.stages(at: bars.time), filter: settings.filter,
                          buyStages: settings.buyStages, exitStages: settings.exitStages)
     return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
   }
@@ -92,12 +93,10 @@ public enum Backtest {
     let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account,
                                   explain: explain)
     var cycle = cycle
-    if let context = cycle, context.gate.filterEntries {
-      var open = context.gate
-      open.filterEntries = false
-      let unfiltered = config.strategy.run(bars: bars, broker: config.broker, cycle: open, account: account).result
+    if let gate = cycle?.gate, gate.filter {
+      let unfiltered = config.strategy.run(bars: bars, broker: config.broker, intrabar: intrabar, account: account).result
       cycle?.unfiltered = PerformanceSummary(result: unfiltered, bars: bars)
-      cycle?.skippedTrades = unfiltered.trades.filter { !context.settings.buyStages.contains(context.gate.stages[$0.entryBar]) }.count
+      cycle?.skippedTrades = unfiltered.trades.filter { !gate.allowsEntry(at: $0.entryBar - 1) }.count
     }
     var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
     let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)

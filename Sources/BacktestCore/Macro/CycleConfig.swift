@@ -6,10 +6,10 @@ public struct CycleRunSettings: Sendable {
   /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
   public var macroFiles: [String]
   public var classifier: CycleSettings
-  /// Whether entries are limited to `buyStages` (stages are reported either way).
+  /// Whether the filter acts on entries and exits (stages are reported either way).
   public var filter: Bool
   public var buyStages: Set<CycleStage>
-  /// Stages that force an open position out at the next open (reason `CYCLE_EXIT`).
+  /// Stages in which an open position is sold at the next open (reason `CYCLE_EXIT`); none is a buy stage.
   public var exitStages: Set<CycleStage>
 
   static let stageNames = CycleStage.allCases.filter { $0 != .unknown }.map(\.rawValue)
@@ -64,6 +64,19 @@ public struct CycleRunSettings: Sendable {
       throw InputError("expected at least one stage in 'cycle.buy_stages'", at: t.node("buy_stages")!.location)
     }
     let exit = try stages("exit_stages", default: [])
+    /// Where `key` names `stage`: its entry in the list, or the value when it is a single name.
+    func location(of stage: CycleStage, in key: String) -> SourceLocation {
+      let node = t.node(key)!
+      guard case .sequence(let items) = node.kind else { return node.location }
+      for item in items {
+        if case .scalar(let text, _) = item.kind, CycleStage(name: text) == stage { return item.location }
+      }
+      return node.location
+    }
+    if let both = CycleStage.allCases.first(where: { buy.contains($0) && exit.contains($0) }) {
+      throw InputError("stage '\(both.rawValue)' is in both 'cycle.buy_stages' and 'cycle.exit_stages'; expected exit stages that are not buy stages",
+                       at: location(of: both, in: "exit_stages"))
+    }
     try t.finish()
     return CycleRunSettings(macroFiles: files, classifier: s, filter: filter, buyStages: buy, exitStages: exit)
   }

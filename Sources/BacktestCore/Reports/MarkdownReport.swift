@@ -133,16 +133,17 @@ public enum MarkdownReport {
     if settings.filter {
       md += "Filter: new entries only in \(settings.buyStages.sorted().map(\.rawValue).joined(separator: ", ")) (never in unknown). "
       md += "**\(output.run.blockedEntries) buy signal(s) were skipped by the filter.** "
+      if !settings.exitStages.isEmpty {
+        md += "An open position is sold at the next open (CYCLE_EXIT) after every close in \(settings.exitStages.sorted().map(\.rawValue).joined(separator: ", ")), "
+        md += "the entry bar's close included. "
+      }
       if let u = cycle.unfiltered, let skipped = cycle.skippedTrades {
-        md += "Without the entry filter (same exits) the same rule takes \(u.totalTrades) trade(s) (total return \(HumanFormat.percent(u.totalReturn)), "
+        md += "Without the filter (the same run with no `cycle:` section) the rule takes \(u.totalTrades) trade(s) (total return \(HumanFormat.percent(u.totalReturn)), "
         md += "Sharpe \(HumanFormat.ratio(u.sharpe)), max drawdown \(HumanFormat.percent(u.maxDrawdown))); "
-        md += "\(skipped) of them enter in stages the filter blocks. "
+        md += "\(skipped) of them were bought in a stage the filter does not allow (the stage at the close the buy was decided at). "
       }
     } else {
-      md += "Filter: off (stages are reported, entries are not limited). "
-    }
-    if !settings.exitStages.isEmpty {
-      md += "Positions are closed (CYCLE_EXIT) when the stage turns to \(settings.exitStages.sorted().map(\.rawValue).joined(separator: ", ")). "
+      md += "Filter: off (stages are reported; no entry or exit depends on them, the trades are those of the run without a `cycle:` section). "
     }
     md += "Stages come from `\(settings.macroFiles.joined(separator: "`, `"))`, each quarter usable only from its release date.\n\n"
     md += "### Performance by cycle stage\n\n| Stage | Bars | Trades entered | Win rate | Average return | Equity return in stage |\n"
@@ -151,6 +152,9 @@ public enum MarkdownReport {
       md += "| \(r.stage.rawValue) | \(HumanFormat.integer(r.bars)) | \(r.trades) | \(HumanFormat.percent(r.winRate)) | "
       md += "\(HumanFormat.percent(r.averageReturn)) | \(HumanFormat.percent(r.totalReturn)) |\n"
     }
+    md += "\nBars: the bars whose stage this is. Trades entered, win rate and average return: the trades grouped by the stage at their entry fill "
+    md += "(the bar they were bought at). Equity return in stage: the equity's bar-to-bar returns over that stage's bars, compounded "
+    md += "(a trade held across a stage change counts in both stages).\n"
     return md
   }
 

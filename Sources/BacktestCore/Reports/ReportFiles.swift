@@ -150,6 +150,7 @@ public enum RunReport {
         (r.stage.rawValue, .object([("bars", .integer(r.bars)), ("trades", .integer(r.trades)), ("win_rate", .optional(r.winRate)),
                                     ("avg_return", .optional(r.averageReturn)), ("total_return", .number(r.totalReturn))]))
       })))
+      fields.append(("by_cycle_grouping", .object(CycleBreakdown.grouping.map { ($0.key, .string($0.meaning)) })))
       let last = bars.count - 1
       let row = cycle.timeline.row(at: bars.time[last])
       fields.append(("cycle", .object([

@@ -2,65 +2,84 @@
 public struct CycleGate: Sendable {
   /// The stage each bar may use (point-in-time, spec §6).
   public var stages: ContiguousArray<CycleStage>
-  /// Whether new entries are limited to `buyStages`.
-  public var filterEntries: Bool
+  /// Whether the filter acts (`cycle.filter`): entries only in `buyStages`,
+  /// exits in `exitStages`. When false the stages are only reported and no
+  /// decision changes (spec §6, v1.1).
+  public var filter: Bool
   public var buyStages: Set<CycleStage>
   public var exitStages: Set<CycleStage>
 
-  public init(stages: ContiguousArray<CycleStage>, filterEntries: Bool, buyStages: Set<CycleStage>, exitStages: Set<CycleStage>) {
+  public init(stages: ContiguousArray<CycleStage>, filter: Bool, buyStages: Set<CycleStage>, exitStages: Set<CycleStage>) {
     self.stages = stages
-    self.filterEntries = filterEntries
+    self.filter = filter
     self.buyStages = buyStages
     self.exitStages = exitStages
   }
+
+  /// The stages in which a buy signal passes, as a mask of `bit(_:)`: every
+  /// stage with the filter off, else `buyStages` without `unknown`.
+  var entryMask: UInt8 {
+    filter ? Self.mask(buyStages) & ~Self.bit(.unknown) : .max
+  }
+
+  /// The stages that close an open position, as a mask of `bit(_:)`: none
+  /// with the filter off, else `exitStages` without `unknown`.
+  var exitMask: UInt8 {
+    filter ? Self.mask(exitStages) & ~Self.bit(.unknown) : 0
+  }
+
+  /// Whether a buy signal decided at the close of bar `i` passes the filter.
+  public func allowsEntry(at i: Int) -> Bool { entryMask & Self.bit(stages[i]) != 0 }
+
+  @inline(__always) static func bit(_ stage: CycleStage) -> UInt8 {
+    switch stage {
+    case .expansion: return 1
+    case .peak: return 2
+    case .contraction: return 4
+    case .recovery: return 8
+    case .unknown: return 16
+    }
+  }
+
+  static func mask(_ stages: Set<CycleStage>) -> UInt8 { stages.reduce(0) { $0 | bit($1) } }
 }
 
-/// Wraps any strategy: its buy signals pass only in the allowed stages
-/// (`unknown` never), and an open position is closed (`CYCLE_EXIT`) when
-/// the stage turns to one of the exit stages. Exits of the wrapped strategy
-/// are never blocked.
+/// Wraps any strategy with the cycle filter (spec §6, v1.1).
+///
+/// At the close of bar `i`: a buy signal passes only when the bar's stage is a
+/// buy stage (`unknown` never); an open position (also one bought at this
+/// bar's open) is sold at the next open with `CYCLE_EXIT` whenever the bar's
+/// stage is an exit stage (`unknown` never), unless the strategy exits at the
+/// same close, whose reason then stands. Exits of the wrapped strategy are
+/// never blocked. With `gate.filter` off every signal passes unchanged.
 public struct CycleFilter<Inner: BarDecider>: BarDecider {
   public var inner: Inner
   private let stages: ContiguousArray<CycleStage>
-  private let allowed: [Bool]   // by CycleStage.allCases index
-  private let exits: [Bool]
+  private let entryMask: UInt8
+  private let exitMask: UInt8
   /// Buy signals the filter blocked.
   public private(set) var blockedEntries = 0
 
   public init(_ inner: Inner, gate: CycleGate) {
     self.inner = inner
     stages = gate.stages
-    allowed = CycleStage.allCases.map { $0 != .unknown && (!gate.filterEntries || gate.buyStages.contains($0)) }
-    exits = CycleStage.allCases.map { gate.exitStages.contains($0) }
+    entryMask = gate.entryMask
+    exitMask = gate.exitMask
   }
 
   public var firstDecisionBar: Int { inner.firstDecisionBar }
 
-  @inline(__always) private func index(_ s: CycleStage) -> Int {
-    switch s {
-    case .expansion: return 0
-    case .peak: return 1
-    case .contraction: return 2
-    case .recovery: return 3
-    case .unknown: return 4
-    }
-  }
-
   public mutating func decide(at i: Int, position: PositionView) -> Signal {
     let signal = inner.decide(at: i, position: position)
-    switch signal {
-    case .enterLong:
-      if allowed[index(stages[i])] { return signal }
+    let stage = CycleGate.bit(stages[i])
+    if position.isOpen {
+      if case .exitLong = signal { return signal }
+      return exitMask & stage != 0 ? .exitLong(.cycleExit) : signal
+    }
+    if case .enterLong = signal, entryMask & stage == 0 {
       blockedEntries += 1
       return .hold
-    case .exitLong:
-      return signal
-    case .hold:
-      // Forced exit when the stage has turned to an exit stage since the entry.
-      if position.isOpen && exits[index(stages[i])] && !exits[index(stages[position.entryBar])] {
-        return .exitLong(.cycleExit)
-      }
-      return .hold
     }
+    return signal
   }
 }
