@@ -9,7 +9,7 @@ public struct ConfiguredStrategy: Sendable {
   public var parameterSummary: [(name: String, value: String)] { parameters.summary }
   /// The typed parameters (cast to `S.Parameters` for a strategy-specific fast path).
   public let parameters: any StrategyParameters
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?) -> StrategyRun
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
@@ -22,22 +22,27 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     self.parameters = parameters
-    body = { bars, broker, gate, intrabar, account in
+    body = { bars, broker, gate, intrabar, account, range in
       var strategy = S(parameters: parameters, bars: bars)
       guard let gate else {
-        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account)
+        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account, trading: range)
         return StrategyRun(result: result, indicators: strategy.indicatorColumns, blockedEntries: 0)
       }
       var filtered = CycleFilter(strategy, gate: gate)
-      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account)
+      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account, trading: range)
       return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries)
     }
   }
 
   /// Runs the strategy over `bars`, through the cycle filter when `gate` is given.
+  ///
+  /// With `range`, the strategy is built over all of `bars` and trades only
+  /// the bars in `range`, with a fresh account (`Engine.run`): the bars before
+  /// it warm the indicators. Pass `bars` ending at the range's end to make
+  /// sure nothing after it exists.
   public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil,
-                  account: AccountEvents? = nil) -> StrategyRun {
-    body(bars, broker, gate, intrabar, account)
+                  account: AccountEvents? = nil, trading range: Range<Int>? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar, account, range)
   }
 }
 

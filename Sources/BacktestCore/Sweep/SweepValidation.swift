@@ -15,6 +15,10 @@ public struct HoldoutSplit: Sendable, Equatable {
   static func read(_ node: YAMLNode) throws -> HoldoutSplit {
     let t = try ConfigTable(node, path: "sweep.validation")
     _ = try t.choice("mode", ["holdout"], default: "holdout")
+    for key in ["anchored", "account"] where t.contains(key) {
+      throw InputError("'sweep.validation.\(key)' applies to mode: walk_forward only (a holdout has one training and one test part)",
+                       at: t.node(key)!.location)
+    }
     guard let text = try t.string("split") else {
       throw InputError("expected 'split' (a date like 2012-01-01 or an in-sample fraction like 0.7) in 'sweep.validation'", at: t.location)
     }
@@ -57,13 +61,16 @@ public struct ValidationRow: Sendable {
 }
 
 public enum SweepValidation {
-  /// Runs the top `settings.top` in-sample combinations on `outOfSample` bars (a fresh account, indicators warmed up there).
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], outOfSample: BarSeries) -> [ValidationRow] {
+  /// Runs the top `settings.top` in-sample combinations on the out-of-sample bars, `bars` from `start` on:
+  /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
+                              outOfSampleStart start: Int) -> [ValidationRow] {
     let ranked = SweepReport.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
+    let outOfSample = bars.filtered { $0 >= start }
     return ranked.compactMap { r in
       guard let job = byValues[r.values] else { return nil }
-      let run = job.config.strategy.run(bars: outOfSample, broker: job.config.broker)
+      let run = job.config.strategy.run(bars: bars, broker: job.config.broker, trading: start..<bars.count)
       return ValidationRow(values: r.values, inSample: r, outOfSample: PerformanceSummary(result: run.result, bars: outOfSample))
     }
   }
@@ -86,7 +93,8 @@ public enum SweepValidation {
 
   /// A Markdown/HTML-ready table and an SVG chart of in-sample against out-of-sample Sharpe per rank.
   public static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
-    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample.\n\n"
+    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample "
+    md += "(a fresh account from the first out-of-sample bar; the in-sample bars warm the indicators).\n\n"
     md += "![In-sample against out-of-sample](validation.svg)\n\n"
     md += "| # | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS sharpe | OOS sharpe | IS return | OOS return | IS max DD | OOS max DD | OOS trades |\n"
     md += "|---:|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
