@@ -165,10 +165,6 @@ public struct SweepSignificance: Sendable {
     guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
     let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
-    guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
-      let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
-    let sr = m / sd
-    let benchmark = SharpeSignificance.expectedMaximum(trials: records.count, variance: variance)
     var overfitting: BacktestOverfitting.Result?
     if jobs.count <= 2000 {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
@@ -178,12 +174,7 @@ public struct SweepSignificance: Sendable {
       }
       overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }
-    return SweepSignificance(
-      trials: records.count, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
-      expectedMaximum: benchmark,
-      psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
-      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
-      overfitting: overfitting)
+    return SweepSignificance(bestReturns: daily, trialSharpes: sharpes, trials: records.count, overfitting: overfitting)
   }
 
   public var markdown: String {
@@ -200,5 +191,22 @@ public struct SweepSignificance: Sendable {
       md += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information).\n"
     }
     return md
+  }
+}
+
+extension SweepSignificance {
+  /// The tests from the best combination's daily returns and every trial's per-day Sharpe ratio (those
+  /// defined; `trials` counts them all); `nil` for fewer than two Sharpe ratios or three days, or no deviation.
+  init?(bestReturns daily: [Double], trialSharpes sharpes: [Double], trials: Int, overfitting: BacktestOverfitting.Result?) {
+    guard sharpes.count > 1, let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
+      let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
+    let sr = m / sd
+    let benchmark = SharpeSignificance.expectedMaximum(trials: trials, variance: variance)
+    self.init(
+      trials: trials, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
+      expectedMaximum: benchmark,
+      psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      overfitting: overfitting)
   }
 }
