@@ -85,8 +85,9 @@ import Testing
 @Suite struct SweepSignificanceFixtureTests {
   struct Expected: Decodable {
     var days: Int, combinations: Int, best: Int, blocks: Int
-    var sharpes: [Double], logits: [Double]
-    var variance: Double, expected_maximum: Double, skewness: Double, kurtosis: Double, psr: Double, dsr: Double, pbo: Double
+    var sharpes: [Double], logits: [Double], logits_with_twin: [Double]
+    var variance: Double, expected_maximum: Double, skewness: Double, kurtosis: Double, psr: Double, dsr: Double
+    var pbo: Double, pbo_with_twin: Double
   }
 
   static func fixture() throws -> (columns: [[Double]], expected: Expected) {
@@ -119,6 +120,10 @@ import Testing
     #expect(overfitting.blocks == expected.blocks && overfitting.logits.count == expected.logits.count)
     #expect(overfitting.probability == expected.pbo)
     for (a, e) in zip(overfitting.logits.sorted(), expected.logits) { #expect(abs(a - e) < 1e-12, "logit \(a) against \(e)") }
+    // A twin of the best column: the winner ties with it out of sample (average ranks).
+    let twin = try #require(BacktestOverfitting.pbo(returns: columns + [columns[best]], blocks: expected.blocks))
+    #expect(twin.probability == expected.pbo_with_twin && twin.logits.count == expected.logits_with_twin.count)
+    for (a, e) in zip(twin.logits.sorted(), expected.logits_with_twin) { #expect(abs(a - e) < 1e-12, "logit with a twin \(a) against \(e)") }
   }
 
   @Test("end to end: the sweep of the same grid on the shipped bars reports the fixture's PSR, DSR and PBO")

@@ -33,7 +33,10 @@ expected.json  the Sharpe ratio per day (mean / sample deviation) of every
                the training set, the column with the best training Sharpe ratio,
                its rank among the testing Sharpe ratios (scipy's average rank of
                ties), w = rank / (N + 1), logit ln(w / (1 - w)); PBO = the share
-               of logits <= 0. The logits are listed sorted.
+               of logits <= 0. The logits are listed sorted. The same again with
+               the best column appended once more (two combinations with the
+               same returns, as a sweep often has): `_with_twin`, where ties
+               decide the ranks.
 """
 import csv
 import itertools
@@ -79,6 +82,23 @@ def sharpe(x):
     return x.mean() / x.std(ddof=1)
 
 
+def cscv(m):
+    """The logits (sorted) and the PBO of the columns of `m`."""
+    t, n = m.shape
+    size = t // BLOCKS
+    blocks = [m[k * size:(k + 1) * size] for k in range(BLOCKS)]
+    logits = []
+    for train in itertools.combinations(range(BLOCKS), BLOCKS // 2):
+        test = [k for k in range(BLOCKS) if k not in train]
+        inside = np.vstack([blocks[k] for k in train])
+        outside = np.vstack([blocks[k] for k in test])
+        chosen = int(np.argmax([sharpe(inside[:, j]) for j in range(n)]))
+        rank = stats.rankdata([sharpe(outside[:, j]) for j in range(n)], method="average")[chosen]
+        w = rank / (n + 1)
+        logits.append(math.log(w / (1 - w)))
+    return sorted(logits), sum(1 for x in logits if x <= 0) / len(logits)
+
+
 def main():
     path = os.path.join(here, "returns.csv")
     write_returns(path)
@@ -101,30 +121,20 @@ def main():
     def psr(benchmark):
         return float(stats.norm.cdf((sr - benchmark) * math.sqrt(t - 1) / math.sqrt(1 - skew * sr + (kurt - 1) / 4 * sr * sr)))
 
-    size = t // BLOCKS
-    blocks = [m[k * size:(k + 1) * size] for k in range(BLOCKS)]
-    logits = []
-    for train in itertools.combinations(range(BLOCKS), BLOCKS // 2):
-        test = [k for k in range(BLOCKS) if k not in train]
-        inside = np.vstack([blocks[k] for k in train])
-        outside = np.vstack([blocks[k] for k in test])
-        chosen = int(np.argmax([sharpe(inside[:, j]) for j in range(n)]))
-        rank = stats.rankdata([sharpe(outside[:, j]) for j in range(n)], method="average")[chosen]
-        w = rank / (n + 1)
-        logits.append(math.log(w / (1 - w)))
-    pbo = sum(1 for x in logits if x <= 0) / len(logits)
+    logits, pbo = cscv(m)
+    twin_logits, twin_pbo = cscv(np.column_stack([m, m[:, best]]))
 
     expected = {
         "days": t, "combinations": n, "sharpes": sharpes.tolist(), "best": best, "best_name": names[best],
         "variance": variance, "expected_maximum": expected_max, "skewness": skew, "kurtosis": kurt,
         "psr": psr(0.0), "dsr": psr(expected_max),
-        "blocks": BLOCKS, "pbo": pbo, "logits": sorted(logits),
+        "blocks": BLOCKS, "pbo": pbo, "logits": logits, "pbo_with_twin": twin_pbo, "logits_with_twin": twin_logits,
     }
     with open(os.path.join(here, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1)
         f.write("\n")
     print(f"{t} days x {n} combinations; best {names[best]} (daily Sharpe {sr:.6f}); "
-          f"PSR {expected['psr']:.6f}, DSR {expected['dsr']:.6f}, PBO {pbo:.4f}")
+          f"PSR {expected['psr']:.6f}, DSR {expected['dsr']:.6f}, PBO {pbo:.4f} ({twin_pbo:.4f} with a twin of the best)")
 
 
 if __name__ == "__main__":
