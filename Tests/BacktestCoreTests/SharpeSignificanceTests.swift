@@ -57,6 +57,16 @@ import Testing
     #expect(honest.probability == 0 && honest.logits.allSatisfy { abs($0 - log(2)) < 1e-15 })
   }
 
+  @Test("worked by hand: a winner exactly at the median out of sample (λ = 0) counts as overfit")
+  func medianCountsAsOverfit() throws {
+    // Pairs (x − 0.005, x + 0.005) have Sharpe x / (√2 · 0.005), so each block ranks the strategies by its centre x.
+    // Block 1 centres: A 0.03, B 0.02, C 0.01; block 2: B 0.03, A 0.02, C 0.01. Either way the winner ranks second of
+    // three out of sample: ω = 2/4, λ = ln 1 = 0, which the paper counts as overfit (λ ≤ 0).
+    let a = [0.025, 0.035, 0.015, 0.025], b = [0.015, 0.025, 0.025, 0.035], c = [0.005, 0.015, 0.005, 0.015]
+    let r = try #require(BacktestOverfitting.pbo(returns: [a, b, c], blocks: 2))
+    #expect(r.logits == [0, 0] && r.probability == 1)
+  }
+
   @Test("block sums: by hand")
   func blockSums() throws {
     // 5 returns in 2 blocks of 2 (the fifth is left out): sums 0.06, 0.00; squares 0.002, 0.0002.
