@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 import Testing
 
@@ -134,19 +135,25 @@ import Glibc
       try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").dropLast().joined(separator: ",") }
     }
     #expect(try rows(dir + "/h/results.csv") == rows(dir + "/cut/results.csv"))
-    // Each out-of-sample row equals backtest run on the bars from the split with those parameters.
+    // Each out-of-sample row equals the run file's strategy with those parameters over all the bars, traded from the
+    // split on with a fresh account (the bars before the split warm the indicators). `backtest run` with
+    // data.start=2023-07-01 would compute the indicators from that date: a different, cold result.
     let validation = try String(contentsOfFile: dir + "/h/validation.csv", encoding: .utf8).split(separator: "\n")
     #expect(validation.count == 6)
     let header = validation[0].split(separator: ",").map(String.init)
+    let file = CLI.root + "/Strategies/gpix-sweep-holdout.yaml"
+    func config(_ overrides: [String]) throws -> RunConfig {
+      try RunConfig.parse(document: try SweepRunner.parse(String(contentsOfFile: file, encoding: .utf8), file: file, overrides: overrides).root, file: file)
+    }
+    let bars = try Backtest.loadBars(try config([]).data).bars
+    let split = try #require(bars.day.firstIndex { Int($0) >= CivilDate.days(year: 2023, month: 7, day: 1) })
     for line in validation.dropFirst().prefix(2) {
       let v = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      let out = dir + "/run-" + v[0]
-      let r = try CLI.run(["run", "gpix-sweep-holdout.yaml", "--out", out, "--quiet", "--set", "data.start=2023-07-01",
-                           "--set", "strategy.bollinger.period=\(v[1])", "--set", "strategy.rsi.oversold=\(v[2])"])
-      #expect(r.status == 0, "\(r.stderr)")
-      let summary = try String(contentsOfFile: out + "/summary.json", encoding: .utf8)
-      #expect(summary.contains("\"total_return\": \(v[header.firstIndex(of: "oos_total_return")!]),"))
-      #expect(summary.contains("\"sharpe\": \(v[header.firstIndex(of: "oos_sharpe")!]),"))
+      let combination = try config(["strategy.bollinger.period=\(v[1])", "strategy.rsi.oversold=\(v[2])"])
+      let run = combination.strategy.run(bars: bars, broker: combination.broker, trading: split..<bars.count).result
+      let summary = PerformanceSummary(result: run, bars: bars.filtered { $0 >= split })
+      #expect(summary.totalReturn.description == v[header.firstIndex(of: "oos_total_return")!])
+      #expect(summary.sharpe?.description == v[header.firstIndex(of: "oos_sharpe")!])
     }
     let md = try String(contentsOfFile: dir + "/h/sweep.md", encoding: .utf8)
     #expect(md.contains("## In-sample against out-of-sample") && md.contains("validation.svg"))

@@ -1,4 +1,4 @@
-import BacktestCore
+@testable import BacktestCore
 import Foundation
 import Testing
 
@@ -57,6 +57,16 @@ import Testing
     #expect(honest.probability == 0 && honest.logits.allSatisfy { abs($0 - log(2)) < 1e-15 })
   }
 
+  @Test("worked by hand: a winner exactly at the median out of sample (λ = 0) counts as overfit")
+  func medianCountsAsOverfit() throws {
+    // Pairs (x − 0.005, x + 0.005) have Sharpe x / (√2 · 0.005), so each block ranks the strategies by its centre x.
+    // Block 1 centres: A 0.03, B 0.02, C 0.01; block 2: B 0.03, A 0.02, C 0.01. Either way the winner ranks second of
+    // three out of sample: ω = 2/4, λ = ln 1 = 0, which the paper counts as overfit (λ ≤ 0).
+    let a = [0.025, 0.035, 0.015, 0.025], b = [0.015, 0.025, 0.025, 0.035], c = [0.005, 0.015, 0.005, 0.015]
+    let r = try #require(BacktestOverfitting.pbo(returns: [a, b, c], blocks: 2))
+    #expect(r.logits == [0, 0] && r.probability == 1)
+  }
+
   @Test("block sums: by hand")
   func blockSums() throws {
     // 5 returns in 2 blocks of 2 (the fifth is left out): sums 0.06, 0.00; squares 0.002, 0.0002.
@@ -77,5 +87,74 @@ import Testing
     let r = try #require(BacktestOverfitting.pbo(returns: returns, blocks: 10))
     #expect(r.logits.count == 252)  // C(10, 5)
     #expect(abs(r.probability - 0.5) < 0.2, "\(r.probability)")
+  }
+}
+
+/// PSR, DSR and PBO against an independent numpy/scipy implementation (`Fixtures/validation/make.py`) on a stored
+/// matrix of 20 combinations' daily returns (the oracle's, for a grid of the swing rule on the shipped 30-minute bars).
+@Suite struct SweepSignificanceFixtureTests {
+  struct Expected: Decodable {
+    var days: Int, combinations: Int, best: Int, blocks: Int
+    var sharpes: [Double], logits: [Double], logits_with_twin: [Double]
+    var variance: Double, expected_maximum: Double, skewness: Double, kurtosis: Double, psr: Double, dsr: Double
+    var pbo: Double, pbo_with_twin: Double
+  }
+
+  static func fixture() throws -> (columns: [[Double]], expected: Expected) {
+    let csv = try SimpleCSV(path: Repo.fixtures + "/validation/returns.csv")
+    let columns = try csv.header.map { name in try csv.column(name).map { try #require(Double($0)) } }
+    let json = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/validation/expected.json"))
+    return (columns, try JSONDecoder().decode(Expected.self, from: json))
+  }
+
+  static func expectClose(_ name: String, _ actual: Double, _ expected: Double, relative: Double) {
+    #expect(close(actual, expected, relative: relative), "\(name): \(actual) against \(expected)")
+  }
+
+  @Test("on the stored matrix: every input and output of the tests equals numpy/scipy's to 1e-10 relative; PBO exactly")
+  func storedMatrix() throws {
+    let (columns, expected) = try Self.fixture()
+    #expect(columns.count == expected.combinations && columns.allSatisfy { $0.count == expected.days })
+    let sharpes = columns.map { mean($0)! / sampleDeviation($0)! }
+    for (k, (s, e)) in zip(sharpes, expected.sharpes).enumerated() { Self.expectClose("Sharpe of column \(k)", s, e, relative: 1e-12) }
+    let best = sharpes.indices.max { sharpes[$0] < sharpes[$1] }!
+    #expect(best == expected.best)
+    let overfitting = try #require(BacktestOverfitting.pbo(returns: columns, blocks: expected.blocks))
+    let s = try #require(SweepSignificance(bestReturns: columns[best], trialSharpes: sharpes, trials: columns.count, overfitting: overfitting))
+    Self.expectClose("variance", s.variance, expected.variance, relative: 1e-10)
+    Self.expectClose("expected maximum", s.expectedMaximum, expected.expected_maximum, relative: 1e-10)
+    Self.expectClose("skewness", s.skewness, expected.skewness, relative: 1e-10)
+    Self.expectClose("kurtosis", s.kurtosis, expected.kurtosis, relative: 1e-10)
+    Self.expectClose("PSR", s.psr, expected.psr, relative: 1e-10)
+    Self.expectClose("DSR", s.dsr, expected.dsr, relative: 1e-10)
+    #expect(overfitting.blocks == expected.blocks && overfitting.logits.count == expected.logits.count)
+    #expect(overfitting.probability == expected.pbo)
+    for (a, e) in zip(overfitting.logits.sorted(), expected.logits) { #expect(abs(a - e) < 1e-12, "logit \(a) against \(e)") }
+    // A twin of the best column: the winner ties with it out of sample (average ranks).
+    let twin = try #require(BacktestOverfitting.pbo(returns: columns + [columns[best]], blocks: expected.blocks))
+    #expect(twin.probability == expected.pbo_with_twin && twin.logits.count == expected.logits_with_twin.count)
+    for (a, e) in zip(twin.logits.sorted(), expected.logits_with_twin) { #expect(abs(a - e) < 1e-12, "logit with a twin \(a) against \(e)") }
+  }
+
+  @Test("end to end: the sweep of the same grid on the shipped bars reports the fixture's PSR, DSR and PBO")
+  func sweep() throws {
+    let (columns, expected) = try Self.fixture()
+    let path = Repo.path("Strategies/gpix-sweep-holdout.yaml")
+    let (root, settings) = try SweepRunner.parse(try String(contentsOfFile: path, encoding: .utf8), file: path,
+                                                 overrides: ["sweep.validation=null", "sweep.constraints.min_trades=0"])
+    let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: SweepPlan.combinations(settings))
+    let bars = try Backtest.loadBars(try RunConfig.parse(document: root, file: path).data).bars
+    // The sweep's daily returns are the oracle's (written with 10 significant digits), column by column in plan order.
+    for (job, column) in zip(jobs, columns) {
+      let daily = SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil)
+      #expect(daily.count == column.count && zip(daily, column).allSatisfy { abs($0 - $1) <= 1e-11 }, "\(job.combination.values)")
+    }
+    let records = ConcurrentSlots<SweepRecord>(count: jobs.count)
+    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in records.set(c.index, SweepReport.record(c, summary, fingerprint: "-")) }
+    let s = try #require(SweepSignificance.evaluate((0..<jobs.count).map { records.get($0) }, settings: settings, jobs: jobs, bars: bars))
+    Self.expectClose("PSR", s.psr, expected.psr, relative: 1e-8)
+    Self.expectClose("DSR", s.dsr, expected.dsr, relative: 1e-8)
+    #expect(s.trials == expected.combinations && s.observations == expected.days)
+    #expect(s.overfitting?.probability == expected.pbo)
   }
 }

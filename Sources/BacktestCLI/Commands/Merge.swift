@@ -77,10 +77,11 @@ struct MergeCommand {
     records.sort { order[$0.key]! < order[$1.key]! }
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
     let base = try RunConfig.parse(document: root, file: first.file, catalog: catalog)
-    let (inSample, outOfSample) = try SweepCommand.split(try Backtest.loadBars(base.data).bars, settings: settings, file: first.file)
+    let allBars = try Backtest.loadBars(base.data).bars
+    let (inSample, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: first.file)
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
-    if let split = settings.validation, let outOfSample {
-      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: outOfSample), split)
+    if let split = settings.validation, let outOfSampleStart {
+      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: outOfSampleStart), split)
     }
     let significance = base.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample) : nil
     try AtomicWriter.write([

@@ -42,7 +42,7 @@ struct RegressCommand {
     let plan = SweepPlan.combinations(settings)
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
     let (allBars, _) = try Backtest.loadBars(config.data)
-    let (bars, outOfSample) = try SweepCommand.split(allBars, settings: settings, file: path)
+    let (bars, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: path)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
@@ -51,7 +51,9 @@ struct RegressCommand {
       collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
-    let validation = outOfSample.map { (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, outOfSample: $0), split: settings.validation!) }
+    let validation = outOfSampleStart.map {
+      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: $0), split: settings.validation!)
+    }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
       + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
                                 significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, known: blockSums, bestReturns: best) : nil,

@@ -70,15 +70,15 @@ struct SweepCommand {
     let newHeader = previous == nil && FileManager.default.fileExists(atPath: folder) ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: Background<Result<String, Error>>?
-    let loaded = Result { () throws -> (BarSeries, BarSeries?, CycleContext?, [Dividend]) in
+    let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleContext?, [Dividend]) in
       let barFile = try readInputFile(base.data.bars)
       pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
-      let (bars, outOfSample) = try Self.split(allBars, settings: settings, file: path)
-      return (bars, outOfSample, try Backtest.loadCycle(base, bars: bars), try Backtest.loadDividends(base.data))
+      let (bars, outOfSampleStart) = try Self.split(allBars, settings: settings, file: path)
+      return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: bars), try Backtest.loadDividends(base.data))
     }
     let jobs = try pendingJobs.value.get()
-    let (bars, outOfSample, cycle, dividends) = try loaded.get()
+    let (allBars, bars, outOfSampleStart, cycle, dividends) = try loaded.get()
     mark("load")
     let fingerprint = try pendingFingerprint!.value.get()
     mark("fingerprint")
@@ -119,8 +119,8 @@ struct SweepCommand {
     let all = (records + sink.records).sorted { order[$0.key]! < order[$1.key]! }
     let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
     // Out-of-sample runs of the top combinations; a shard ranks only its slice, so merge does this for shards.
-    let validation = shard == nil ? outOfSample.map { oos in
-      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, outOfSample: oos), split: settings.validation!)
+    let validation = shard == nil ? outOfSampleStart.map { start in
+      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: start), split: settings.validation!)
     } : nil
     // The significance tests, on another core while the other files are made.
     let significance = Background {
@@ -160,13 +160,13 @@ struct SweepCommand {
     return ExitCode.ok
   }
 
-  /// The in-sample bars (all of them without a validation split) and the out-of-sample ones.
-  static func split(_ bars: BarSeries, settings: SweepSettings, file: String) throws -> (BarSeries, BarSeries?) {
+  /// The in-sample bars (all of them without a validation split) and the index of the first out-of-sample bar.
+  static func split(_ bars: BarSeries, settings: SweepSettings, file: String) throws -> (BarSeries, Int?) {
     guard let v = settings.validation else { return (bars, nil) }
     guard let k = v.index(in: bars) else {
       throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)
     }
-    return (bars.prefix(k), bars.filtered { $0 >= k })
+    return (bars.prefix(k), k)
   }
 
   /// A fingerprint of what the results depend on: the bar, macro and dividend files' bytes and the base settings.

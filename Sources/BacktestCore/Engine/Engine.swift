@@ -26,6 +26,10 @@ public struct BacktestResult: Sendable {
   public var dividendsPending = 0.0
   /// The expense-ratio drag charged to cash over the run.
   public var expenseDrag = 0.0
+  /// The bar of `bars` that `equity[0]` (and every other per-bar column) is
+  /// at: the start of the range traded (0 for a run over all bars). Trades
+  /// carry bar indices into `bars`.
+  public var firstBar = 0
 
   /// Dividend cash received over the run.
   public var dividendIncome: Double { dividendCash.reduce(0, +) }
@@ -62,14 +66,24 @@ public enum Engine {
   /// open trade's `dividends`); dividend cash arrives at its pay-date bar; the
   /// expense-ratio drag since the previous bar is charged to cash.
   ///
+  /// With `range`, only the bars in it trade: the account starts fresh at its
+  /// first bar (no order from a decision before it, dividends only from
+  /// ex-dates inside it), the strategy decides from its first bar on (its
+  /// indicators are still computed over all of `bars`, so the bars before
+  /// the range warm them), and its last bar is the last bar (END_OF_DATA).
+  /// The result's columns then hold the range's bars only (`firstBar`).
+  ///
   /// With `probe`, the strategy also decides at the last close as if it held
   /// that position (a copy of it, so the run is unchanged): `probeSignal`.
   ///
-  /// - Complexity: O(bars); allocates only when a trade closes or a dividend is paid.
+  /// - Complexity: O(bars in the range); allocates only when a trade closes or a dividend is paid.
   public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
                                         intrabar: IntrabarData? = nil, account: AccountEvents? = nil,
-                                        probe: PositionView? = nil) -> BacktestResult {
-    let n = bars.count
+                                        trading range: Range<Int>? = nil, probe: PositionView? = nil) -> BacktestResult {
+    let range = range ?? 0..<bars.count
+    precondition(range.lowerBound >= 0 && range.upperBound <= bars.count, "trading range \(range) outside the \(bars.count) bars")
+    // Bars `first..<end` trade; column `k` holds bar `first + k`.
+    let first = range.lowerBound, end = range.upperBound, n = range.count
     var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
     var sharesColumn = ContiguousArray<Double>(repeating: 0, count: n)
@@ -92,13 +106,13 @@ public enum Engine {
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
     let rule = broker.intrabarRule
-    let firstDecision = max(0, strategy.firstDecisionBar)
+    let firstDecision = max(first, strategy.firstDecisionBar)
     // Account events: ex-dates in order, payments owed, the next bar with either.
     let schedule = account?.dividends ?? DividendSchedule()
     var dividendColumn = ContiguousArray<Double>(repeating: 0, count: schedule.isEmpty ? 0 : n)
-    var nextEx = 0
+    var nextEx = schedule.exBar.firstIndex { $0 >= first } ?? schedule.exBar.count
     var owed: [(bar: Int, cash: Double)] = []
-    var nextEventBar = schedule.isEmpty ? Int.max : schedule.exBar[0]
+    var nextEventBar = nextEx < schedule.exBar.count ? schedule.exBar[nextEx] : Int.max
     var tradeDividends = 0.0
     let expenseRate = account?.expenseRatio ?? 0
     var expenseDrag = 0.0
@@ -120,7 +134,7 @@ public enum Engine {
       @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
         BrokerRules.sellPrice(price, low: low[t], slip: slip)
       }
-      for t in 0..<n {
+      for t in range {
         // 0. Dividends and the expense drag, before anything trades.
         if t == nextEventBar {
           while nextEx < schedule.exBar.count && schedule.exBar[nextEx] == t {
@@ -134,7 +148,7 @@ public enum Engine {
           owed.removeAll { payment in
             guard payment.bar == t else { return false }
             cash += payment.cash
-            dividendColumn[t] += payment.cash
+            dividendColumn[t - first] += payment.cash
             return true
           }
           nextEventBar = min(nextEx < schedule.exBar.count ? schedule.exBar[nextEx] : Int.max, owed.map(\.bar).min() ?? Int.max)
@@ -175,8 +189,8 @@ public enum Engine {
             ambiguousBars += 1
             // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
             if let intrabar {
-              let end = t + 1 < n ? bars.time[t + 1] : Int64.max
-              if let touch = intrabar.firstTouch(from: bars.time[t], to: end, stop: stop, target: target) {
+              let barEnd = t + 1 < bars.count ? bars.time[t + 1] : Int64.max
+              if let touch = intrabar.firstTouch(from: bars.time[t], to: barEnd, stop: stop, target: target) {
                 e = (touch.price, touch.reason, false)
                 resolvedBars += 1
               }
@@ -186,19 +200,19 @@ public enum Engine {
         }
 
         // 3. Mark to the close.
-        equityColumn[t] = cash + shares * close[t]
-        cashColumn[t] = cash
-        sharesColumn[t] = shares
+        equityColumn[t - first] = cash + shares * close[t]
+        cashColumn[t - first] = cash
+        sharesColumn[t - first] = shares
 
         // 4. Decide at the close; the order fills at the next open.
         if t >= firstDecision {
           let position = PositionView(shares: shares, entryPrice: entryPrice, entryBar: shares > 0 ? entryBar : -1)
-          if t == n - 1, let probe {
+          if t == end - 1, let probe {
             var copy = strategy
             probeSignal = copy.decide(at: t, position: probe)
           }
           let signal = strategy.decide(at: t, position: position)
-          if t == n - 1 {
+          if t == end - 1 {
             finalSignal = signal
             finalPosition = position
           } else {
@@ -210,7 +224,7 @@ public enum Engine {
         }
       }
       if shares > 0 && n > 0 {
-        exit(n - 1, close[n - 1], .endOfData)
+        exit(end - 1, close[end - 1], .endOfData)
         // The last mark already holds shares * close; only a closing commission changes it.
         equityColumn[n - 1] -= trades[trades.count - 1].exitFee
       }
@@ -218,6 +232,7 @@ public enum Engine {
     return BacktestResult(trades: trades, equity: equityColumn, cash: cashColumn, shares: sharesColumn,
                           initialCash: broker.initialCash, skippedEntries: skippedEntries, ambiguousBars: ambiguousBars,
                           resolvedBars: resolvedBars, finalSignal: finalSignal, finalPosition: finalPosition, probeSignal: probeSignal,
-                          dividendCash: dividendColumn, dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag)
+                          dividendCash: dividendColumn, dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag,
+                          firstBar: first)
   }
 }

@@ -39,7 +39,7 @@ public struct ConfiguredStrategy: Sendable {
   public let parameterInfo: [ParameterInfo]
   /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
   public let type: any Strategy.Type
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, FinalQuestion?) -> StrategyRun
+  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
@@ -54,11 +54,11 @@ public struct ConfiguredStrategy: Sendable {
     self.parameters = parameters
     parameterInfo = S.Parameters.info
     self.type = S.self
-    body = { bars, broker, gate, intrabar, account, question in
+    body = { bars, broker, gate, intrabar, account, range, question in
       var strategy = S(parameters: parameters, bars: bars)
       let probe: PositionView? = if case .position(let p) = question { p } else { nil }
       guard let gate else {
-        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account, probe: probe)
+        let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account, trading: range, probe: probe)
         let final = question.map { question in
           Self.final(strategy, question, result: result, signal: probe == nil ? result.finalSignal : result.probeSignal,
                      unfiltered: probe == nil ? result.finalSignal : result.probeSignal, position: probe ?? result.finalPosition)
@@ -67,11 +67,11 @@ public struct ConfiguredStrategy: Sendable {
                            final: final)
       }
       var filtered = CycleFilter(strategy, gate: gate)
-      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account, probe: probe)
+      let result = Engine.run(&filtered, bars: bars, broker: broker, intrabar: intrabar, account: account, trading: range, probe: probe)
       let final = question.map { question in
         let position = probe ?? result.finalPosition
         var inner = filtered.inner
-        let unfiltered = inner.decide(at: bars.count - 1, position: position)
+        let unfiltered = inner.decide(at: result.firstBar + result.equity.count - 1, position: position)
         return Self.final(filtered.inner, question, result: result, signal: probe == nil ? result.finalSignal : result.probeSignal,
                           unfiltered: unfiltered, position: position)
       }
@@ -82,7 +82,7 @@ public struct ConfiguredStrategy: Sendable {
 
   private static func final<S: Strategy>(_ strategy: S, _ question: FinalQuestion, result: BacktestResult, signal: Signal,
                                          unfiltered: Signal, position: PositionView) -> FinalDecision {
-    let last = result.equity.count - 1
+    let last = result.firstBar + result.equity.count - 1
     let levels = strategy.exitLevels(forEntryAt: last)
     return FinalDecision(question: question, signal: signal, unfiltered: unfiltered, reason: strategy.explain(unfiltered, at: last, position: position),
                          details: strategy.details(at: last), position: position, stopLoss: levels.stopLoss,
@@ -91,9 +91,14 @@ public struct ConfiguredStrategy: Sendable {
 
   /// Runs the strategy over `bars`, through the cycle filter when `gate` is
   /// given; with `explain`, also says what it decides at the last close and why.
+  ///
+  /// With `range`, the strategy is built over all of `bars` and trades only
+  /// the bars in `range`, with a fresh account (`Engine.run`): the bars before
+  /// it warm the indicators. Pass `bars` ending at the range's end to make
+  /// sure nothing after it exists.
   public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil,
-                  account: AccountEvents? = nil, explain: FinalQuestion? = nil) -> StrategyRun {
-    body(bars, broker, gate, intrabar, account, explain)
+                  account: AccountEvents? = nil, trading range: Range<Int>? = nil, explain: FinalQuestion? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar, account, range, explain)
   }
 }
 

@@ -15,6 +15,10 @@ public struct HoldoutSplit: Sendable, Equatable {
   static func read(_ node: YAMLNode) throws -> HoldoutSplit {
     let t = try ConfigTable(node, path: "sweep.validation")
     _ = try t.choice("mode", ["holdout"], default: "holdout")
+    for key in ["anchored", "account"] where t.contains(key) {
+      throw InputError("'sweep.validation.\(key)' applies to mode: walk_forward only (a holdout has one training and one test part)",
+                       at: t.node(key)!.location)
+    }
     guard let text = try t.string("split") else {
       throw InputError("expected 'split' (a date like 2012-01-01 or an in-sample fraction like 0.7) in 'sweep.validation'", at: t.location)
     }
@@ -57,13 +61,16 @@ public struct ValidationRow: Sendable {
 }
 
 public enum SweepValidation {
-  /// Runs the top `settings.top` in-sample combinations on `outOfSample` bars (a fresh account, indicators warmed up there).
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], outOfSample: BarSeries) -> [ValidationRow] {
+  /// Runs the top `settings.top` in-sample combinations on the out-of-sample bars, `bars` from `start` on:
+  /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
+                              outOfSampleStart start: Int) -> [ValidationRow] {
     let ranked = SweepReport.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
+    let outOfSample = bars.filtered { $0 >= start }
     return ranked.compactMap { r in
       guard let job = byValues[r.values] else { return nil }
-      let run = job.config.strategy.run(bars: outOfSample, broker: job.config.broker)
+      let run = job.config.strategy.run(bars: bars, broker: job.config.broker, trading: start..<bars.count)
       return ValidationRow(values: r.values, inSample: r, outOfSample: PerformanceSummary(result: run.result, bars: outOfSample))
     }
   }
@@ -86,7 +93,8 @@ public enum SweepValidation {
 
   /// A Markdown/HTML-ready table and an SVG chart of in-sample against out-of-sample Sharpe per rank.
   public static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
-    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample.\n\n"
+    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample "
+    md += "(a fresh account from the first out-of-sample bar; the in-sample bars warm the indicators).\n\n"
     md += "![In-sample against out-of-sample](validation.svg)\n\n"
     md += "| # | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS sharpe | OOS sharpe | IS return | OOS return | IS max DD | OOS max DD | OOS trades |\n"
     md += "|---:|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
@@ -157,10 +165,6 @@ public struct SweepSignificance: Sendable {
     guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
     let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil, dividends: dividends)
-    guard let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
-      let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
-    let sr = m / sd
-    let benchmark = SharpeSignificance.expectedMaximum(trials: records.count, variance: variance)
     var overfitting: BacktestOverfitting.Result?
     if jobs.count <= 2000 {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
@@ -170,12 +174,7 @@ public struct SweepSignificance: Sendable {
       }
       overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }
-    return SweepSignificance(
-      trials: records.count, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
-      expectedMaximum: benchmark,
-      psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
-      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
-      overfitting: overfitting)
+    return SweepSignificance(bestReturns: daily, trialSharpes: sharpes, trials: records.count, overfitting: overfitting)
   }
 
   public var markdown: String {
@@ -192,5 +191,22 @@ public struct SweepSignificance: Sendable {
       md += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information).\n"
     }
     return md
+  }
+}
+
+extension SweepSignificance {
+  /// The tests from the best combination's daily returns and every trial's per-day Sharpe ratio (those
+  /// defined; `trials` counts them all); `nil` for fewer than two Sharpe ratios or three days, or no deviation.
+  init?(bestReturns daily: [Double], trialSharpes sharpes: [Double], trials: Int, overfitting: BacktestOverfitting.Result?) {
+    guard sharpes.count > 1, let sd = sampleDeviation(daily), sd > 0, let m = mean(daily), let moments = SharpeSignificance.moments(daily),
+      let variance = sampleDeviation(sharpes).map({ $0 * $0 }) else { return nil }
+    let sr = m / sd
+    let benchmark = SharpeSignificance.expectedMaximum(trials: trials, variance: variance)
+    self.init(
+      trials: trials, observations: daily.count, sharpe: sr, variance: variance, skewness: moments.skewness, kurtosis: moments.kurtosis,
+      expectedMaximum: benchmark,
+      psr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: 0, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      dsr: SharpeSignificance.probabilistic(sharpe: sr, benchmark: benchmark, observations: daily.count, skewness: moments.skewness, kurtosis: moments.kurtosis),
+      overfitting: overfitting)
   }
 }

@@ -2,6 +2,14 @@ import Foundation
 
 /// Walk-forward validation: windows of `train` then `test`, moved by `step`.
 public struct WalkForwardSettings: Sendable, Equatable {
+  /// The account each test part trades with.
+  public enum Account: String, Sendable, Equatable {
+    /// A new account with the initial cash per test part; the chained curve rescales each part.
+    case fresh
+    /// The previous test part's final equity (cash: every part ends flat): one account throughout.
+    case carry
+  }
+
   /// A length in calendar months, days or bars.
   public enum Length: Sendable, Equatable {
     case months(Int), days(Int), bars(Int)
@@ -49,11 +57,16 @@ public struct WalkForwardSettings: Sendable, Equatable {
   public var train: Length
   public var test: Length
   public var step: Length
+  /// Whether every training part starts at the first bar (and grows) instead of being the `train` before its test part.
+  public var anchored: Bool
+  public var account: Account
 
-  public init(train: Length, test: Length, step: Length) {
+  public init(train: Length, test: Length, step: Length, anchored: Bool = false, account: Account = .fresh) {
     self.train = train
     self.test = test
     self.step = step
+    self.anchored = anchored
+    self.account = account
   }
 
   static func read(_ t: ConfigTable) throws -> WalkForwardSettings {
@@ -69,19 +82,24 @@ public struct WalkForwardSettings: Sendable, Equatable {
     }
     let train = try length("train", nil), test = try length("test", nil)
     let step = try t.contains("step") ? length("step", nil) : test
-    return WalkForwardSettings(train: train, test: test, step: step)
+    let anchored = try t.choice("anchored", ["true", "false"], default: "false") == "true"
+    let account = Account(rawValue: try t.choice("account", ["fresh", "carry"], default: "fresh")!)!
+    return WalkForwardSettings(train: train, test: test, step: step, anchored: anchored, account: account)
   }
 
-  /// The windows as (train start, test start, test end) bar indices. Windows are anchored on their test
-  /// parts: the first starts `train` after the first bar, each next one `step` after the previous (with
-  /// `step = test`, the test parts tile the data without gaps); the training part is the `train` before it.
+  /// The windows as (train start, test start, test end) bar indices. The first test part starts `train`
+  /// after the first bar, each next one `step` after the previous (with `step = test`, the test parts tile
+  /// the data without gaps). The training part is the `train` before its test part (rolling), or, when
+  /// `anchored`, everything before it.
   public func windows(_ bars: BarSeries) -> [(train: Int, test: Int, end: Int)] {
     var out: [(train: Int, test: Int, end: Int)] = []
     guard bars.count > 2 else { return out }
     var testStart = train.end(from: 0, in: bars)
     while testStart < bars.count - 1 {
       let end = test.end(from: testStart, in: bars)
-      if end - testStart >= 2 { out.append((train: train.start(before: testStart, in: bars), test: testStart, end: end)) }
+      if end - testStart >= 2 {
+        out.append((train: anchored ? 0 : train.start(before: testStart, in: bars), test: testStart, end: end))
+      }
       let next = step.end(from: testStart, in: bars)
       if next <= testStart || end >= bars.count { break }
       testStart = next
@@ -95,19 +113,32 @@ public struct WalkForwardWindow: Sendable {
   public var trainStart: Int, testStart: Int, testEnd: Int
   public var best: SweepRecord?
   public var outOfSample: PerformanceSummary?
+  /// The test part's equity per bar (from `testStart`) and its trades (bar indices into the whole series).
   public var testEquity: ContiguousArray<Double>
+  public var testTrades: [Trade] = []
+  /// Walk-forward efficiency: the test part's CAGR over the winner's training CAGR (`WalkForward.efficiency`).
+  public var efficiency: Double?
 }
 
 /// Runs walk-forward validation and stitches the test parts.
 public enum WalkForward {
   public struct Result: Sendable {
     public var windows: [WalkForwardWindow]
-    /// The test parts chained into one equity curve (each part rescaled to start where the previous ended).
+    /// The test parts chained into one equity curve (with a fresh account per part, each part rescaled to start
+    /// where the previous ended; with `account: carry`, the one account's equity).
     public var equity: ContiguousArray<Double>
     public var day: ContiguousArray<Int32>
     public var summary: PerformanceSummary
+    /// The chained curve's CAGR over the mean of the winners' training CAGRs.
+    public var efficiency: Double?
   }
 
+  /// Ranks the grid on each window's training part and trades the winner on its test part.
+  ///
+  /// The test part is decided by the strategy built over every bar up to the test part's end (the bars
+  /// before it warm the indicators; none after it exists) and traded from its first bar on, with a fresh
+  /// account or the previous part's final equity (`settings.account`). The training part is swept on its
+  /// own bars (its indicators warm up inside it).
   public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
                          initialCash: Double, workers: Int) -> Result {
     var windows: [WalkForwardWindow] = []
@@ -124,13 +155,19 @@ public enum WalkForward {
       let best = SweepReport.ranking(collected.sorted, settings: settings).first
       var window = WalkForwardWindow(trainStart: w.train, testStart: w.test, testEnd: w.end, best: best, testEquity: [])
       if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
-        let result = job.config.strategy.run(bars: test, broker: job.config.broker).result
-        window.outOfSample = PerformanceSummary(result: result, bars: test)
+        var broker = job.config.broker
+        if wf.account == .carry { broker.initialCash = level }
+        let result = job.config.strategy.run(bars: bars.prefix(w.end), broker: broker, trading: w.test..<w.end).result
+        let summary = PerformanceSummary(result: result, bars: test)
+        window.outOfSample = summary
         window.testEquity = result.equity
+        window.testTrades = result.trades
+        window.efficiency = efficiency(outOfSample: summary.cagr, inSample: best.metric("cagr"))
         // Trade statistics are scale-free (returns, win rate); the marks carry the chained equity.
         for trade in result.trades { accumulator.add(trade) }
+        let scale = level / result.initialCash  // 1 with a carried account
         for (i, e) in result.equity.enumerated() {
-          let v = level * e / result.initialCash
+          let v = e * scale
           equity.append(v); day.append(test.day[i])
           accumulator.mark(equity: v, held: result.shares[i] > 0,
                            dayEnd: i == test.count - 1 || test.day[i + 1] != test.day[i])
@@ -140,39 +177,55 @@ public enum WalkForward {
       windows.append(window)
     }
     let calendarDays = day.isEmpty ? 0 : Int(day[day.count - 1]) - Int(day[0])
-    return Result(windows: windows, equity: equity, day: day,
-                  summary: accumulator.summary(initialCash: initialCash, calendarDays: calendarDays))
+    let summary = accumulator.summary(initialCash: initialCash, calendarDays: calendarDays)
+    return Result(windows: windows, equity: equity, day: day, summary: summary,
+                  efficiency: efficiency(outOfSample: summary.cagr, inSample: mean(windows.compactMap { $0.best?.metric("cagr") })))
+  }
+
+  /// Walk-forward efficiency (Pardo): the annualized out-of-sample return over the annualized in-sample
+  /// return; `nil` unless the in-sample one is positive (a ratio to a loss or to zero means nothing).
+  public static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
+    guard let outOfSample, let inSample, outOfSample.isFinite, inSample.isFinite, inSample > 0 else { return nil }
+    return outOfSample / inSample
   }
 
   public static func csv(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
     var out = (["window", "train_start", "test_start", "test_end"] + settings.parameters.map(\.name)
-      + ["is_\(settings.metric)", "oos_total_return", "oos_sharpe", "oos_max_drawdown", "oos_trades"]).joined(separator: ",") + "\n"
+      + ["is_\(settings.metric)", "is_cagr", "oos_total_return", "oos_cagr", "oos_sharpe", "oos_max_drawdown", "oos_trades", "efficiency"])
+      .joined(separator: ",") + "\n"
+    func text(_ v: Double?) -> String { v.map { $0.description } ?? "" }
     for (k, w) in r.windows.enumerated() {
       let cells: [String] = [String(k + 1), bars.timeLabel(w.trainStart), bars.timeLabel(w.testStart), bars.timeLabel(w.testEnd - 1)]
         + (w.best?.values ?? settings.parameters.map { _ in "" })
-        + [w.best?.metric(settings.metric).map { $0.description } ?? "", w.outOfSample.map { $0.totalReturn.description } ?? "",
-           w.outOfSample?.sharpe.map { $0.description } ?? "", w.outOfSample.map { $0.maxDrawdown.description } ?? "",
-           w.outOfSample.map { String($0.totalTrades) } ?? ""]
+        + [text(w.best?.metric(settings.metric)), text(w.best?.metric("cagr")), text(w.outOfSample?.totalReturn), text(w.outOfSample?.cagr),
+           text(w.outOfSample?.sharpe), text(w.outOfSample?.maxDrawdown), w.outOfSample.map { String($0.totalTrades) } ?? "", text(w.efficiency)]
       out += cells.joined(separator: ",") + "\n"
     }
     return out
   }
 
   public static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
-    var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part and runs the best combination unchanged on its test part "
-    md += "(a fresh account; indicators warm up inside the test part). The test parts, chained, give one out-of-sample equity curve: "
-    md += "total return **\(HumanFormat.percent(r.summary.totalReturn))**, Sharpe **\(HumanFormat.ratio(r.summary.sharpe))**, "
-    md += "max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades. "
+    let wf = settings.walkForward
+    var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part ("
+    md += wf?.anchored == true ? "anchored: from the first bar up to the test part" : "rolling: the same length before each test part"
+    md += ") and runs the best combination unchanged on its test part, with indicators warmed by the bars before the test part and "
+    md += wf?.account == .carry ? "the account carried over from the previous test part. " : "a fresh account per test part. "
+    md += "The test parts, chained, give one out-of-sample equity curve: "
+    md += "total return **\(HumanFormat.percent(r.summary.totalReturn))**, CAGR \(HumanFormat.percent(r.summary.cagr)), "
+    md += "Sharpe **\(HumanFormat.ratio(r.summary.sharpe))**, max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades. "
     let inSample = r.windows.compactMap { $0.best?.metric(settings.metric) }, outOfSample = r.windows.compactMap { $0.outOfSample?.sharpe }
     md += "Mean in-sample \(settings.metric) of the winners \(SweepReport.formatMetric(mean(inSample))) against a mean out-of-sample Sharpe of "
-    md += "\(SweepReport.formatMetric(mean(outOfSample))).\n\n"
-    md += "| # | test from | test to | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS \(settings.metric) | OOS return | OOS sharpe | OOS trades |\n"
-    md += "|---:|---|---|" + String(repeating: "---:|", count: settings.parameters.count + 4) + "\n"
+    md += "\(SweepReport.formatMetric(mean(outOfSample))). Walk-forward efficiency (out-of-sample CAGR over the mean in-sample CAGR of the winners): "
+    md += "**\(HumanFormat.ratio(r.efficiency))**.\n\n"
+    md += "| # | test from | test to | " + settings.parameters.map(\.name).joined(separator: " | ")
+    md += " | IS \(settings.metric) | IS CAGR | OOS return | OOS CAGR | OOS sharpe | OOS trades | WFE |\n"
+    md += "|---:|---|---|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
     for (k, w) in r.windows.enumerated() {
       md += "| \(k + 1) | \(bars.timeLabel(w.testStart)) | \(bars.timeLabel(w.testEnd - 1)) | "
       md += (w.best?.values ?? settings.parameters.map { _ in "—" }).joined(separator: " | ")
-      md += " | \(SweepReport.formatMetric(w.best?.metric(settings.metric))) | \(HumanFormat.percent(w.outOfSample?.totalReturn)) | "
-      md += "\(HumanFormat.ratio(w.outOfSample?.sharpe)) | \(w.outOfSample.map { String($0.totalTrades) } ?? "—") |\n"
+      md += " | \(SweepReport.formatMetric(w.best?.metric(settings.metric))) | \(HumanFormat.percent(w.best?.metric("cagr"))) | "
+      md += "\(HumanFormat.percent(w.outOfSample?.totalReturn)) | \(HumanFormat.percent(w.outOfSample?.cagr)) | "
+      md += "\(HumanFormat.ratio(w.outOfSample?.sharpe)) | \(w.outOfSample.map { String($0.totalTrades) } ?? "—") | \(HumanFormat.ratio(w.efficiency)) |\n"
     }
     return md
   }
