@@ -25,11 +25,8 @@ public func report(_ error: InputError) {
   {
     let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
     if location.line >= 1 && location.line <= lines.count {
-      let number = String(location.line)
-      let gutter = String(repeating: " ", count: number.count)
       let line = lines[location.line - 1].replacingOccurrences(of: "\r", with: "")
-      text += "\n    \(number) | \(line.prefix(200))\n    \(gutter) | "
-      text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
+      text += "\n" + sourceExcerpt(line: line, number: location.line, column: location.column)
     }
   }
   printError(text)
