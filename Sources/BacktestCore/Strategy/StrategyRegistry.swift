@@ -35,7 +35,7 @@ public struct ConfiguredStrategy: Sendable {
   public var parameterSummary: [(name: String, value: String)] { parameters.summary }
   /// The typed parameters.
   public let parameters: any StrategyParameters
-  /// The declared parameters of the strategy type.
+  /// The declared parameters of the strategy type, and any the run file declared (a rule's `params`).
   public let parameterInfo: [ParameterInfo]
   /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
   public let type: any Strategy.Type
@@ -52,7 +52,7 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     self.parameters = parameters
-    parameterInfo = S.Parameters.info
+    parameterInfo = parameters.parameterInfo
     self.type = S.self
     body = { bars, broker, gate, intrabar, account, range, question in
       var strategy = S(parameters: parameters, bars: bars)
@@ -169,5 +169,5 @@ public struct StrategyCatalog: Sendable {
 
 /// The built-in strategies.
 public enum BuiltInStrategies {
-  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self)])
+  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self)])
 }

@@ -1,0 +1,50 @@
+/// The sweep kernel of rule strategies: every combination's conditions are
+/// computed once, in one evaluator, so that each distinct indicator and
+/// condition (same function, input and periods after the params are put in)
+/// is computed once for the whole sweep.
+///
+/// A combination whose exit does not read the position runs through the
+/// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
+/// reads `entry_price` or `bars_held` runs through `Engine.run` with its
+/// compiled rule. Both give exactly what `backtest run` gives.
+public struct RulesKernel: SweepKernel {
+  private struct Key: Hashable {
+    var entry: RuleExpression
+    var exit: RuleExpression?
+    init(_ p: RulesStrategy.Parameters) { entry = p.entry; exit = p.exit }
+  }
+  private enum Compiled {
+    case fused(SwingSignals)
+    case engine(CompiledRule)
+  }
+  private let dayEndsBefore: ContiguousArray<Int>
+  private let rules: [Key: Compiled]
+
+  public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
+    dayEndsBefore = SharedIndicators.dayEnds(bars)
+    let evaluator = RuleEvaluator(bars: bars)
+    var rules: [Key: Compiled] = [:]
+    for p in parameters where rules[Key(p)] == nil {
+      let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
+      rules[Key(p)] = rule.exitKind == .program ? .engine(rule)
+        : .fused(SwingSignals(underBand: rule.entry, underRSI: rule.entry, firstBuy: rule.firstDecisionBar, bars: bars.count,
+                              sell: rule.exitBits))
+    }
+    self.rules = rules
+  }
+
+  public func simulate(_ parameters: RulesStrategy.Parameters, bars: BarSeries, broker: BrokerSettings,
+                       accumulator: inout SummaryAccumulator) {
+    guard let compiled = rules[Key(parameters)] else { preconditionFailure("rule missing from the kernel") }
+    switch compiled {
+    case .fused(let signals):
+      SwingKernel.simulate(bars: bars, dayEndsBefore: dayEndsBefore, signals: signals, stopLoss: parameters.stopLoss,
+                           profitTarget: parameters.profitTarget, broker: broker, accumulator: &accumulator)
+    case .engine(let rule):
+      var strategy = RulesStrategy(parameters: parameters, rule: rule, bars: bars)
+      let result = Engine.run(&strategy, bars: bars, broker: broker)
+      accumulator.reset()
+      accumulator.add(result, bars: bars)
+    }
+  }
+}
