@@ -48,7 +48,8 @@ enum RuleKeyword: String, CaseIterable {
 }
 
 /// Splits an expression into tokens. Whitespace (line breaks included) separates
-/// tokens; `#` starts a comment that runs to the end of the line.
+/// tokens. There are no comments: in a folded block scalar a `#` would run on
+/// into the next line's text, so it is refused rather than read.
 struct RuleLexer {
   static let symbols = ["<=", ">=", "==", "!=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", ","]
 
@@ -61,10 +62,6 @@ struct RuleLexer {
     while i < chars.count {
       let c = chars[i]
       if c == " " || c == "\n" || c == "\t" || c == "\r" { i += 1; continue }
-      if c == "#" {
-        while i < chars.count && chars[i] != "\n" { i += 1 }
-        continue
-      }
       let start = i
       if isDigit(c) || (c == "." && i + 1 < chars.count && isDigit(chars[i + 1])) {
         while i < chars.count && isDigit(chars[i]) { i += 1 }
@@ -115,6 +112,7 @@ struct RuleLexer {
       case "|": hint = "; did you mean 'or'?"
       case "!": hint = "; did you mean 'not' or '!='?"
       case "=": hint = "; did you mean '=='?"
+      case "#": hint = "; expected no comment inside an expression (in a block scalar '#' is text): write comments on their own lines above the key"
       default: hint = "; expected a number, a name, an operator or a parenthesis"
       }
       throw RuleError("unexpected character '\(c)'\(hint)", at: start)

@@ -32,7 +32,7 @@ public struct RulesStrategy: Strategy, SweepAccelerated {
     /// The conditions, checked and with params replaced by their values.
     var entry: RuleExpression = .compare(.less, .constant(0), .constant(0))
     var exit: RuleExpression?
-    /// The conditions as written (comments dropped, spaces collapsed).
+    /// The conditions as written, on one line (runs of spaces and line breaks made one space).
     public internal(set) var entryText = "0 < 0"
     public internal(set) var exitText: String?
     /// Fraction below the entry price; `nil` (the default) disables the stop.
@@ -106,13 +106,10 @@ public struct RulesStrategy: Strategy, SweepAccelerated {
       }
     }
 
-    /// The expression on one line: comments dropped, runs of spaces and line breaks made one space.
+    /// The expression on one line: runs of spaces and line breaks made one space.
     private static func tidy(_ node: YAMLNode) -> String {
       guard case .scalar(let text, _) = node.kind else { return "" }
-      return text.split(separator: "\n", omittingEmptySubsequences: false)
-        .map { $0.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0] }
-        .joined(separator: " ")
-        .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+      return text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
     }
 
     public var summary: [(name: String, value: String)] {
