@@ -67,6 +67,7 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
     #expect(same(try RuleEval.numbers("(close - close[2])[1]", bars), [nan, nan, nan, 2, 0]))
     #expect(same(try RuleEval.numbers("close[n]", bars, params: ["n": 3]), [nan, nan, nan, 10, 11]))
     #expect(same(try RuleEval.numbers("close[1000000000]", bars), [nan, nan, nan, nan, nan]))
+    #expect(try RuleEval.check("(close[1])[2]") == RuleEval.check("close[3]"))
     // A lagged condition: false where the lag reaches before the first bar.
     #expect(try RuleEval.bits("(close > 10.5)[1]", bars) == [false, false, true, true, true])
     #expect(try RuleEval.bits("not (close > 10.5)[1]", bars) == [true, true, false, false, false])

@@ -88,7 +88,10 @@ struct RuleChecker {
       let operand = try check(x)
       try refusePosition(in: x, "lagged")
       let lag = try integer(k, 0...Self.maximumReach, what: "a lag", hint: " (a negative lag would read a later bar)")
-      return lag == 0 ? operand : .lag(operand, lag)
+      if lag == 0 { return operand }
+      // `x[1][2]` is `x[3]`: one lag, so that both spellings share one series.
+      if case .lag(let inner, let earlier) = operand { return .lag(inner, earlier + lag) }
+      return .lag(operand, lag)
     case .call(let name, let nameSpan, let arguments):
       return try call(name, nameSpan, arguments, s.span)
     }

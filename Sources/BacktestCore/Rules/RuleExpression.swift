@@ -140,7 +140,7 @@ indirect enum RuleExpression: Hashable, Sendable {
   var text: String {
     func operand(_ e: RuleExpression, _ minimum: Int) -> String { e.precedence < minimum ? "(\(e.text))" : e.text }
     switch self {
-    case .constant(let v): return formatPlain(v)
+    case .constant(let v): return formatNumber(v)  // reads back as the same number
     case .bar(let field): return field.rawValue
     case .entryPrice: return "entry_price"
     case .barsHeld: return "bars_held"
