@@ -7,7 +7,7 @@ struct RuleChecker {
   let positionAllowed: Bool
   /// The key the expression is written under (`strategy.entry`), for messages.
   let key: String
-  private let chars: [Character]
+  private let text: String
 
   /// The largest period or lag accepted (a longer one than the data is simply never defined).
   static let maximumReach = 1_000_000_000
@@ -17,7 +17,7 @@ struct RuleChecker {
     + RuleFunction.allCases.map(\.rawValue) + RuleKeyword.allCases.map(\.rawValue))
 
   init(text: String, params: [String: Double], positionAllowed: Bool, key: String) {
-    chars = Array(text)
+    self.text = text
     self.params = params
     self.positionAllowed = positionAllowed
     self.key = key
@@ -36,8 +36,10 @@ struct RuleChecker {
     return expression
   }
 
+  /// The text of `span` (the lexer made sure every character before an error is one byte).
   private func source(_ span: TextSpan) -> String {
-    String(chars[min(span.offset, chars.count)..<min(span.offset + span.length, chars.count)])
+    let utf8 = Array(text.utf8)
+    return String(decoding: utf8[min(span.offset, utf8.count)..<min(span.offset + span.length, utf8.count)], as: UTF8.self)
   }
 
   private func error(_ message: String, _ span: TextSpan) -> RuleError {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Computes rule expressions over a whole bar series, each distinct
 /// expression (same function, same input, same period) once: a rule that
 /// writes `rsi(close, 14)` twice, and every sweep combination sharing one
@@ -14,14 +16,50 @@
 final class RuleEvaluator {
   let bars: BarSeries
   let count: Int
-  private var numbers: [RuleExpression: ContiguousArray<Double>] = [:]
-  private var conditions: [RuleExpression: Bits] = [:]
-  private struct Window: Hashable { var input: RuleExpression, period: Int }
-  private var meanDeviations: [Window: (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>)] = [:]
 
-  init(bars: BarSeries) {
+  /// What an evaluator has computed, by expression.
+  struct Cache: Sendable {
+    var numbers: [RuleExpression: ContiguousArray<Double>] = [:]
+    var conditions: [RuleExpression: Bits] = [:]
+    var windows: [Window: WindowValues] = [:]
+
+    /// Adds what `other` holds and this does not.
+    mutating func merge(_ other: Cache) {
+      numbers.merge(other.numbers) { mine, _ in mine }
+      conditions.merge(other.conditions) { mine, _ in mine }
+      windows.merge(other.windows) { mine, _ in mine }
+    }
+  }
+  /// A rolling window of an input: what `std`, `bb_mid`, `bb_upper` and `bb_lower` share.
+  struct Window: Hashable, Sendable { var input: RuleExpression, period: Int }
+  struct WindowValues: Sendable {
+    var mean: ContiguousArray<Double>
+    var deviation: ContiguousArray<Double>
+    /// The deviation, undefined where every value of the window is equal (the bands' flat-window rule).
+    var bandDeviation: ContiguousArray<Double>
+  }
+  private(set) var cache: Cache
+
+  init(bars: BarSeries, cache: Cache = Cache()) {
     self.bars = bars
     count = bars.count
+    self.cache = cache
+  }
+
+  /// Computes each group of expressions on its own core (a group in order,
+  /// sharing what this evaluator holds already), and keeps the results.
+  func computeConcurrently(_ groups: [[RuleExpression]]) {
+    guard !groups.isEmpty else { return }
+    let snapshot = cache, bars = self.bars
+    let results = ConcurrentSlots<Cache>(count: groups.count)
+    DispatchQueue.concurrentPerform(iterations: groups.count) { g in
+      let local = RuleEvaluator(bars: bars, cache: snapshot)
+      for e in groups[g] {
+        if e.isCondition { _ = local.condition(e) } else { _ = local.number(e) }
+      }
+      results.set(g, local.cache)
+    }
+    for g in groups.indices { cache.merge(results.get(g)) }
   }
 
   // MARK: Numbers
@@ -30,9 +68,9 @@ final class RuleEvaluator {
   func number(_ e: RuleExpression) -> ContiguousArray<Double> {
     precondition(!e.isCondition && !e.readsPosition, "\(e.text) is not a number series")
     if case .bar(let field) = e { return column(field) }
-    if let found = numbers[e] { return found }
+    if let found = cache.numbers[e] { return found }
     let values = compute(e)
-    numbers[e] = values
+    cache.numbers[e] = values
     return values
   }
 
@@ -58,20 +96,23 @@ final class RuleEvaluator {
   }
 
   /// Runs `body` with the operand's values readable by bar.
+  @inline(__always)
   private func withValues<R>(_ o: Operand, _ body: (Values) -> R) -> R {
     switch o {
-    case .constant(let v): return body(Values(pointer: nil, constant: v))
-    case .series(let s): return s.withUnsafeBufferPointer { body(Values(pointer: $0.baseAddress, constant: 0)) }
+    case .constant(let v): return withUnsafePointer(to: v) { body(Values(base: $0, step: 0)) }
+    case .series(let s): return s.withUnsafeBufferPointer { body(Values(base: $0.baseAddress!, step: 1)) }
     }
   }
 
+  /// A series or a constant read alike, without a branch: a constant is one value read at every bar.
   private struct Values {
-    let pointer: UnsafePointer<Double>?
-    let constant: Double
-    @inline(__always) subscript(i: Int) -> Double { pointer?[i] ?? constant }
+    let base: UnsafePointer<Double>
+    let step: Int
+    @inline(__always) subscript(i: Int) -> Double { base[i &* step] }
   }
 
   /// `count` values made by `f(i)`.
+  @inline(__always)
   private func make(_ f: (Int) -> Double) -> ContiguousArray<Double> {
     let n = count
     return ContiguousArray(unsafeUninitializedCapacity: n) { out, made in
@@ -107,25 +148,17 @@ final class RuleEvaluator {
     case .atr:
       guard count > n else { return ContiguousArray(repeating: .nan, count: count) }
       return atr(high: bars.high, low: bars.low, close: bars.close, period: n)
-    case .std: return meanDeviation(xs[0], n).deviation
-    case .bollingerMiddle: return meanDeviation(xs[0], n).mean
+    case .std: return window(xs[0], n).deviation
+    case .bollingerMiddle: return window(xs[0], n).mean
     case .bollingerUpper, .bollingerLower:
-      let (mean, deviation) = meanDeviation(xs[0], n)
-      let sign = f == .bollingerUpper ? 1.0 : -1.0
-      return withValues(operand(xs[0])) { x in
-        withValues(operand(xs[1])) { k in
-          mean.withUnsafeBufferPointer { mean in
-            deviation.withUnsafeBufferPointer { deviation in
-              // Undefined where every value of the window is equal (the flat-window rule).
-              var equalRun = 0, previous = Double.nan
-              return make { i in
-                equalRun = x[i] == previous ? equalRun + 1 : 1
-                previous = x[i]
-                if equalRun >= n { return .nan }
-                let band = sign > 0 ? mean[i] + k[i] * deviation[i] : mean[i] - k[i] * deviation[i]
-                return band.isFinite ? band : .nan
-              }
-            }
+      let w = window(xs[0], n)
+      // `mean ± k × deviation` as `BollingerBands` computes it; undefined where the window is flat.
+      return withValues(operand(xs[1])) { k in
+        w.mean.withUnsafeBufferPointer { mean in
+          w.bandDeviation.withUnsafeBufferPointer { deviation in
+            f == .bollingerUpper
+              ? make { i in let band = mean[i] + k[i] * deviation[i]; return band.isFinite ? band : .nan }
+              : make { i in let band = mean[i] - k[i] * deviation[i]; return band.isFinite ? band : .nan }
           }
         }
       }
@@ -141,15 +174,28 @@ final class RuleEvaluator {
   }
 
   /// The rolling mean and population deviation of `x` over `n` values, shared by `std` and the bands.
-  private func meanDeviation(_ x: RuleExpression, _ n: Int) -> (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>) {
+  private func window(_ x: RuleExpression, _ n: Int) -> WindowValues {
     let key = Window(input: x, period: n)
-    if let found = meanDeviations[key] { return found }
-    let columns = Self.segmentwise(number(x), minimum: n, columns: 2) {
+    if let found = cache.windows[key] { return found }
+    let input = number(x)
+    let columns = Self.segmentwise(input, minimum: n, columns: 2) {
       let (mean, deviation) = rollingMeanDeviation($0, period: n)
       return [mean, deviation]
     }
-    meanDeviations[key] = (columns[0], columns[1])
-    return (columns[0], columns[1])
+    // Flat where the last `n` values are equal (undefined values are never equal).
+    var equalRun = 0, previous = Double.nan
+    let bandDeviation = input.withUnsafeBufferPointer { x in
+      columns[1].withUnsafeBufferPointer { deviation in
+        make { i in
+          equalRun = x[i] == previous ? equalRun + 1 : 1
+          previous = x[i]
+          return equalRun >= n ? .nan : deviation[i]
+        }
+      }
+    }
+    let values = WindowValues(mean: columns[0], deviation: columns[1], bandDeviation: bandDeviation)
+    cache.windows[key] = values
+    return values
   }
 
   /// Applies `f` to each run of defined values of `x` at least `minimum`
@@ -184,11 +230,23 @@ final class RuleEvaluator {
   /// Where condition `e` holds, bar by bar.
   func condition(_ e: RuleExpression) -> Bits {
     precondition(e.isCondition && !e.readsPosition, "\(e.text) is not a condition series")
-    if let found = conditions[e] { return found }
+    if let found = cache.conditions[e] { return found }
     let bits: Bits
     switch e {
     case .compare(let op, let a, let b):
-      bits = withValues(operand(a)) { a in withValues(operand(b)) { b in makeBits { RuleArithmetic.holds(op, a[$0], b[$0]) } } }
+      bits = withValues(operand(a)) { a in
+        withValues(operand(b)) { b in
+          // One loop per operator, so that the test inside is a single instruction.
+          switch op {
+          case .less: return makeBits { RuleArithmetic.holds(.less, a[$0], b[$0]) }
+          case .lessOrEqual: return makeBits { RuleArithmetic.holds(.lessOrEqual, a[$0], b[$0]) }
+          case .greater: return makeBits { RuleArithmetic.holds(.greater, a[$0], b[$0]) }
+          case .greaterOrEqual: return makeBits { RuleArithmetic.holds(.greaterOrEqual, a[$0], b[$0]) }
+          case .equal: return makeBits { RuleArithmetic.holds(.equal, a[$0], b[$0]) }
+          default: return makeBits { RuleArithmetic.holds(op, a[$0], b[$0]) }
+          }
+        }
+      }
     case .crosses(let above, let a, let b):
       bits = withValues(operand(a)) { a in
         withValues(operand(b)) { b in
@@ -208,18 +266,20 @@ final class RuleEvaluator {
     default:
       preconditionFailure("\(e.text) is not a condition")
     }
-    conditions[e] = bits
+    cache.conditions[e] = bits
     return bits
   }
 
   /// One bit per bar, set where `test(i)`.
+  @inline(__always)
   private func makeBits(_ test: (Int) -> Bool) -> Bits {
     let n = count, words = (n + 63) / 64
     return Bits(words: ContiguousArray(unsafeUninitializedCapacity: words) { out, made in
       for w in 0..<words {
         var word: UInt64 = 0
         let base = w << 6
-        for j in 0..<Swift.min(64, n - base) where test(base + j) { word |= 1 << UInt64(j) }
+        // Branch-free: a condition's bits follow the data, which no predictor guesses.
+        for j in 0..<Swift.min(64, n - base) { word |= (test(base &+ j) ? 1 : 0) &<< UInt64(j) }
         out[w] = word
       }
       made = words

@@ -101,6 +101,23 @@ indirect enum RuleExpression: Hashable, Sendable {
     }
   }
 
+  /// The expression and every expression inside it, outermost first.
+  var parts: [RuleExpression] {
+    var found: [RuleExpression] = []
+    func visit(_ e: RuleExpression) {
+      found.append(e)
+      switch e {
+      case .constant, .bar, .entryPrice, .barsHeld: break
+      case .negate(let x), .not(let x), .lag(let x, _): visit(x)
+      case .arithmetic(_, let a, let b), .compare(_, let a, let b), .crosses(_, let a, let b), .and(let a, let b), .or(let a, let b):
+        visit(a); visit(b)
+      case .function(_, let xs, _): xs.forEach(visit)
+      }
+    }
+    visit(self)
+    return found
+  }
+
   /// Every function call inside, outermost first, each once.
   var functionCalls: [RuleExpression] {
     var found: [RuleExpression] = []

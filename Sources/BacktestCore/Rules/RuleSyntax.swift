@@ -53,59 +53,65 @@ enum RuleKeyword: String, CaseIterable {
 struct RuleLexer {
   static let symbols = ["<=", ">=", "==", "!=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", ","]
 
+  /// Reads `text` byte by byte: every byte before the first non-ASCII one is a
+  /// character of its own, and a non-ASCII character is refused where it
+  /// stands, so byte offsets are character offsets.
   static func tokens(_ text: String) throws(RuleError) -> [RuleToken] {
-    let chars = Array(text)
+    let bytes = Array(text.utf8)
+    let n = bytes.count
     var out: [RuleToken] = []
     var i = 0
-    func isDigit(_ c: Character) -> Bool { c.isASCII && c.isNumber }
-    func isNameStart(_ c: Character) -> Bool { c.isASCII && (c.isLetter || c == "_") }
-    while i < chars.count {
-      let c = chars[i]
-      if c == " " || c == "\n" || c == "\t" || c == "\r" { i += 1; continue }
+    func string(_ a: Int, _ b: Int) -> String { String(decoding: bytes[a..<b], as: UTF8.self) }
+    func isDigit(_ i: Int) -> Bool { i < n && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+    func isNameStart(_ i: Int) -> Bool { i < n && ((bytes[i] | 0x20) >= 0x61 && (bytes[i] | 0x20) <= 0x7A || bytes[i] == 0x5F) }
+    func isByte(_ i: Int, _ c: Unicode.Scalar) -> Bool { i < n && bytes[i] == UInt8(c.value) }
+    while i < n {
+      if isByte(i, " ") || isByte(i, "\n") || isByte(i, "\t") || isByte(i, "\r") { i += 1; continue }
       let start = i
-      if isDigit(c) || (c == "." && i + 1 < chars.count && isDigit(chars[i + 1])) {
-        while i < chars.count && isDigit(chars[i]) { i += 1 }
-        if i < chars.count && chars[i] == "." {
+      if isDigit(i) || (isByte(i, ".") && isDigit(i + 1)) {
+        while isDigit(i) { i += 1 }
+        if isByte(i, ".") {
           i += 1
-          guard i < chars.count && isDigit(chars[i]) else {
-            throw RuleError("expected a digit after '.' in the number '\(String(chars[start..<i]))'", at: start, width: i - start)
+          guard isDigit(i) else {
+            throw RuleError("expected a digit after '.' in the number '\(string(start, i))'", at: start, width: i - start)
           }
-          while i < chars.count && isDigit(chars[i]) { i += 1 }
+          while isDigit(i) { i += 1 }
         }
-        if i < chars.count && (chars[i] == "e" || chars[i] == "E") {
+        if isByte(i, "e") || isByte(i, "E") {
           var j = i + 1
-          if j < chars.count && (chars[j] == "+" || chars[j] == "-") { j += 1 }
-          guard j < chars.count && isDigit(chars[j]) else {
-            throw RuleError("expected digits after '\(chars[i])' in the number '\(String(chars[start...i]))'", at: start, width: i + 1 - start)
+          if isByte(j, "+") || isByte(j, "-") { j += 1 }
+          guard isDigit(j) else {
+            throw RuleError("expected digits after '\(string(i, i + 1))' in the number '\(string(start, i + 1))'", at: start, width: i + 1 - start)
           }
           i = j
-          while i < chars.count && isDigit(chars[i]) { i += 1 }
+          while isDigit(i) { i += 1 }
         }
-        if i < chars.count && isNameStart(chars[i]) {
+        if isNameStart(i) {
           var j = i
-          while j < chars.count && (isNameStart(chars[j]) || isDigit(chars[j])) { j += 1 }
-          throw RuleError("expected an operator or a space after the number '\(String(chars[start..<i]))', found '\(String(chars[i..<j]))'",
+          while isNameStart(j) || isDigit(j) { j += 1 }
+          throw RuleError("expected an operator or a space after the number '\(string(start, i))', found '\(string(i, j))'",
                           at: i, width: j - i)
         }
-        let text = String(chars[start..<i])
+        let text = string(start, i)
         guard let value = Double(text), value.isFinite else {
           throw RuleError("the number '\(text)' is out of range; expected a finite number", at: start, width: i - start)
         }
         out.append(RuleToken(kind: .number(value), span: TextSpan(offset: start, length: i - start), text: text))
         continue
       }
-      if isNameStart(c) {
-        while i < chars.count && (isNameStart(chars[i]) || isDigit(chars[i])) { i += 1 }
-        let text = String(chars[start..<i])
+      if isNameStart(i) {
+        while isNameStart(i) || isDigit(i) { i += 1 }
+        let text = string(start, i)
         let kind: RuleToken.Kind = RuleKeyword(rawValue: text).map { .keyword($0) } ?? .name(text)
         out.append(RuleToken(kind: kind, span: TextSpan(offset: start, length: i - start), text: text))
         continue
       }
-      if let symbol = symbols.first(where: { s in s.count <= chars.count - i && String(chars[i..<(i + s.count)]) == s }) {
-        i += symbol.count
+      if let symbol = symbols.first(where: { s in s.utf8.count <= n - i && s.utf8.elementsEqual(bytes[i..<(i + s.utf8.count)]) }) {
+        i += symbol.utf8.count
         out.append(RuleToken(kind: .symbol(symbol), span: TextSpan(offset: start, length: symbol.count), text: symbol))
         continue
       }
+      let c = text[text.utf8.index(text.utf8.startIndex, offsetBy: i)]
       let hint: String
       switch c {
       case "&": hint = "; did you mean 'and'?"
@@ -117,7 +123,7 @@ struct RuleLexer {
       }
       throw RuleError("unexpected character '\(c)'\(hint)", at: start)
     }
-    out.append(RuleToken(kind: .end, span: TextSpan(offset: chars.count, length: 1), text: ""))
+    out.append(RuleToken(kind: .end, span: TextSpan(offset: n, length: 1), text: ""))
     return out
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The sweep kernel of rule strategies: every combination's conditions are
 /// computed once, in one evaluator, so that each distinct indicator and
 /// condition (same function, input and periods after the params are put in)
@@ -23,6 +25,7 @@ public struct RulesKernel: SweepKernel {
   public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
     dayEndsBefore = SharedIndicators.dayEnds(bars)
     let evaluator = RuleEvaluator(bars: bars)
+    Self.precompute(Set(parameters.map(Key.init)).flatMap { [$0.entry] + ($0.exit.map { [$0] } ?? []) }, evaluator)
     var rules: [Key: Compiled] = [:]
     for p in parameters where rules[Key(p)] == nil {
       let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
@@ -31,6 +34,27 @@ public struct RulesKernel: SweepKernel {
                               sell: rule.exitBits))
     }
     self.rules = rules
+  }
+
+  /// Computes on all cores what the conditions `roots` read: first the
+  /// functions of plain inputs (the bands of one window together, as they
+  /// share its mean and deviation), then every comparison and crossing. What
+  /// is left (`and`, `or`, `not`: a pass over words) is computed as the rules compile.
+  private static func precompute(_ roots: [RuleExpression], _ evaluator: RuleEvaluator) {
+    var seen: Set<RuleExpression> = []
+    let parts = roots.flatMap(\.parts).filter { !$0.readsPosition && seen.insert($0).inserted }
+    var groups: [[RuleExpression]] = [], windows: [RuleEvaluator.Window: Int] = [:]
+    for case .function(let f, let xs, let n) in parts where f != .abs && f != .min && f != .max {
+      let e = RuleExpression.function(f, xs, period: n)
+      guard !xs.contains(where: { !$0.functionCalls.isEmpty }) else { continue }  // nested: computed after its inner calls
+      guard [.std, .bollingerMiddle, .bollingerUpper, .bollingerLower].contains(f) else { groups.append([e]); continue }
+      let key = RuleEvaluator.Window(input: xs[0], period: n)
+      if let g = windows[key] { groups[g].append(e) } else { windows[key] = groups.count; groups.append([e]) }
+    }
+    evaluator.computeConcurrently(groups)
+    evaluator.computeConcurrently(parts.filter {
+      switch $0 { case .compare, .crosses: return true; default: return false }
+    }.map { [$0] })
   }
 
   public func simulate(_ parameters: RulesStrategy.Parameters, bars: BarSeries, broker: BrokerSettings,
