@@ -164,6 +164,23 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
     }
   }
 
+  @Test("a comparison with a band gives the same bits read from its window as from its column")
+  func fusedBands() throws {
+    var closes = (0..<400).map { 100 + 10 * sin(Double($0) / 7) + Double($0 % 5) }
+    closes.replaceSubrange(100..<120, with: repeatElement(104, count: 20))  // a flat stretch
+    let bars = RuleEval.closes(closes)
+    for text in ["close < bb_lower(close, 20, 2)", "bb_upper(close, 10, 1.5) <= close", "close != bb_upper(close, 5, close / 100)",
+                 "bb_lower(close, 3, -1) > 101"] {
+      let e = try RuleEval.check(text)
+      guard case .compare(let op, let a, let b) = e else { Issue.record("\(text)"); continue }
+      let fused = RuleEvaluator(bars: bars).condition(e)
+      let columns = RuleEvaluator(bars: bars)
+      let (x, y) = (columns.number(a), columns.number(b))
+      #expect((0..<400).allSatisfy { fused[$0] == RuleArithmetic.holds(op, x[$0], y[$0]) }, "\(text)")
+      #expect((0..<400).contains { fused[$0] } && (0..<400).contains { !fused[$0] }, "\(text)")
+    }
+  }
+
   @Test("each distinct indicator is computed once, also when written twice or differently spaced")
   func shared() throws {
     let a = try RuleEval.check("rsi(close,14) < 30 and rsi( close , 14 ) > 10")

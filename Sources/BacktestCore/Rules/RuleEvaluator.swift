@@ -152,13 +152,11 @@ final class RuleEvaluator {
     case .bollingerMiddle: return window(xs[0], n).mean
     case .bollingerUpper, .bollingerLower:
       let w = window(xs[0], n)
-      // `mean ± k × deviation` as `BollingerBands` computes it; undefined where the window is flat.
       return withValues(operand(xs[1])) { k in
         w.mean.withUnsafeBufferPointer { mean in
           w.bandDeviation.withUnsafeBufferPointer { deviation in
-            f == .bollingerUpper
-              ? make { i in let band = mean[i] + k[i] * deviation[i]; return band.isFinite ? band : .nan }
-              : make { i in let band = mean[i] - k[i] * deviation[i]; return band.isFinite ? band : .nan }
+            f == .bollingerUpper ? make { Self.band(upper: true, mean[$0], k[$0], deviation[$0]) }
+              : make { Self.band(upper: false, mean[$0], k[$0], deviation[$0]) }
           }
         }
       }
@@ -171,6 +169,14 @@ final class RuleEvaluator {
         withValues(operand(xs.count > 1 ? xs[1] : xs[0])) { b in make { RuleArithmetic.pointwise(f, a[$0], b[$0]) } }
       }
     }
+  }
+
+  /// A Bollinger band at one bar: `mean ± k × deviation` as `BollingerBands`
+  /// computes it; undefined where it is not finite (and where the window is flat: `bandDeviation`).
+  @inline(__always)
+  static func band(upper: Bool, _ mean: Double, _ k: Double, _ deviation: Double) -> Double {
+    let band = upper ? mean + k * deviation : mean - k * deviation
+    return band.isFinite ? band : .nan
   }
 
   /// The rolling mean and population deviation of `x` over `n` values, shared by `std` and the bands.
@@ -234,19 +240,8 @@ final class RuleEvaluator {
     let bits: Bits
     switch e {
     case .compare(let op, let a, let b):
-      bits = withValues(operand(a)) { a in
-        withValues(operand(b)) { b in
-          // One loop per operator, so that the test inside is a single instruction.
-          switch op {
-          case .less: return makeBits { RuleArithmetic.holds(.less, a[$0], b[$0]) }
-          case .lessOrEqual: return makeBits { RuleArithmetic.holds(.lessOrEqual, a[$0], b[$0]) }
-          case .greater: return makeBits { RuleArithmetic.holds(.greater, a[$0], b[$0]) }
-          case .greaterOrEqual: return makeBits { RuleArithmetic.holds(.greaterOrEqual, a[$0], b[$0]) }
-          case .equal: return makeBits { RuleArithmetic.holds(.equal, a[$0], b[$0]) }
-          default: return makeBits { RuleArithmetic.holds(op, a[$0], b[$0]) }
-          }
-        }
-      }
+      bits = comparedWithBand(op, a, b)
+        ?? withValues(operand(a)) { a in withValues(operand(b)) { b in compareBits(op) { (a[$0], b[$0]) } } }
     case .crosses(let above, let a, let b):
       bits = withValues(operand(a)) { a in
         withValues(operand(b)) { b in
@@ -268,6 +263,43 @@ final class RuleEvaluator {
     }
     cache.conditions[e] = bits
     return bits
+  }
+
+  /// `a op b` bit by bit for the operands `operands(i)`, one loop per
+  /// operator so that the test inside the loop is a single instruction.
+  @inline(__always)
+  private func compareBits(_ op: BinaryOperator, _ operands: (Int) -> (Double, Double)) -> Bits {
+    switch op {
+    case .less: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(.less, a, b) }
+    case .lessOrEqual: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(.lessOrEqual, a, b) }
+    case .greater: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(.greater, a, b) }
+    case .greaterOrEqual: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(.greaterOrEqual, a, b) }
+    case .equal: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(.equal, a, b) }
+    default: return makeBits { let (a, b) = operands($0); return RuleArithmetic.holds(op, a, b) }
+    }
+  }
+
+  /// `x op band` or `band op x` read from the band's window, when the band's
+  /// column is not made yet: a sweep compares many bands, each once, and
+  /// never needs their columns.
+  private func comparedWithBand(_ op: BinaryOperator, _ a: RuleExpression, _ b: RuleExpression) -> Bits? {
+    func band(_ e: RuleExpression) -> (upper: Bool, x: RuleExpression, n: Int, k: RuleExpression)? {
+      guard case .function(let f, let xs, let n) = e, f == .bollingerUpper || f == .bollingerLower, cache.numbers[e] == nil else { return nil }
+      return (f == .bollingerUpper, xs[0], n, xs[1])
+    }
+    let bandOnRight = band(b) != nil
+    guard let found = band(b) ?? band(a) else { return nil }
+    let w = window(found.x, found.n), upper = found.upper
+    return withValues(operand(bandOnRight ? a : b)) { x in
+      withValues(operand(found.k)) { k in
+        w.mean.withUnsafeBufferPointer { mean in
+          w.bandDeviation.withUnsafeBufferPointer { deviation in
+            bandOnRight ? compareBits(op) { (x[$0], Self.band(upper: upper, mean[$0], k[$0], deviation[$0])) }
+              : compareBits(op) { (Self.band(upper: upper, mean[$0], k[$0], deviation[$0]), x[$0]) }
+          }
+        }
+      }
+    }
   }
 
   /// One bit per bar, set where `test(i)`.
