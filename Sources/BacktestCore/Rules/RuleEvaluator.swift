@@ -35,8 +35,8 @@ final class RuleEvaluator {
   struct WindowValues: Sendable {
     var mean: ContiguousArray<Double>
     var deviation: ContiguousArray<Double>
-    /// The deviation, undefined where every value of the window is equal (the bands' flat-window rule).
-    var bandDeviation: ContiguousArray<Double>
+    /// Where every value of the window is equal (the bands are undefined there: the flat-window rule).
+    var flat: Bits
   }
   private(set) var cache: Cache
 
@@ -151,15 +151,8 @@ final class RuleEvaluator {
     case .std: return window(xs[0], n).deviation
     case .bollingerMiddle: return window(xs[0], n).mean
     case .bollingerUpper, .bollingerLower:
-      let w = window(xs[0], n)
-      return withValues(operand(xs[1])) { k in
-        w.mean.withUnsafeBufferPointer { mean in
-          w.bandDeviation.withUnsafeBufferPointer { deviation in
-            f == .bollingerUpper ? make { Self.band(upper: true, mean[$0], k[$0], deviation[$0]) }
-              : make { Self.band(upper: false, mean[$0], k[$0], deviation[$0]) }
-          }
-        }
-      }
+      let upper = f == .bollingerUpper
+      return withValues(operand(xs[1])) { k in withBand(window(xs[0], n)) { band in make { band(upper, k[$0], $0) } } }
     case .roc:
       return withValues(operand(xs[0])) { x in
         make { i in i >= n ? RuleArithmetic.apply(.subtract, RuleArithmetic.apply(.divide, x[i], x[i - n]), 1) : .nan }
@@ -171,12 +164,21 @@ final class RuleEvaluator {
     }
   }
 
-  /// A Bollinger band at one bar: `mean ± k × deviation` as `BollingerBands`
-  /// computes it; undefined where it is not finite (and where the window is flat: `bandDeviation`).
+  /// Runs `body` with a reader of the window's bands: `band(upper, k, i)` is
+  /// `mean ± k × deviation` at bar `i` as `BollingerBands` computes it,
+  /// undefined where the window is flat or the band is not finite.
   @inline(__always)
-  static func band(upper: Bool, _ mean: Double, _ k: Double, _ deviation: Double) -> Double {
-    let band = upper ? mean + k * deviation : mean - k * deviation
-    return band.isFinite ? band : .nan
+  private func withBand<R>(_ w: WindowValues, _ body: ((Bool, Double, Int) -> Double) -> R) -> R {
+    w.mean.withUnsafeBufferPointer { mean in
+      w.deviation.withUnsafeBufferPointer { deviation in
+        w.flat.words.withUnsafeBufferPointer { flat in
+          body { upper, k, i in
+            let band = upper ? mean[i] + k * deviation[i] : mean[i] - k * deviation[i]
+            return flat[i &>> 6] &>> UInt64(i & 63) & 1 != 0 || !band.isFinite ? .nan : band
+          }
+        }
+      }
+    }
   }
 
   /// The rolling mean and population deviation of `x` over `n` values, shared by `std` and the bands.
@@ -190,16 +192,14 @@ final class RuleEvaluator {
     }
     // Flat where the last `n` values are equal (undefined values are never equal).
     var equalRun = 0, previous = Double.nan
-    let bandDeviation = input.withUnsafeBufferPointer { x in
-      columns[1].withUnsafeBufferPointer { deviation in
-        make { i in
-          equalRun = x[i] == previous ? equalRun + 1 : 1
-          previous = x[i]
-          return equalRun >= n ? .nan : deviation[i]
-        }
+    let flat = input.withUnsafeBufferPointer { x in
+      makeBits { i in
+        equalRun = x[i] == previous ? equalRun + 1 : 1
+        previous = x[i]
+        return equalRun >= n
       }
     }
-    let values = WindowValues(mean: columns[0], deviation: columns[1], bandDeviation: bandDeviation)
+    let values = WindowValues(mean: columns[0], deviation: columns[1], flat: flat)
     cache.windows[key] = values
     return values
   }
@@ -289,14 +289,11 @@ final class RuleEvaluator {
     }
     let bandOnRight = band(b) != nil
     guard let found = band(b) ?? band(a) else { return nil }
-    let w = window(found.x, found.n), upper = found.upper
+    let upper = found.upper
     return withValues(operand(bandOnRight ? a : b)) { x in
       withValues(operand(found.k)) { k in
-        w.mean.withUnsafeBufferPointer { mean in
-          w.bandDeviation.withUnsafeBufferPointer { deviation in
-            bandOnRight ? compareBits(op) { (x[$0], Self.band(upper: upper, mean[$0], k[$0], deviation[$0])) }
-              : compareBits(op) { (Self.band(upper: upper, mean[$0], k[$0], deviation[$0]), x[$0]) }
-          }
+        withBand(window(found.x, found.n)) { band in
+          bandOnRight ? compareBits(op) { (x[$0], band(upper, k[$0], $0)) } : compareBits(op) { (band(upper, k[$0], $0), x[$0]) }
         }
       }
     }

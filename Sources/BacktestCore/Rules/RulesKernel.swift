@@ -48,8 +48,12 @@ public struct RulesKernel: SweepKernel {
       let e = RuleExpression.function(f, xs, period: n)
       guard !xs.contains(where: { !$0.functionCalls.isEmpty }) else { continue }  // nested: computed after its inner calls
       guard [.std, .bollingerMiddle, .bollingerUpper, .bollingerLower].contains(f) else { groups.append([e]); continue }
+      // The window once (through `std`, which is its deviation column); each band is read from it where it is compared.
       let key = RuleEvaluator.Window(input: xs[0], period: n)
-      if let g = windows[key] { groups[g].append(e) } else { windows[key] = groups.count; groups.append([e]) }
+      if windows[key] == nil {
+        windows[key] = groups.count
+        groups.append([.function(.std, [xs[0]], period: n)])
+      }
     }
     evaluator.computeConcurrently(groups)
     evaluator.computeConcurrently(parts.filter {

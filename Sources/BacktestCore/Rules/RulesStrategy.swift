@@ -274,12 +274,12 @@ struct CompiledRule: Sendable {
   init(entry: RuleExpression, exit: RuleExpression?, evaluator: RuleEvaluator) {
     self.entry = evaluator.condition(entry)
     firstDecisionBar = entry.warmUp
-    let none = Bits(words: ContiguousArray(repeating: 0, count: self.entry.words.count))
+    let none = { Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64)) }
     switch exit {
     case nil:
-      (exitKind, exitBits, exitProgram) = (.none, none, RuleProgram())
+      (exitKind, exitBits, exitProgram) = (.none, none(), RuleProgram())
     case let exit? where exit.readsPosition:
-      (exitKind, exitBits, exitProgram) = (.program, none, RuleProgram(exit, evaluator: evaluator))
+      (exitKind, exitBits, exitProgram) = (.program, none(), RuleProgram(exit, evaluator: evaluator))
     case let exit?:
       (exitKind, exitBits, exitProgram) = (.bits, evaluator.condition(exit), RuleProgram())
     }
