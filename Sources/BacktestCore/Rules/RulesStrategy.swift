@@ -44,7 +44,7 @@ public struct RulesStrategy: Strategy, SweepAccelerated {
 
     /// The keys every strategy shares; `params`, `entry` and `exit` are read by `read(from:)`.
     public static let declarations: [Parameter<Parameters>] = [
-      .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2% or none, the default)"),
+      .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2%; default none)"),
       .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
     ]
 
