@@ -25,7 +25,7 @@ public struct RulesKernel: SweepKernel {
   public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
     dayEndsBefore = SharedIndicators.dayEnds(bars)
     let evaluator = RuleEvaluator(bars: bars)
-    Self.precompute(Set(parameters.map(Key.init)).flatMap { [$0.entry] + ($0.exit.map { [$0] } ?? []) }, evaluator)
+    Self.precompute(parameters.flatMap { [$0.entry] + ($0.exit.map { [$0] } ?? []) }, evaluator)
     var rules: [Key: Compiled] = [:]
     for p in parameters where rules[Key(p)] == nil {
       let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
@@ -37,21 +37,20 @@ public struct RulesKernel: SweepKernel {
   }
 
   /// Computes on all cores what the conditions `roots` read: first the
-  /// functions of plain inputs (the bands of one window together, as they
-  /// share its mean and deviation), then every comparison and crossing. What
-  /// is left (`and`, `or`, `not`: a pass over words) is computed as the rules compile.
+  /// functions of plain inputs (for the bands, their window's mean and
+  /// deviation only), then every comparison and crossing (a band compared
+  /// with a series is read from its window). What is left (`and`, `or`,
+  /// `not`: a pass over words) is computed as the rules compile.
   private static func precompute(_ roots: [RuleExpression], _ evaluator: RuleEvaluator) {
     var seen: Set<RuleExpression> = []
     let parts = roots.flatMap(\.parts).filter { !$0.readsPosition && seen.insert($0).inserted }
-    var groups: [[RuleExpression]] = [], windows: [RuleEvaluator.Window: Int] = [:]
+    var groups: [[RuleExpression]] = [], windows: Set<RuleEvaluator.Window> = []
     for case .function(let f, let xs, let n) in parts where f != .abs && f != .min && f != .max {
       let e = RuleExpression.function(f, xs, period: n)
       guard !xs.contains(where: { !$0.functionCalls.isEmpty }) else { continue }  // nested: computed after its inner calls
       guard [.std, .bollingerMiddle, .bollingerUpper, .bollingerLower].contains(f) else { groups.append([e]); continue }
-      // The window once (through `std`, which is its deviation column); each band is read from it where it is compared.
-      let key = RuleEvaluator.Window(input: xs[0], period: n)
-      if windows[key] == nil {
-        windows[key] = groups.count
+      // The window once (through `std`, which is its deviation column).
+      if windows.insert(RuleEvaluator.Window(input: xs[0], period: n)).inserted {
         groups.append([.function(.std, [xs[0]], period: n)])
       }
     }

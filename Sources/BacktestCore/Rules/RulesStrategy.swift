@@ -189,20 +189,17 @@ public struct RulesStrategy: Strategy, SweepAccelerated {
   public func details(at i: Int) -> StrategyDetails {
     let decimals = HumanFormat.decimals(of: bars.close[i])
     var lines = ["entry: " + parameters.entryText, "exit: " + (parameters.exitText ?? "none")]
-    for (column, label) in zip(indicatorColumns, labels) {
-      lines.append("\(label): " + RuleExplainer.format(column.values[i], unit: unitsOfColumns[column.name] ?? .other, decimals: decimals))
+    for (column, call) in zip(indicatorColumns, Self.calls(parameters)) {
+      lines.append("\(call.text): " + RuleExplainer.format(column.values[i], unit: call.unit, decimals: decimals))
     }
     return StrategyDetails(values: indicatorColumns.map { ($0.name, $0.values[i].isNaN ? nil : $0.values[i]) }, lines: lines)
   }
 
-  private var calls: [RuleExpression] {
-    var found = parameters.entry.functionCalls
-    for c in parameters.exit?.functionCalls ?? [] where !found.contains(c) { found.append(c) }
+  /// The functions the rule calls, each once, in the order written (entry first): its indicator columns.
+  static func calls(_ p: Parameters) -> [RuleExpression] {
+    var found = p.entry.functionCalls
+    for c in p.exit?.functionCalls ?? [] where !found.contains(c) { found.append(c) }
     return found
-  }
-  private var labels: [String] { calls.map(\.text) }
-  private var unitsOfColumns: [String: RuleExpression.Unit] {
-    Dictionary(zip(indicatorColumns.map(\.name), calls.map(\.unit)), uniquingKeysWith: { a, _ in a })
   }
 
   // MARK: Charts
@@ -213,8 +210,7 @@ public struct RulesStrategy: Strategy, SweepAccelerated {
   /// chart, everything else in a panel per kind (RSI from 0 to 100 with the
   /// levels the rule compares it with).
   static func columns(_ p: Parameters, evaluator: RuleEvaluator) -> [IndicatorColumn] {
-    var calls = p.entry.functionCalls
-    for c in p.exit?.functionCalls ?? [] where !calls.contains(c) { calls.append(c) }
+    let calls = calls(p)
     func panelKey(_ unit: RuleExpression.Unit) -> (id: String, name: String)? {
       switch unit {
       case .price: return nil

@@ -34,8 +34,7 @@ public enum SweepRunner {
       return []
     }
     // A bad section is reported later, by the run file's own check, after the sweep section's errors.
-    let strategyTable = try ConfigTable(root, path: "").table("strategy")
-    return (try? catalog.configure(strategyTable))?.parameterInfo ?? entry.parameters
+    return (try? catalog.configure(table))?.parameterInfo ?? entry.parameters
   }
 
   /// Builds each combination's configuration, checking every value as a run file would.
