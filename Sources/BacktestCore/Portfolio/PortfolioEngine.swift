@@ -86,24 +86,6 @@ public struct PortfolioFill: Sendable, Equatable {
   public var reason: PortfolioOrderReason
 }
 
-/// Money in and out of one asset over a run.
-public struct AssetTotals: Sendable, Equatable {
-  /// Spent on buys and received from sales (fees not included).
-  public var bought = 0.0
-  public var sold = 0.0
-  /// Commission paid on this asset's fills.
-  public var fees = 0.0
-  public var expenseDrag = 0.0
-  /// Dividend cash received.
-  public var dividends = 0.0
-  /// Earned by an ex-date in the data but paid after the last bar.
-  public var dividendsPending = 0.0
-  /// Spent by the first (INITIAL) buy.
-  public var initialInvestment = 0.0
-  /// What the shares now held cost (average cost, buy fees included).
-  public var costBasis = 0.0
-}
-
 /// The outcome of a portfolio run: the account at every close of the shared timeline.
 public struct PortfolioResult: Sendable {
   /// Every instant at which some asset has a bar (labels from the first asset that has it).

@@ -1,0 +1,321 @@
+/// Why a fill happened. The raw value is the spelling in `orders.csv`.
+public enum FillReason: String, Sendable, CaseIterable {
+  case initial = "INITIAL"
+  case rebalance = "REBALANCE"
+  case contribution = "CONTRIBUTION"
+  case withdrawal = "WITHDRAWAL"
+  case dividendReinvestment = "DRIP"
+  /// A strategy's entry (`enterLong`).
+  case entry = "ENTRY"
+  /// The close of a strategy's position (its exit reason is in the trade).
+  case exit = "EXIT"
+}
+
+/// One fill of the account.
+public struct Fill: Sendable, Equatable {
+  /// Timeline bar of the fill.
+  public var bar: Int
+  public var asset: Int
+  /// Positive for a buy, negative for a sale.
+  public var shares: Double
+  public var price: Double
+  public var fee: Double
+  public var reason: FillReason
+}
+
+/// Money in and out of one asset over a run.
+public struct AssetTotals: Sendable, Equatable {
+  /// Spent on buys and received from sales (fees not included).
+  public var bought = 0.0
+  public var sold = 0.0
+  /// Commission paid on this asset's fills.
+  public var fees = 0.0
+  public var expenseDrag = 0.0
+  /// Dividend cash received.
+  public var dividends = 0.0
+  /// Earned by an ex-date in the data but paid after the last bar.
+  public var dividendsPending = 0.0
+  /// Spent by the first (INITIAL) buy.
+  public var initialInvestment = 0.0
+  /// What the shares now held cost (average cost, buy fees included).
+  public var costBasis = 0.0
+}
+
+/// The money that reaches an account from outside its trades, by asset.
+struct AccountIncome: Sendable {
+  /// Each asset's dividends on the market's timeline.
+  var dividends: [DividendSchedule]
+  /// Each asset's annual expense ratio, accrued per calendar day on the value at the previous close.
+  var expenseRatios: [Double]
+  /// Deposits (positive) and withdrawals (negative) after the initial cash, by timeline bar; empty for none.
+  var flows: ContiguousArray<Double> = []
+  /// Whether dividend cash is set aside per asset for reinvestment (`dripCash`).
+  var drip = false
+}
+
+/// The one account every run trades through: cash, the shares of each asset,
+/// fills and closed trades, the money that reaches it from outside its trades
+/// (deposits, withdrawals, dividends, expense drag), and the record of every
+/// bar. Traders buy and sell through it at a bar's open; every fill follows
+/// `BrokerRules` (`shared/spec/bb-rsi-swing.md`, `Docs/portfolio.md`).
+struct Account {
+  /// A position a strategy opened with `enterLong`: its entry fill and its exit levels.
+  struct Position {
+    var entryPrice = 0.0
+    /// `-1` when the asset's shares were not bought by an entry (a rebalance) or are none.
+    var entryBar = -1
+    var entryFee = 0.0
+    var stop = -Double.infinity
+    var target = Double.infinity
+    /// Dividends earned by the shares of this position (ex-dates held through).
+    var dividends = 0.0
+  }
+
+  let market: Market
+  let commission: Commission
+  /// Slippage as a fraction (basis points / 10,000).
+  let slip: Double
+  /// The bars `first..<end` of the timeline trade; record column `k` is bar `first + k`.
+  let first: Int, end: Int
+  let income: AccountIncome
+
+  var cash = 0.0
+  var shares: [Double]
+  /// Each asset's last close (carried over bars where it has none; NaN before its first).
+  var lastClose: [Double]
+  var positions: [Position]
+  var trades: [Trade] = []
+  var fills: [Fill] = []
+  var totals: [AssetTotals]
+  /// Exits whose order of events OHLC cannot tell, and those finer bars settled.
+  var ambiguousBars = 0, resolvedBars = 0
+  var expenseDrag = 0.0
+
+  // Money from outside: the next ex-date of each asset, payments owed, the next bar with either.
+  private var nextEx: [Int]
+  private(set) var owed: [(asset: Int, bar: Int, cash: Double)] = []
+  private var nextEventBar = Int.max
+  /// Dividend cash of each asset waiting to be reinvested (with `income.drip`).
+  var dripCash: [Double]
+  /// Deposits credited but not yet invested, and withdrawals not yet paid (target-weight trading).
+  var depositWaiting = 0.0, withdrawalOwed = 0.0
+
+  // The record of every bar of the range.
+  var equityColumn: ContiguousArray<Double>
+  var cashColumn: ContiguousArray<Double>
+  var sharesColumns: [ContiguousArray<Double>]
+  /// Each asset's marked price per bar (several assets only).
+  var priceColumns: [ContiguousArray<Double>]
+  /// External cash per bar (the initial cash at the first bar), when flows are recorded.
+  var flowColumn: ContiguousArray<Double>
+  /// Dividend cash credited per bar; empty when there are no dividends.
+  var dividendColumn: ContiguousArray<Double>
+
+  init(market: Market, commission: Commission, slippageBasisPoints: Double, range: Range<Int>, income: AccountIncome,
+       recordsFlows: Bool) {
+    self.market = market
+    self.commission = commission
+    slip = slippageBasisPoints / 10_000
+    first = range.lowerBound
+    end = range.upperBound
+    self.income = income
+    let m = market.assets.count, n = range.count
+    shares = [Double](repeating: 0, count: m)
+    lastClose = [Double](repeating: .nan, count: m)
+    positions = [Position](repeating: Position(), count: m)
+    totals = [AssetTotals](repeating: AssetTotals(), count: m)
+    dripCash = [Double](repeating: 0, count: m)
+    nextEx = income.dividends.map { s in s.exBar.firstIndex { $0 >= range.lowerBound } ?? s.exBar.count }
+    equityColumn = ContiguousArray(repeating: 0, count: n)
+    cashColumn = equityColumn
+    sharesColumns = [ContiguousArray<Double>](repeating: equityColumn, count: m)
+    priceColumns = market.isSingleAsset ? [] : [ContiguousArray<Double>](repeating: ContiguousArray(repeating: .nan, count: n), count: m)
+    flowColumn = recordsFlows ? equityColumn : []
+    dividendColumn = income.dividends.allSatisfy(\.isEmpty) ? [] : equityColumn
+    nextEventBar = nextEventAfterPayments()
+  }
+
+  // MARK: Money from outside the trades
+
+  /// Deposits credited (a withdrawal is owed until a trader pays it), dividends
+  /// earned at their ex-date bar on the shares of the previous close and
+  /// credited at their pay-date bar, and the expense drag since the previous bar.
+  @inline(__always)
+  mutating func receive(_ t: Int) {
+    if !income.flows.isEmpty {
+      let amount = income.flows[t]
+      if amount > 0 {
+        cash += amount
+        flowColumn[t - first] += amount
+        depositWaiting += amount
+      } else {
+        withdrawalOwed -= amount
+      }
+    }
+    if t == nextEventBar { dividends(t) }
+    if t > 0 {
+      for a in income.expenseRatios.indices where income.expenseRatios[a] > 0 && shares[a] > 0 {
+        let fee = shares[a] * lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
+        cash -= fee
+        totals[a].expenseDrag += fee
+        expenseDrag += fee
+      }
+    }
+  }
+
+  private mutating func dividends(_ t: Int) {
+    for a in income.dividends.indices {
+      let s = income.dividends[a]
+      while nextEx[a] < s.exBar.count && s.exBar[nextEx[a]] <= t {
+        let earned = shares[a] * s.amount[nextEx[a]]
+        if earned > 0 {
+          positions[a].dividends += earned
+          owed.append((a, s.payBar[nextEx[a]], earned))
+        }
+        nextEx[a] += 1
+      }
+    }
+    owed.removeAll { payment in
+      guard payment.bar <= t else { return false }
+      cash += payment.cash
+      dividendColumn[t - first] += payment.cash
+      totals[payment.asset].dividends += payment.cash
+      if income.drip { dripCash[payment.asset] += payment.cash }
+      return true
+    }
+    nextEventBar = nextEventAfterPayments()
+  }
+
+  private func nextEventAfterPayments() -> Int {
+    var next = owed.map(\.bar).min() ?? Int.max
+    for a in income.dividends.indices where nextEx[a] < income.dividends[a].exBar.count {
+      next = min(next, income.dividends[a].exBar[nextEx[a]])
+    }
+    return next
+  }
+
+  /// Dividends earned by the data's ex-dates but paid after the range.
+  var dividendsPending: Double { owed.reduce(0) { $0 + $1.cash } }
+
+  // MARK: Fills at the open
+
+  /// The price a buy of asset `a` fills at, at the open of bar `t`.
+  @inline(__always)
+  func buyPrice(_ t: Int, _ a: Int) -> Double {
+    let k = market.bar(of: a, at: t), bars = market.assets[a]
+    return BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
+  }
+
+  /// The price a sale of asset `a` fills at for an order at `price` (the open, or a level) during bar `t`.
+  @inline(__always)
+  func sellPrice(_ t: Int, _ a: Int, at price: Double) -> Double {
+    BrokerRules.sellPrice(price, low: market.assets[a].low[market.bar(of: a, at: t)], slip: slip)
+  }
+
+  /// The price a sale of asset `a` fills at, at the open of bar `t`.
+  @inline(__always)
+  func sellPrice(_ t: Int, _ a: Int) -> Double {
+    sellPrice(t, a, at: market.assets[a].open[market.bar(of: a, at: t)])
+  }
+
+  /// Buys `quantity` shares of asset `a` at `price` during bar `t`, paying the commission; returns the commission.
+  @discardableResult
+  mutating func buy(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, _ reason: FillReason) -> Double {
+    let fee = commission.fee(shares: quantity, price: price)
+    cash -= quantity * price + fee
+    totals[a].bought += quantity * price
+    totals[a].fees += fee
+    totals[a].costBasis += quantity * price + fee
+    if reason == .initial { totals[a].initialInvestment += quantity * price + fee }
+    fills.append(Fill(bar: t, asset: a, shares: quantity, price: price, fee: fee, reason: reason))
+    shares[a] += quantity
+    return fee
+  }
+
+  /// Sells `quantity` shares of asset `a` at `price` during bar `t`, paying the commission; returns the commission.
+  @discardableResult
+  mutating func sell(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, _ reason: FillReason) -> Double {
+    let fee = commission.fee(shares: quantity, price: price)
+    cash += quantity * price - fee
+    totals[a].sold += quantity * price
+    totals[a].fees += fee
+    totals[a].costBasis *= (shares[a] - quantity) / shares[a]
+    fills.append(Fill(bar: t, asset: a, shares: -quantity, price: price, fee: fee, reason: reason))
+    shares[a] -= quantity
+    if abs(shares[a]) < 1e-9 {
+      shares[a] = 0
+      totals[a].costBasis = 0
+    }
+    return fee
+  }
+
+  // MARK: A strategy's positions
+
+  /// Opens a strategy's position in asset `a`: buys `quantity` at `price` with the exit levels of `stopLoss` and `profitTarget`.
+  mutating func enter(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, stopLoss: Double?, profitTarget: Double?) {
+    let fee = buy(t, a, quantity, at: price, .entry)
+    let (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
+    positions[a] = Position(entryPrice: price, entryBar: t, entryFee: fee, stop: stop, target: target)
+  }
+
+  /// Closes the strategy's position in asset `a` at `price` during bar `t` and records the trade; returns its exit commission.
+  @discardableResult
+  mutating func exit(_ t: Int, _ a: Int, at price: Double, _ reason: ExitReason, ambiguous: Bool = false) -> Double {
+    let p = positions[a], quantity = shares[a]
+    let fee = sell(t, a, quantity, at: price, .exit)
+    var trade = Trade(entryBar: p.entryBar, entryPrice: p.entryPrice, exitBar: t, exitPrice: price, shares: quantity,
+                      entryFee: p.entryFee, exitFee: fee, exitReason: reason)
+    trade.ambiguous = ambiguous
+    trade.dividends = p.dividends
+    trades.append(trade)
+    positions[a] = Position()
+    return fee
+  }
+
+  /// Exits at the stop or target of every open position whose bar `t` reaches
+  /// a level (the open is the bar's first price; a gap exits at the open);
+  /// finer bars settle a bar that OHLC leaves ambiguous.
+  @inline(__always)
+  mutating func settleLevels(_ t: Int, rule: IntrabarRule, intrabar: IntrabarData?) {
+    for a in positions.indices where shares[a] > 0 && positions[a].entryBar >= 0 {
+      let k = market.bar(of: a, at: t)
+      guard k >= 0 else { continue }
+      let bars = market.assets[a], p = positions[a]
+      guard var e = BrokerRules.intrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: p.stop, target: p.target,
+                                             entryBar: t == p.entryBar, rule: rule) else { continue }
+      if e.ambiguous {
+        ambiguousBars += 1
+        // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
+        if let intrabar {
+          let barEnd = k + 1 < bars.count ? bars.time[k + 1] : Int64.max
+          if let touch = intrabar.firstTouch(from: bars.time[k], to: barEnd, stop: p.stop, target: p.target) {
+            e = (touch.price, touch.reason, false)
+            resolvedBars += 1
+          }
+        }
+      }
+      exit(t, a, at: sellPrice(t, a, at: e.price), e.reason, ambiguous: e.ambiguous)
+    }
+  }
+
+  // MARK: The record
+
+  /// Marks the account at the close of bar `t` (an asset without a bar keeps its last close) and records the bar.
+  @inline(__always)
+  mutating func mark(_ t: Int) {
+    var value = cash
+    let column = t - first
+    for a in shares.indices {
+      let k = market.bar(of: a, at: t)
+      if k >= 0 { lastClose[a] = market.assets[a].close[k] }
+      if !priceColumns.isEmpty { priceColumns[a][column] = lastClose[a] }
+      sharesColumns[a][column] = shares[a]
+      if shares[a] != 0 { value += shares[a] * lastClose[a] }
+    }
+    equityColumn[column] = value
+    cashColumn[column] = cash
+  }
+
+  /// The account's value at the close of bar `t` as marked (`equityColumn`).
+  func equity(at t: Int) -> Double { equityColumn[t - first] }
+}
