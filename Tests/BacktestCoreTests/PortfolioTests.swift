@@ -401,35 +401,116 @@ struct PortfolioConfigTests {
 
 @Suite("Shipped portfolio runs against an independent implementation")
 struct PortfolioReferenceTests {
-  /// `Fixtures/portfolio/expected.json`, made by `Fixtures/portfolio/make.py` (plain Python; the command is in its docstring).
-  @Test("final equity, dividends, fees, fills, TWR, XIRR and shares match", arguments: ["income-etf", "income-etf-drip", "three-fund", "dca-ledger"])
-  func matches(name: String) throws {
+  /// One run of `Fixtures/portfolio/expected.json`, made by `Fixtures/portfolio/make.py` (plain Python; the command is in its docstring).
+  static func expected(_ name: String) throws -> [String: Any] {
     let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
     let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-    let expected = try #require(all[name])
-    let config = try shippedPortfolio(name)
-    let output = try PortfolioBacktest.run(config)
-    let s = output.summary
-    func number(_ key: String) throws -> Double { try #require(expected[key] as? Double) }
+    return try #require(all[name], "no run '\(name)' in expected.json")
+  }
+
+  /// Final equity, dividends, fees, fills, TWR, XIRR, shares and unpaid withdrawals equal the independent run `name`.
+  static func expectIndependentFigures(_ s: PortfolioSummary, unpaidWithdrawals: Double, _ name: String) throws {
+    let expected = try Self.expected(name)
+    func number(_ key: String) throws -> Double { try #require(expected[key] as? Double, "\(name): \(key)") }
     #expect(close(s.finalEquity, try number("final_equity"), relative: 1e-12))
     #expect(close(s.dividendIncome, try number("dividend_income"), relative: 1e-12))
     #expect(abs(s.fees - (try number("fees"))) < 1e-9)
     #expect(s.fills == expected["fills"] as? Int)
     #expect(abs(s.twr - (try number("twr"))) < 1e-12)
     #expect(abs(try #require(s.xirr) - (try number("xirr"))) < 1e-9)
+    #expect(abs(unpaidWithdrawals - (try number("unpaid_withdrawals"))) < 1e-9)
     let shares = try #require(expected["shares"] as? [Double])
     #expect(s.assets.count == shares.count && zip(s.assets, shares).allSatisfy { abs($0.shares - $1) < 1e-9 })
   }
 
+  @Test("final equity, dividends, fees, fills, TWR, XIRR and shares match", arguments: ["income-etf", "income-etf-drip", "three-fund", "dca-ledger"])
+  func matches(name: String) throws {
+    let output = try PortfolioBacktest.run(try shippedPortfolio(name))
+    try Self.expectIndependentFigures(output.summary, unpaidWithdrawals: output.result.unpaidWithdrawals, name)
+  }
+
   @Test("the comparison without rebalancing is the same run bought once at the initial weights")
   func withoutRebalancing() throws {
-    let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
-    let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-    let expected = try #require(all["three-fund without rebalancing"])
+    let expected = try Self.expected("three-fund without rebalancing")
     let config = try shippedPortfolio("three-fund")
     let b = try #require(try PortfolioBacktest.run(config).withoutRebalancing)
     #expect(close(b.finalEquity, try #require(expected["final_equity"] as? Double), relative: 1e-12))
     #expect(abs(b.twr - (try #require(expected["twr"] as? Double))) < 1e-12 && b.fills == expected["fills"] as? Int)
+  }
+}
+
+/// The money edge cases of `Docs/portfolio.md`, on the shipped sample ETFs of `three-fund.yaml`
+/// (DIVQ 50%, VALU 30%, HIYD 20%, $1 a trade), each also run by `Fixtures/portfolio/make.py`.
+@Suite("Portfolio engine: money edge cases on the shipped sample ETFs")
+struct PortfolioEdgeCaseTests {
+  static func threeFund() throws -> (config: PortfolioRunConfig, assets: [PortfolioAsset]) {
+    let config = try shippedPortfolio("three-fund")
+    return (config, try PortfolioBacktest.load(config).assets)
+  }
+
+  static func bar(_ r: PortfolioResult, _ date: String) throws -> Int {
+    try #require(r.timeline.day.firstIndex(of: Int32(day(date))), "no bar on \(date)")
+  }
+
+  @Test("a deposit landing on a bar where one asset has no bar is invested at the next bar where all trade")
+  func depositOnMissingBar() throws {
+    var (config, assets) = try Self.threeFund()
+    let valu = assets[1].bars
+    assets[1].bars = valu.filtered { Int(valu.day[$0]) != day("2022-03-14") }
+    config.settings.rebalance = .never
+    config.contributions = .monthly(amount: 1000, day: 14)
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: nil)
+    let r = output.result
+    let t = try Self.bar(r, "2022-03-14")
+    // 2022-03-14: the deposit arrives in cash; VALU has no bar, so nothing trades.
+    #expect(r.flow[t] == 1000 && r.fills.allSatisfy { $0.bar != t } && abs(r.cash[t] - r.cash[t - 1] - 1000) < 1e-9)
+    // 2022-03-15, opens 75.74, 107.67, 17.41: each slice buys what it pays for with its $1 fee:
+    // (500 - 1) / 75.74 = 6.59 → 6, (300 - 1) / 107.67 = 2.78 → 2, (200 - 1) / 17.41 = 11.43 → 11.
+    let next = r.fills.filter { $0.bar == t + 1 }
+    #expect(next.map(\.reason) == [.contribution, .contribution, .contribution] && next.map(\.shares) == [6, 2, 11])
+    let spent: Double = 6 * 75.74 + 2 * 107.67 + 11 * 17.41 + 3
+    #expect(abs(r.cash[t + 1] - (r.cash[t] - spent)) < 1e-9)
+    try PortfolioReferenceTests.expectIndependentFigures(output.summary, unpaidWithdrawals: r.unpaidWithdrawals, "deposit on a missing bar")
+  }
+
+  @Test("a dividend paid on a rebalance bar is reinvested after the rebalance, with the cash the rebalance leaves")
+  func dripOnRebalanceBar() throws {
+    var (config, assets) = try Self.threeFund()
+    // DIVQ's dividend ex 2022-06-03 is paid on 2022-07-01 (instead of 06-08), the first bar of the third quarter.
+    let k = try #require(assets[0].dividends.firstIndex { $0.exDay == day("2022-06-03") })
+    assets[0].dividends[k].payDay = day("2022-07-01")
+    config.settings.drip = true
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: nil)
+    let r = output.result
+    let t = try Self.bar(r, "2022-07-01")
+    let fills = r.fills.filter { $0.bar == t }
+    try #require(fills.map(\.reason) == [.rebalance, .rebalance, .rebalance, .dividendReinvestment])
+    // The dividend (0.5598 a share on the shares held at the close of 2022-06-02) buys one share at the open, 79.48, plus $1;
+    // what is left cannot buy another.
+    let dividend = r.shares[0][try Self.bar(r, "2022-06-02")] * 0.5598
+    #expect(abs(r.dividends[t] - dividend) < 1e-9)
+    #expect(fills[3].asset == 0 && fills[3].shares == 1 && fills[3].price == 79.48 && dividend >= 80.48)
+    #expect(r.cash[t] >= 0 && r.cash[t] < 80.48)
+    try PortfolioReferenceTests.expectIndependentFigures(output.summary, unpaidWithdrawals: r.unpaidWithdrawals, "DRIP on a rebalance bar")
+  }
+
+  @Test("a withdrawal larger than the account pays what selling everything raises after the sale fees; cash and equity stay at zero")
+  func oversizedWithdrawal() throws {
+    let (config, assets) = try Self.threeFund()
+    var settings = config.settings
+    settings.contributions = [DatedAmount(day: day("2023-06-15"), amount: -100_000)]
+    let r = PortfolioEngine.run(assets, settings: settings)
+    let t = try Self.bar(r, "2023-06-15")
+    let fills = r.fills.filter { $0.bar == t }
+    #expect(fills.map(\.reason) == [.withdrawal, .withdrawal, .withdrawal])
+    #expect(fills.map(\.shares) == (0..<3).map { -r.shares[$0][t - 1] } && r.dividends[t] == 0)
+    // Paid: the cash at the previous close plus each holding sold at this open, less its $1 fee.
+    let raised = r.cash[t - 1] + (0..<3).reduce(0) { $0 + r.shares[$1][t - 1] * assets[$1].bars.open[t] - 1 }
+    #expect(abs(r.flow[t] + raised) < 1e-9 && abs(r.unpaidWithdrawals - (100_000 - raised)) < 1e-9)
+    #expect(r.cash[t] == 0 && r.equity[t...].allSatisfy { $0 == 0 })
+    #expect(r.cash.allSatisfy { $0 >= 0 } && r.equity.allSatisfy { $0 >= 0 })
+    let summary = PortfolioBacktest.summarize(r, assets: assets, initialCash: settings.initialCash)
+    try PortfolioReferenceTests.expectIndependentFigures(summary, unpaidWithdrawals: r.unpaidWithdrawals, "withdrawal larger than the account")
   }
 }
 
@@ -468,7 +549,7 @@ struct PortfolioReportTests {
 
 @Suite("Portfolio engine: withdrawals when an asset does not trade")
 struct DeferredWithdrawalTests {
-  @Test("a withdrawal on a day one holding has no bar is raised at the next bar where both trade")
+  @Test("a withdrawal on a day one holding has no bar is paid at the next bar where both trade, where its sales fill")
   func deferred() {
     let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100, 100]), weight: 0.5)
     let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50]).filtered { $0 != 1 }, weight: 0.5)  // no bar on 2024-01-02
@@ -476,7 +557,8 @@ struct DeferredWithdrawalTests {
     settings.initialCash = 10_000
     settings.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000)]
     let r = PortfolioEngine.run([a, b], settings: settings)
-    #expect(r.cash[1] == -1_000 && r.fills.filter { $0.bar == 1 }.isEmpty)
-    #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0)
+    // Cash never goes below zero waiting for the sales: the withdrawal leaves the account when they fill.
+    #expect(r.cash[1] == 0 && r.flow[1] == 0 && r.fills.filter { $0.bar == 1 }.isEmpty)
+    #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0 && r.flow[2] == -1_000)
   }
 }
