@@ -173,7 +173,16 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
                 for k in range(m):
                     if shares[k] > 0:
                         trade(k, t, -min(shares[k], up(need * shares[k] / holdings)), "WITHDRAWAL")
-                assert cash >= 0 or per_trade > 0
+                for _ in range(2 * m):  # the commissions of those sales: from the largest holding
+                    held = [k for k in range(m) if shares[k] > 0]
+                    if cash >= 0 or not held:
+                        break
+                    k = max(held, key=lambda k: shares[k] * price(k, t)[0])
+                    trade(k, t, -min(shares[k], up((-cash + per_trade) / price(k, t)[0])), "WITHDRAWAL")
+            if paid > 0 and cash < 0:  # what the sales could not raise is not paid
+                shortfall = min(-cash, paid)
+                paid -= shortfall
+                cash += shortfall
             if drip:
                 for k in range(m):
                     if drip_cash[k] > 0 and price(k, t):
