@@ -10,7 +10,7 @@ public struct BacktestResult: Sendable {
   /// Buy orders that could not buy a single share.
   public var skippedEntries: Int
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
-  /// gap, or the stop touched on the entry bar (see `IntrabarRule`).
+  /// gap (see `BrokerRules.intrabarExit`).
   public var ambiguousBars: Int
   /// Ambiguous bars that finer bars (`data.intrabar`) settled.
   public var resolvedBars: Int
@@ -160,7 +160,7 @@ public enum Engine {
 
         // 2. Intrabar stop-loss and profit target; the open is the bar's first price.
         if shares > 0, var e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
-                                                          entryBar: t == entryBar, rule: rule) {
+                                                          rule: rule) {
           if e.ambiguous {
             ambiguousBars += 1
             // Finer bars settle it when one level is touched first (the entry at the open comes before them all).

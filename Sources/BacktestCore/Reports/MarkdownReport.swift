@@ -75,8 +75,9 @@ public enum MarkdownReport {
     if ambiguous > 0, let other = output.otherRule {
       let rule = c.broker.intrabarRule
       md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "
-      md += "(stop and target both touched, or the stop touched on the entry bar; `ambiguous` in trades.csv). "
-      md += "The conservative rule takes the stop; the optimistic rule takes the target and ignores the stop on the entry bar.\n\n"
+      md += "(stop and target both touched without a gap\(output.run.result.resolvedBars > 0 ? ", and not settled by the finer bars" : ""); "
+      md += "`ambiguous` in trades.csv). The conservative rule takes the stop there, the optimistic rule the target; every other exit is "
+      md += "the same under both.\n\n"
       let (conservative, optimistic) = rule == .conservative ? (s, other) : (other, s)
       md += "| Rule | Trades | Win rate | Total return | Max drawdown | Sharpe |\n|---|---:|---:|---:|---:|---:|\n"
       for (name, x) in [("conservative" + (rule == .conservative ? " (this run)" : ""), conservative),
