@@ -103,6 +103,7 @@ public enum MarkdownReport {
       md += "\(d.profile.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "—"), both estimates from the last payment and the detected frequency. "
       md += "A trade earns the dividends of the ex-dates it held through (shares held at the close before the ex-date; `dividends` in trades.csv), and its return includes them.\n"
     }
+    if c.expenseRatio > 0 { md += "\n" + ExpenseRatioNote.explanation + "\n" }
 
     md += "\n## Trades\n\n"
     if trades.count > tradeListLimit {

@@ -55,6 +55,7 @@ struct RunCommand {
     let dividends = try Backtest.loadDividends(config.data)
     let loaded = clock.now
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar, dividends: dividends)
+    if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let ran = clock.now
     let files = RunReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
@@ -91,6 +92,10 @@ struct RunCommand {
     let (assets, ledger) = try PortfolioBacktest.load(config)
     let loaded = clock.now
     let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger)
+    let charged = assets.filter { $0.expenseRatio > 0 }
+    if !charged.isEmpty {
+      printError("backtest: " + ExpenseRatioNote.notice(charged: charged.map { "\($0.symbol) \(formatPercentPlain($0.expenseRatio))" }.joined(separator: ", ")))
+    }
     let ran = clock.now
     let files = PortfolioReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
