@@ -562,3 +562,98 @@ struct DeferredWithdrawalTests {
     #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0 && r.flow[2] == -1_000)
   }
 }
+
+/// Rules of `Docs/portfolio.md` not held elsewhere, each worked by hand on flat daily bars.
+@Suite("Portfolio engine: the rules of Docs/portfolio.md")
+struct PortfolioRuleTests {
+  static func settings(_ cash: Double = 10_000, _ change: (inout PortfolioSettings) -> Void = { _ in }) -> PortfolioSettings {
+    var s = PortfolioSettings()
+    s.initialCash = cash
+    change(&s)
+    return s
+  }
+
+  @Test("buys fill at open × (1 + slippage) capped at the high, sales at open × (1 − slippage) floored at the low; targets use the open")
+  func slippage() {
+    // A: open 100 (high 100.05, low 99.5); B: open 50 (high 51, low 49.99). 10 bp of slippage.
+    let a = handBars([(100, 100.05, 99.5, 100), (100, 100.05, 99.5, 100)]), b = handBars([(50, 51, 49.99, 50), (50, 51, 49.99, 50)])
+    let r = PortfolioEngine.run([PortfolioAsset(symbol: "A", bars: a, weight: 0.5), PortfolioAsset(symbol: "B", bars: b, weight: 0.5)],
+                                settings: Self.settings(10_000) { $0.slippageBasisPoints = 10; $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -2_000)] })
+    // Initial: targets 5,000 / 100 = 50 A and 5,000 / 50 = 100 B; A fills at the high 100.05 (100.1 is above it), B at 50.05.
+    // 50 × 100.05 = 5,002.50 leaves 4,997.50: B is cut to floor(4,997.50 / 50.05) = 99.
+    #expect(r.fills[0].price == 100.05 && r.fills[0].shares == 50 && r.fills[1].price == 50 * 1.001 && r.fills[1].shares == 99)
+    // The withdrawal sells at 99.9 (A) and at the low 49.99 (B, not 49.95).
+    let sales = r.fills.filter { $0.bar == 1 }
+    #expect(sales.map(\.price) == [100 * 0.999, 49.99] && sales.allSatisfy { $0.reason == .withdrawal })
+  }
+
+  @Test("idle cash pays a withdrawal first; only the shortfall is sold, in proportion to the holdings, rounded up to whole shares")
+  func idleCashFirst() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.45)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]), weight: 0.45)
+    let r = PortfolioEngine.run([a, b], settings: Self.settings { $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_500)] })
+    // 45 A and 90 B, 1,000 in cash. 1,500 out: 500 to raise from 9,000 of holdings: A ⌈500 × 45 / 9,000⌉ = ⌈2.5⌉ = 3,
+    // B ⌈500 × 90 / 9,000⌉ = 5; 550 raised, 50 left.
+    #expect(r.cash[0] == 1_000 && r.fills.filter { $0.bar == 1 }.map(\.shares) == [-3, -5] && r.cash[1] == 50 && r.flow[1] == -1_500)
+  }
+
+  @Test("the commissions of a withdrawal's sales are raised from the largest holding")
+  func withdrawalFees() throws {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]), weight: 0.5)
+    let r = PortfolioEngine.run([a, b], settings: Self.settings {
+      $0.commission = .perTrade(1)
+      $0.fractionalShares = true
+      $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000)]
+    })
+    // 50 A (5,001.00) and 99.96 B (4,998 + 1): no cash left. 1,000 out of 9,998 of holdings: A ⌈50,000 / 9,998⌉ = 5.001001,
+    // B ⌈99,960 / 9,998⌉ = 9.998 (to a millionth), each less $1: 1.9999 short. A, the larger holding (4,499.8999 against
+    // 4,498.10), sells (1.9999 + 1) / 100 more, rounded up to a millionth: 0.03 (in binary floating point the quotient is
+    // 0.029999000000000002), which leaves 0.0001 in cash.
+    let sales = r.fills.filter { $0.bar == 1 }
+    #expect(sales.map(\.asset) == [0, 1, 0] && sales.allSatisfy { $0.reason == .withdrawal })
+    #expect(sales.map(\.shares) == [-5.001001, -9.998, -0.03])
+    #expect(abs(r.cash[1] - 0.0001) < 1e-9 && r.flow[1] == -1_000 && r.unpaidWithdrawals == 0)
+  }
+
+  @Test("two dividends of one asset paid on the same bar make one DRIP fill; an ex-date on the first bar earns nothing")
+  func twoDividendsOneFill() {
+    // Flat 10; ex-dates on day 0 (nobody held a share before it), day 1 and day 2, the last two paid on day 4.
+    let asset = PortfolioAsset(symbol: "X", bars: flatBars([10, 10, 10, 10, 10, 10]),
+                               dividends: [Dividend(exDay: day("2024-01-01"), payDay: day("2024-01-02"), amount: 1),
+                                           Dividend(exDay: day("2024-01-02"), payDay: day("2024-01-05"), amount: 0.3),
+                                           Dividend(exDay: day("2024-01-03"), payDay: day("2024-01-05"), amount: 0.4)], weight: 1)
+    let r = PortfolioEngine.run([asset], settings: Self.settings(1_000) { $0.drip = true })
+    // 100 shares × (0.30 + 0.40) = 70 on day 4: one fill of 7 shares.
+    #expect(r.dividends.map { $0 } == [0, 0, 0, 0, 70, 0] && r.fills.map(\.shares) == [100, 7] && r.fills[1].bar == 4)
+  }
+
+  @Test("the expense drag counts calendar days between bars and is taken from cash, below zero when cash runs out")
+  func expenseDayCount() {
+    // Friday 2024-01-05 and Monday 2024-01-08 at 100: 3 days of a 3.65% rate on 10,000 = 3.00.
+    var bars = flatBars([100, 100, 100, 100], from: day("2024-01-05"))
+    bars = bars.filtered { $0 == 0 || $0 == 3 }
+    let r = PortfolioEngine.run([PortfolioAsset(symbol: "X", bars: bars, expenseRatio: 0.0365, weight: 1)], settings: Self.settings())
+    #expect(abs(r.totals[0].expenseDrag - 3) < 1e-12 && abs(r.cash[1] + 3) < 1e-12 && abs(r.equity[1] - 9_997) < 1e-9)
+  }
+
+  @Test("a flow dated before the first bar lands on it; one after the last bar is dropped; a fixed plan skips the first month")
+  func flowDates() {
+    let asset = PortfolioAsset(symbol: "X", bars: flatBars([10, 10, 10], from: day("2024-01-30")), weight: 1)
+    let r = PortfolioEngine.run([asset], settings: Self.settings(1_000) {
+      $0.contributions = [DatedAmount(day: day("2023-12-01"), amount: 500), DatedAmount(day: day("2024-02-02"), amount: 300)]
+    })
+    // The December deposit is credited on the first bar and bought with the initial cash; February 2 is after the last bar.
+    #expect(r.flow.map { $0 } == [1_500, 0, 0] && r.fills.map(\.shares) == [150] && r.fills[0].reason == .initial)
+    let plan = PortfolioBacktest.contributions(.monthly(amount: 100, day: 1), ledger: nil, firstDay: day("2024-01-01"), lastDay: day("2024-03-01"))
+    #expect(plan == [DatedAmount(day: day("2024-02-01"), amount: 100), DatedAmount(day: day("2024-03-01"), amount: 100)])
+  }
+
+  @Test("a withdrawal still waiting for a full bar at the end of the data is unpaid")
+  func withdrawalNeverPaid() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]).prefix(2), weight: 0.5)  // B ends a day early
+    let r = PortfolioEngine.run([a, b], settings: Self.settings { $0.contributions = [DatedAmount(day: day("2024-01-03"), amount: -700)] })
+    #expect(r.fills.allSatisfy { $0.bar == 0 } && r.flow[2] == 0 && r.cash[2] == 0 && r.unpaidWithdrawals == 700)
+  }
+}
