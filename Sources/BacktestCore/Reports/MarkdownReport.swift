@@ -76,8 +76,8 @@ public enum MarkdownReport {
       let rule = c.broker.intrabarRule
       md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "
       md += "(stop and target both touched without a gap\(output.run.result.resolvedBars > 0 ? ", and not settled by the finer bars" : ""); "
-      md += "`ambiguous` in trades.csv). The conservative rule takes the stop there, the optimistic rule the target; every other exit is "
-      md += "the same under both.\n\n"
+      md += "`ambiguous` in trades.csv). The conservative rule takes the stop there, the optimistic rule the target; "
+      md += "the rules differ at no other bar.\n\n"
       let (conservative, optimistic) = rule == .conservative ? (s, other) : (other, s)
       md += "| Rule | Trades | Win rate | Total return | Max drawdown | Sharpe |\n|---|---:|---:|---:|---:|---:|\n"
       for (name, x) in [("conservative" + (rule == .conservative ? " (this run)" : ""), conservative),
