@@ -62,6 +62,18 @@ struct CLI {
 }
 
 @Suite(.serialized) struct CLITests {
+  @Test("a run that charges an expense ratio says once what it models; a run without one says nothing")
+  func expenseRatioNotice() throws {
+    let note = "backtest: note: expense_ratio INCM 0.35% is charged on top of the prices: right for an index, synthetic data or an advisory "
+      + "fee; a fund's market prices already have its expenses taken out, so on real fund prices it counts them twice\n"
+    let portfolio = try CLI.run(["run", "income-etf.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(portfolio.status == 0 && portfolio.stderr == note)
+    let swing = try CLI.run(["run", "income-swing.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(swing.status == 0 && swing.stderr == note.replacingOccurrences(of: "INCM 0.35%", with: "0.35%"))
+    let none = try CLI.run(["run", "three-fund.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(none.status == 0 && none.stderr.isEmpty)
+  }
+
   @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")
   func runShipped() throws {
     let out = try CLI.temporaryFolder()

@@ -35,35 +35,42 @@ struct AnalyzeCommand {
 
   func run() throws -> Int32 {
     let report = HoldingsReport(try HoldingsReport.read(String(decoding: try readInputFile(path), as: UTF8.self), file: path))
-    let header = ["Holding", "Days", "Invested", "Value", "Appreciation", "Income", "Expenses", "Net return", "Annualized", "Allocation"]
+    let header = ["Holding", "Days", "Invested", "Value", "Appreciation", "Income", "Expenses", "Net return", "Expenses once", "Annualized",
+                  "Allocation"]
     let rows = report.holdings.map { a in
       [a.holding.name, String(a.daysHeld), HumanFormat.money(a.initialInvestment), HumanFormat.money(a.currentValue),
        HumanFormat.money(a.capitalAppreciation), HumanFormat.money(a.yieldIncome), HumanFormat.money(a.expenses),
-       HumanFormat.percent(a.netReturn), HumanFormat.percent(a.annualizedReturn), HumanFormat.percent(a.allocation)]
+       HumanFormat.percent(a.netReturn), HumanFormat.percent(a.grossReturn), HumanFormat.percent(a.annualizedReturn),
+       HumanFormat.percent(a.allocation)]
     }
     let total = ["Total", "", HumanFormat.money(report.totalInitial), HumanFormat.money(report.totalCurrent),
                  HumanFormat.money(report.totalAppreciation), HumanFormat.money(report.totalIncome), HumanFormat.money(report.totalExpenses),
                  HumanFormat.percent((report.totalAppreciation + report.totalIncome - report.totalExpenses) / report.totalInitial),
+                 HumanFormat.percent((report.totalAppreciation + report.totalIncome) / report.totalInitial),
                  HumanFormat.percent(report.weightedAnnualReturn), "100.00%"]
     printTable(header, rows + [total])
+    print(HoldingsReport.expensesNote)
     print("weighted annual return (by initial investment): \(HumanFormat.percent(report.weightedAnnualReturn))")
-    let realizedHeader = ["Holding", "Close then", "Close now", "Dividends", "Realized return", "Annualized", "Estimated net return"]
+    let realizedHeader = ["Holding", "Close then", "Close now", "Dividends", "Realized return", "Annualized", "Estimated net return",
+                          "Estimated, expenses once"]
     let realizedRows = report.holdings.compactMap { a -> [String]? in
       guard let r = a.realized else { return nil }
       return [a.holding.name, HumanFormat.price(r.startClose, decimals: 2), HumanFormat.price(r.endClose, decimals: 2), HumanFormat.money(r.dividends),
-              HumanFormat.percent(r.totalReturn), HumanFormat.percent(r.annualizedReturn), HumanFormat.percent(a.netReturn)]
+              HumanFormat.percent(r.totalReturn), HumanFormat.percent(r.annualizedReturn), HumanFormat.percent(a.netReturn),
+              HumanFormat.percent(a.grossReturn)]
     }
     if !realizedRows.isEmpty {
       print("\nrealized from the holdings' bar and dividend files (next to the estimate):")
       printTable(realizedHeader, realizedRows)
     }
     guard let out else { return ExitCode.ok }
-    let notes = "Estimates: yield income = initial investment × annual yield × years held; expenses = initial investment × expense ratio × years held; years held = days / 365; annualized = (final / initial)^(365 / days) − 1.\n"
+    let notes = "Estimates: yield income = initial investment × annual yield × years held; expenses = initial investment × expense ratio × years held; years held = days / 365; annualized = (final / initial)^(365 / days) − 1.\n\n"
+      + HoldingsReport.expensesNote + " The realized return, from closes, has the expenses taken out once.\n"
     var text = "Portfolio analysis (\(path))\n\n"
     for a in report.holdings {
       text += "\(a.holding.name): \(formatNumber(a.holding.shares)) shares bought \(CivilDate.isoDate(days: a.holding.purchaseDay)) at \(HumanFormat.price(a.holding.purchasePrice)), now \(HumanFormat.price(a.holding.currentPrice)) (\(a.daysHeld) days)\n"
       text += "  invested \(HumanFormat.money(a.initialInvestment)), worth \(HumanFormat.money(a.currentValue)); appreciation \(HumanFormat.money(a.capitalAppreciation)), income \(HumanFormat.money(a.yieldIncome)), expenses \(HumanFormat.money(a.expenses))\n"
-      text += "  net return \(HumanFormat.percent(a.netReturn)), annualized \(HumanFormat.percent(a.annualizedReturn)), \(HumanFormat.percent(a.allocation)) of the portfolio\n"
+      text += "  net return \(HumanFormat.percent(a.netReturn)) (\(HumanFormat.percent(a.grossReturn)) with the expenses counted once), annualized \(HumanFormat.percent(a.annualizedReturn)), \(HumanFormat.percent(a.allocation)) of the portfolio\n"
     }
     text += "\nTotal invested \(HumanFormat.money(report.totalInitial)), worth \(HumanFormat.money(report.totalCurrent)); weighted annual return \(HumanFormat.percent(report.weightedAnnualReturn)).\n\n" + notes
     try AtomicWriter.write([ReportFile(name: "holdings.csv", contents: report.csv),

@@ -58,6 +58,7 @@ struct RunCommand {
     let loaded = clock.now
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar, dividends: dividends)
     let ran = clock.now
+    if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let files = RunReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
     let written = clock.now
@@ -94,6 +95,10 @@ struct RunCommand {
     let loaded = clock.now
     let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger)
     let ran = clock.now
+    let charged = assets.filter { $0.expenseRatio > 0 }
+    if !charged.isEmpty {
+      printError("backtest: " + ExpenseRatioNote.notice(charged: charged.map { "\($0.symbol) \(formatPercentPlain($0.expenseRatio))" }.joined(separator: ", ")))
+    }
     let files = PortfolioReport.files(output)
     try AtomicWriter.write(files, into: config.report.out)
     if timing {

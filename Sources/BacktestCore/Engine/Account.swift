@@ -282,7 +282,7 @@ struct Account {
       guard k >= 0 else { continue }
       let bars = market.assets[a], p = positions[a]
       guard var e = BrokerRules.intrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: p.stop, target: p.target,
-                                             entryBar: t == p.entryBar, rule: rule) else { continue }
+                                             rule: rule) else { continue }
       if e.ambiguous {
         ambiguousBars += 1
         // Finer bars settle it when one level is touched first (the entry at the open comes before them all).

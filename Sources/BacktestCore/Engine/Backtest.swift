@@ -13,7 +13,7 @@ public struct RunOutput: Sendable {
   public var barsInFile: Int
   /// The economic-cycle context, when the run file has a `cycle:` section.
   public var cycle: CycleContext?
-  /// The same run under the other intrabar rule, when some exit was ambiguous.
+  /// The same run under the other intrabar rule, when some exit stays ambiguous (after the finer bars, with `data.intrabar`).
   public var otherRule: PerformanceSummary?
   /// The asset's dividends (`data.dividends`), empty without.
   public var dividends: [Dividend] = []
@@ -101,7 +101,8 @@ public enum Backtest {
     var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
     let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)
     var otherRule: PerformanceSummary?
-    if run.result.ambiguousBars > 0 {
+    // The rules differ only at a bar that touches both levels and that the finer bars do not settle.
+    if run.result.trades.contains(where: \.ambiguous) {
       var broker = config.broker
       broker.intrabarRule = broker.intrabarRule == .conservative ? .optimistic : .conservative
       otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate, intrabar: intrabar,

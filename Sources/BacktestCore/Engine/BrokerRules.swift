@@ -1,8 +1,8 @@
-/// Which exit OHLC bars are assumed to have taken when the order of events is unknowable.
+/// Which exit OHLC bars are assumed to have taken when a bar touches both the stop and the target.
 public enum IntrabarRule: String, Sendable, Equatable {
   /// The stop (the spec's rule, the default).
   case conservative
-  /// The target when both are touched; no stop on the entry bar.
+  /// The target.
   case optimistic
 }
 
@@ -42,22 +42,24 @@ public enum BrokerRules {
   /// level exits at the open; else the stop or the target at its level; `nil`
   /// when neither is touched.
   ///
-  /// OHLC cannot tell the order of events when a bar touches both levels, or
-  /// the stop on the entry bar: those exits are `ambiguous`. The conservative
-  /// rule (the spec's) takes the stop; the optimistic one takes the target when
-  /// both are touched and ignores the stop on the entry bar.
+  /// The open is the bar's first price, so a position entered at this open
+  /// sees the whole bar after its fill: a level touched on the entry bar is as
+  /// certain as on any later bar. Only a bar that touches both levels (without
+  /// a gap) leaves the order of events unknown: that exit is `ambiguous`; the
+  /// conservative rule (the spec's) takes the stop, the optimistic one the target.
   @inline(__always)
   public static func intrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double,
-                                  entryBar: Bool = false, rule: IntrabarRule = .conservative)
+                                  rule: IntrabarRule = .conservative)
     -> (price: Double, reason: ExitReason, ambiguous: Bool)?
   {
     if open <= stop { return (open, .stopLoss, false) }
     if open >= target { return (open, .profitTarget, false) }
     let stopTouched = low <= stop, targetTouched = high >= target
-    if stopTouched && (rule == .conservative || (!targetTouched && !entryBar)) {
-      return (stop, .stopLoss, targetTouched || entryBar)
+    if stopTouched && targetTouched {
+      return rule == .conservative ? (stop, .stopLoss, true) : (target, .profitTarget, true)
     }
-    if targetTouched { return (target, .profitTarget, stopTouched) }
+    if stopTouched { return (stop, .stopLoss, false) }
+    if targetTouched { return (target, .profitTarget, false) }
     return nil
   }
 }

@@ -10,7 +10,7 @@ public struct BacktestResult: Sendable {
   /// Buy orders that could not buy a single share.
   public var skippedEntries: Int
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
-  /// gap, or the stop touched on the entry bar (see `IntrabarRule`).
+  /// gap (see `BrokerRules.intrabarExit`).
   public var ambiguousBars: Int
   /// Ambiguous bars that finer bars (`data.intrabar`) settled.
   public var resolvedBars: Int

@@ -55,7 +55,8 @@ public struct PortfolioSettings: Sendable, Equatable {
   /// Buys fill this much above the open, sells below, never outside the bar's range.
   public var slippageBasisPoints = 0.0
   public var rebalance: RebalanceRule = .never
-  /// Reinvest each dividend in the asset that paid it, at the first bar on or after the pay date.
+  /// Reinvest each dividend in the asset that paid it, at the first full bar on or after the pay date, after that bar's
+  /// other trades (at most the dividend, within the cash left).
   public var drip = false
   /// Allow fractional shares (to a millionth); otherwise only whole shares trade.
   public var fractionalShares = false
@@ -92,7 +93,7 @@ public struct PortfolioResult: Sendable {
   public var timeline: BarSeries
   public var equity: ContiguousArray<Double>
   public var cash: ContiguousArray<Double>
-  /// External cash added at the bar (the initial cash at bar 0; negative when withdrawn).
+  /// External cash at the bar: deposits credited (the initial cash at bar 0) less withdrawals paid.
   public var flow: ContiguousArray<Double>
   /// Dividend cash credited at the bar.
   public var dividends: ContiguousArray<Double>
@@ -101,26 +102,29 @@ public struct PortfolioResult: Sendable {
   public var prices: [ContiguousArray<Double>]
   public var fills: [PortfolioFill]
   public var totals: [AssetTotals]
-  /// Withdrawals the account could not pay in full (the shortfall, in money).
+  /// Withdrawals not paid: beyond what the account held when paid, or still waiting for a full bar at the end.
   public var unpaidWithdrawals = 0.0
 }
 
 /// The bar loop of a portfolio: cash flows, dividends, costs, and trades to target weights.
 public enum PortfolioEngine {
-  /// Runs `assets` under `settings`.
+  /// Runs `assets` under `settings`; `Docs/portfolio.md` states every rule with the test that holds it.
   ///
-  /// Per timeline bar `t`: (1) external cash arrives (the initial cash at the
-  /// first bar); (2) each asset whose ex-date is this bar earns its dividend on
-  /// the shares held at the previous close, and dividends whose pay date is
-  /// this bar are credited to cash; (3) the expense-ratio drag since the
+  /// Per timeline bar `t`: (1) deposits are credited to cash (the initial cash
+  /// at the first bar); (2) each asset whose ex-date is this bar earns its
+  /// dividend on the shares held at the previous close, and dividends whose pay
+  /// date is this bar are credited to cash; (3) the expense-ratio drag since the
   /// previous bar is charged to cash (value at the previous close × rate ×
-  /// days / 365); (4) orders fill at this bar's open — the initial purchase at
-  /// the first bar where every weighted asset trades, a rebalance (the first
-  /// bar of a new calendar period, or the bar after a close that drifted),
-  /// otherwise a deposit bought in target proportions or a withdrawal raised
-  /// by selling in proportion to holdings, then DRIP purchases; sales before
-  /// buys, buys limited to the cash there is; (5) the account is marked at the
-  /// close (an asset without a bar keeps its last close).
+  /// days / 365); (4) on a full bar (every weighted asset and every holding has
+  /// a bar; otherwise everything waits for the next full bar) orders fill at
+  /// the open: a withdrawal is paid (idle cash first; at most the cash plus
+  /// every holding sold less its commission), then the initial purchase, a
+  /// rebalance (the first bar of a new calendar period, or the bar after a
+  /// close that drifted) or the waiting deposits net of the withdrawal bought
+  /// in target proportions, then the sales the withdrawal still needs (in
+  /// proportion to the holdings), then DRIP purchases with the cash that is
+  /// left; (5) the account is marked at the close (an asset without a bar keeps
+  /// its last close).
   public static func run(_ assets: [PortfolioAsset], settings: PortfolioSettings) -> PortfolioResult {
     let timeline = mergedTimeline(assets)
     let n = timeline.count, m = assets.count
@@ -133,9 +137,8 @@ public enum PortfolioEngine {
       }
     }
     let schedules = assets.map { DividendSchedule($0.dividends, days: timeline.day) }
-    // External cash per bar: the initial cash, then each flow at the first bar dated on or after it.
+    // External cash after the initial cash, per bar: each flow at the first bar dated on or after it (flows of one bar net).
     var flowAt = ContiguousArray<Double>(repeating: 0, count: n)
-    flowAt[0] = settings.initialCash
     for f in settings.contributions {
       let t = firstBar(onOrAfter: f.day, in: timeline.day)
       if t < n { flowAt[t] += f.amount }
@@ -153,12 +156,19 @@ public enum PortfolioEngine {
     var owed: [(asset: Int, bar: Int, cash: Double)] = []
     var dripCash = [Double](repeating: 0, count: m)
     var cash = 0.0, unpaid = 0.0
-    var invested = false, rebalanceDue = false, withdrawalDue = false
+    // Deposits credited but not yet invested, and withdrawals not yet paid: both wait for a full bar.
+    var depositWaiting = 0.0, withdrawalOwed = 0.0
+    var invested = false, rebalanceDue = false
     let slip = settings.slippageBasisPoints / 10_000
     let weighted = assets.indices.filter { assets[$0].weight > 0 }
 
     func quantity(_ x: Double) -> Double {
       settings.fractionalShares ? (x * 1e6).rounded(.down) / 1e6 : x.rounded(.down)
+    }
+    /// The price a sale of asset `a` fills at the open of bar `t`.
+    func sellPrice(_ t: Int, _ a: Int) -> Double {
+      let k = at[a][t]
+      return BrokerRules.sellPrice(assets[a].bars.open[k], low: assets[a].bars.low[k], slip: slip)
     }
     func fill(_ t: Int, _ a: Int, _ qty: Double, _ reason: PortfolioOrderReason) {
       guard qty != 0, let k = at[a][t] >= 0 ? at[a][t] : nil else { return }
@@ -173,7 +183,7 @@ public enum PortfolioEngine {
         if reason == .initial { totals[a].initialInvestment += qty * price + fee }
         fills.append(PortfolioFill(bar: t, asset: a, shares: qty, price: price, fee: fee, reason: reason))
       } else {
-        let price = BrokerRules.sellPrice(bars.open[k], low: bars.low[k], slip: slip)
+        let price = sellPrice(t, a)
         let fee = settings.commission.fee(shares: -qty, price: price)
         cash += -qty * price - fee
         totals[a].sold += -qty * price
@@ -206,47 +216,60 @@ public enum PortfolioEngine {
       for a in weighted where shares[a] < target[a] {
         fill(t, a, min(target[a] - shares[a], affordable(t, a, .infinity)), reason)
       }
-      for a in 0..<m { dripCash[a] = 0 }
     }
 
     func sharesUp(_ x: Double) -> Double {
       settings.fractionalShares ? (x * 1e6).rounded(.up) / 1e6 : x.rounded(.up)
     }
+    /// Pays `amount` out of cash at this open, at most what the account holds there: its cash plus every holding
+    /// sold at this open less that sale's commission. A withdrawal that takes all of it sells everything now; a
+    /// smaller one may leave cash below zero for `raiseCash` (after the bar's other trades). Returns what was paid.
+    func withdraw(_ t: Int, _ amount: Double) -> Double {
+      var available = cash
+      for a in 0..<m where shares[a] > 0 {
+        let price = sellPrice(t, a)
+        available += shares[a] * price - settings.commission.fee(shares: shares[a], price: price)
+      }
+      guard amount < available else {
+        for a in 0..<m where shares[a] > 0 { fill(t, a, -shares[a], .withdrawal) }
+        let paid = min(amount, max(0, cash))
+        cash -= paid
+        return paid
+      }
+      cash -= amount
+      return amount
+    }
     /// Sells to bring cash back to zero or more: in proportion to the holdings'
     /// values at this open, then (for commissions) from the largest holding.
     func raiseCash(_ t: Int) {
-      func sellPrice(_ a: Int) -> Double {
-        let k = at[a][t]
-        return BrokerRules.sellPrice(assets[a].bars.open[k], low: assets[a].bars.low[k], slip: slip)
-      }
       var holdings = 0.0
-      for a in 0..<m where shares[a] > 0 { holdings += shares[a] * sellPrice(a) }
+      for a in 0..<m where shares[a] > 0 { holdings += shares[a] * sellPrice(t, a) }
       guard holdings > 0 else { return }
       let need = -cash
       for a in 0..<m where shares[a] > 0 {
         fill(t, a, -min(shares[a], sharesUp(need * shares[a] / holdings)), .withdrawal)
       }
       for _ in 0..<(2 * m) where cash < 0 {
-        guard let a = (0..<m).filter({ shares[$0] > 0 }).max(by: { shares[$0] * sellPrice($0) < shares[$1] * sellPrice($1) }) else { break }
-        let price = sellPrice(a), perShare = price - settings.commission.fee(shares: 1, price: price) + settings.commission.fee(shares: 0, price: price)
+        guard let a = (0..<m).filter({ shares[$0] > 0 }).max(by: { shares[$0] * sellPrice(t, $0) < shares[$1] * sellPrice(t, $1) }) else { break }
+        let price = sellPrice(t, a), perShare = price - settings.commission.fee(shares: 1, price: price) + settings.commission.fee(shares: 0, price: price)
         let fixed = settings.commission.fee(shares: 0, price: price)
         fill(t, a, -min(shares[a], sharesUp((-cash + fixed) / max(perShare, 1e-12))), .withdrawal)
       }
     }
 
     for t in 0..<n {
-      let tradable = weighted.allSatisfy { at[$0][t] >= 0 } && (0..<m).allSatisfy { shares[$0] == 0 || at[$0][t] >= 0 }
-      // 1. External cash.
-      var flow = flowAt[t]
-      if flow < 0 {
-        // A withdrawal takes what the account holds at most.
-        var holdings = cash
-        for a in 0..<m where shares[a] != 0 { holdings += shares[a] * lastClose[a] }
-        if -flow > holdings { unpaid += -flow - max(0, holdings); flow = -max(0, holdings) }
-      }
+      // A full bar: every weighted asset and every holding has a bar. Only full bars trade.
+      let full = weighted.allSatisfy { at[$0][t] >= 0 } && (0..<m).allSatisfy { shares[$0] == 0 || at[$0][t] >= 0 }
+      // 1. External cash: a deposit (and the initial cash) is credited now; a withdrawal is paid at a full bar.
+      var flow = t == 0 ? settings.initialCash : 0
       cash += flow
-      flowColumn[t] = flow
-      if flow < 0 { withdrawalDue = true }
+      if flowAt[t] > 0 {
+        cash += flowAt[t]
+        flow += flowAt[t]
+        depositWaiting += flowAt[t]
+      } else {
+        withdrawalOwed -= flowAt[t]
+      }
 
       // 2. Dividends: earned at the ex-date bar on the shares of the previous close, credited at the pay-date bar.
       for a in 0..<m {
@@ -280,32 +303,40 @@ public enum PortfolioEngine {
       if invested, t > 0, settings.rebalance.startsNewPeriod(from: Int(timeline.day[t - 1]), to: Int(timeline.day[t])) {
         rebalanceDue = true
       }
-      if tradable {
+      if full {
+        // The withdrawal first (from idle cash, deposits waiting included); then the initial purchase, a rebalance
+        // (trading what is left to the target weights) or the deposits net of the withdrawal bought in target
+        // proportions; then the sales the withdrawal still needs; then DRIP with the cash that is left.
+        var paid = withdrawalOwed > 0 ? withdraw(t, withdrawalOwed) : 0
         if !invested {
           rebalance(t, .initial)
           invested = true
-          withdrawalDue = false
         } else if rebalanceDue {
           rebalance(t, .rebalance)
           rebalanceDue = false
-          withdrawalDue = false
-        } else {
-          if flow > 0 {
-            for a in weighted { fill(t, a, affordable(t, a, flow * assets[a].weight), .contribution) }
-          }
-          // A withdrawal is paid by selling at the first bar where the holdings trade.
-          if withdrawalDue {
-            if cash < 0 { raiseCash(t) }
-            withdrawalDue = false
-          }
-          if settings.drip {
-            for a in 0..<m where dripCash[a] > 0 && at[a][t] >= 0 {
-              fill(t, a, affordable(t, a, dripCash[a]), .dividendReinvestment)
-              dripCash[a] = 0
-            }
+        } else if depositWaiting > withdrawalOwed {
+          let deposit = depositWaiting - withdrawalOwed
+          for a in weighted { fill(t, a, affordable(t, a, deposit * assets[a].weight), .contribution) }
+        }
+        if paid > 0 && cash < 0 { raiseCash(t) }
+        if settings.drip {
+          for a in 0..<m where dripCash[a] > 0 && at[a][t] >= 0 {
+            fill(t, a, affordable(t, a, dripCash[a]), .dividendReinvestment)
+            dripCash[a] = 0
           }
         }
+        // What the sales could not raise (each fill pays its own commission) is not paid.
+        if paid > 0 && cash < 0 {
+          let shortfall = min(-cash, paid)
+          paid -= shortfall
+          cash += shortfall
+        }
+        unpaid += withdrawalOwed - paid
+        flow -= paid
+        depositWaiting = 0
+        withdrawalOwed = 0
       }
+      flowColumn[t] = flow
 
       // 5. Mark at the close.
       var value = cash
@@ -324,6 +355,7 @@ public enum PortfolioEngine {
         }
       }
     }
+    unpaid += withdrawalOwed  // still waiting for a full bar at the end of the data
     for payment in owed { totals[payment.asset].dividendsPending += payment.cash }
     return PortfolioResult(timeline: timeline, equity: equity, cash: cashColumn, flow: flowColumn, dividends: dividendColumn,
                            shares: sharesColumns, prices: priceColumns, fills: fills, totals: totals, unpaidWithdrawals: unpaid)

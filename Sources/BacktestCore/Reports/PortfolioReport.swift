@@ -213,6 +213,7 @@ public enum PortfolioReport {
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
     md += "Drawdowns, Sharpe and Sortino are those of the TWR."
     md += b == nil ? "\n\n" : " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
+    if output.assets.contains(where: { $0.expenseRatio > 0 }) { md += ExpenseRatioNote.explanation + "\n\n" }
 
     md += "## Assets\n\n| Asset | Target | Allocation | Shares | Value | Invested | Dividends | Fees | P&L | Return | Contribution |\n"
     md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"

@@ -42,9 +42,11 @@ public struct HoldingAnalysis: Sendable {
   public var yieldIncome: Double
   /// `initial * expense ratio * years held`.
   public var expenses: Double
-  /// `(appreciation + income) / initial`.
+  /// `(appreciation + income) / initial`: the return with the fund's expenses counted once, since a market
+  /// price (`current_price`) already has them taken out.
   public var grossReturn: Double
-  /// `(appreciation + income - expenses) / initial`.
+  /// `(appreciation + income - expenses) / initial`, as the seed analyzer computes it: on a market price this
+  /// deducts the expenses a second time (by `expenses / initial`).
   public var netReturn: Double
   /// `((initial + net gain) / initial)^(365 / days) - 1`; nil for 0 days or a total loss.
   public var annualizedReturn: Double?
@@ -97,6 +99,10 @@ public struct HoldingsReport: Sendable {
   public var totalAppreciation: Double
   public var totalIncome: Double
   public var totalExpenses: Double
+  /// Why `netReturn` and `grossReturn` differ, for the reports.
+  public static let expensesNote = "Net return = (appreciation + income − expenses) / invested, as the seed analyzer computes it. "
+    + "A market price already has the fund's expenses taken out (a fund pays them from its assets), so that deducts them a second time; "
+    + "expenses once = (appreciation + income) / invested. The two differ by expenses / invested (expense ratio × years held)."
   /// Σ (initial_i / total initial) × annualized_i over holdings with an annualized return.
   public var weightedAnnualReturn: Double?
 

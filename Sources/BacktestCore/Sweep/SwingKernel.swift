@@ -99,8 +99,7 @@ public struct SwingKernel: SweepKernel {
           let o = open[t], h = high[t], l = low[t]
           // Neither level touched (the common case), else the exact rule.
           if !(o > stop && l > stop && o < target && h < target),
-             let e = BrokerRules.intrabarExit(open: o, high: h, low: l, stop: stop, target: target,
-                                              entryBar: t == entryBar, rule: rule) {
+             let e = BrokerRules.intrabarExit(open: o, high: h, low: l, stop: stop, target: target, rule: rule) {
             exit(t, BrokerRules.sellPrice(e.price, low: l, slip: slip), e.reason)
             marks.barsHeld += t - entryBar
             continue flat
