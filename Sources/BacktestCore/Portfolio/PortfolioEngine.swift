@@ -66,27 +66,6 @@ public struct PortfolioSettings: Sendable, Equatable {
   public init() {}
 }
 
-/// Why the portfolio traded.
-public enum PortfolioOrderReason: String, Sendable, CaseIterable {
-  case initial = "INITIAL"
-  case rebalance = "REBALANCE"
-  case contribution = "CONTRIBUTION"
-  case withdrawal = "WITHDRAWAL"
-  case dividendReinvestment = "DRIP"
-}
-
-/// One fill of the portfolio.
-public struct PortfolioFill: Sendable, Equatable {
-  /// Timeline bar of the fill (at its open).
-  public var bar: Int
-  public var asset: Int
-  /// Positive for a buy, negative for a sale.
-  public var shares: Double
-  public var price: Double
-  public var fee: Double
-  public var reason: PortfolioOrderReason
-}
-
 /// The outcome of a portfolio run: the account at every close of the shared timeline.
 public struct PortfolioResult: Sendable {
   /// Every instant at which some asset has a bar (labels from the first asset that has it).
@@ -100,13 +79,13 @@ public struct PortfolioResult: Sendable {
   /// Per asset: shares held and the price marked at each close (the last close carried over; NaN before the first bar).
   public var shares: [ContiguousArray<Double>]
   public var prices: [ContiguousArray<Double>]
-  public var fills: [PortfolioFill]
+  public var fills: [Fill]
   public var totals: [AssetTotals]
   /// Withdrawals not paid: beyond what the account held when paid, or still waiting for a full bar at the end.
   public var unpaidWithdrawals = 0.0
 }
 
-/// The bar loop of a portfolio: cash flows, dividends, costs, and trades to target weights.
+/// A portfolio held at target weights: the portfolio strategy as a trader on the one bar loop.
 public enum PortfolioEngine {
   /// Runs `assets` under `settings`; `Docs/portfolio.md` states every rule with the test that holds it.
   ///
@@ -124,259 +103,197 @@ public enum PortfolioEngine {
   /// in target proportions, then the sales the withdrawal still needs (in
   /// proportion to the holdings), then DRIP purchases with the cash that is
   /// left; (5) the account is marked at the close (an asset without a bar keeps
-  /// its last close).
+  /// its last close). Steps 1-3 and 5 are the account's (`Engine.trade`), step 4 `TargetWeightsTrader`'s.
   public static func run(_ assets: [PortfolioAsset], settings: PortfolioSettings) -> PortfolioResult {
-    let timeline = mergedTimeline(assets)
-    let n = timeline.count, m = assets.count
-    var at = [ContiguousArray<Int>](repeating: ContiguousArray(repeating: -1, count: n), count: m)
-    for (a, asset) in assets.enumerated() {
-      var k = 0
-      for t in 0..<n {
-        while k < asset.bars.count && asset.bars.time[k] < timeline.time[t] { k += 1 }
-        if k < asset.bars.count && asset.bars.time[k] == timeline.time[t] { at[a][t] = k }
-      }
-    }
-    let schedules = assets.map { DividendSchedule($0.dividends, days: timeline.day) }
+    let market = Market(assets: assets.map(\.bars))
+    let timeline = market.timeline, n = timeline.count
     // External cash after the initial cash, per bar: each flow at the first bar dated on or after it (flows of one bar net).
-    var flowAt = ContiguousArray<Double>(repeating: 0, count: n)
+    var flows = ContiguousArray<Double>(repeating: 0, count: n)
     for f in settings.contributions {
       let t = firstBar(onOrAfter: f.day, in: timeline.day)
-      if t < n { flowAt[t] += f.amount }
+      if t < n { flows[t] += f.amount }
     }
+    let income = AccountIncome(dividends: assets.map { DividendSchedule($0.dividends, days: timeline.day) },
+                               expenseRatios: assets.map(\.expenseRatio), flows: flows, drip: settings.drip)
+    var account = Account(market: market, commission: settings.commission, slippageBasisPoints: settings.slippageBasisPoints,
+                          range: 0..<n, income: income, recordsFlows: true)
+    var trader = TargetWeightsTrader(weights: assets.map(\.weight), rebalance: settings.rebalance,
+                                     fractionalShares: settings.fractionalShares, drip: settings.drip)
+    Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
+    var totals = account.totals
+    for payment in account.owed { totals[payment.asset].dividendsPending += payment.cash }
+    return PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
+                           dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
+                           shares: account.sharesColumns, prices: account.priceColumns.isEmpty ? [account.market.timeline.close] : account.priceColumns,
+                           fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid)
+  }
+}
 
-    var equity = ContiguousArray<Double>(repeating: 0, count: n)
-    var cashColumn = equity, flowColumn = equity, dividendColumn = equity
-    var sharesColumns = [ContiguousArray<Double>](repeating: equity, count: m)
-    var priceColumns = [ContiguousArray<Double>](repeating: ContiguousArray(repeating: .nan, count: n), count: m)
-    var totals = [AssetTotals](repeating: AssetTotals(), count: m)
-    var fills: [PortfolioFill] = []
-    var shares = [Double](repeating: 0, count: m)
-    var lastClose = [Double](repeating: .nan, count: m)
-    var nextEx = [Int](repeating: 0, count: m)
-    var owed: [(asset: Int, bar: Int, cash: Double)] = []
-    var dripCash = [Double](repeating: 0, count: m)
-    var cash = 0.0, unpaid = 0.0
-    // Deposits credited but not yet invested, and withdrawals not yet paid: both wait for a full bar.
-    var depositWaiting = 0.0, withdrawalOwed = 0.0
-    var invested = false, rebalanceDue = false
-    let slip = settings.slippageBasisPoints / 10_000
-    let weighted = assets.indices.filter { assets[$0].weight > 0 }
+/// Target weights as a trader: the initial purchase at the first full bar, a
+/// rebalance at the first full bar of a new calendar period or after a close
+/// that drifted, deposits bought in target proportions, withdrawals raised by
+/// selling in proportion to the holdings, and DRIP.
+struct TargetWeightsTrader: Trader {
+  let weights: [Double]
+  /// The assets with a weight above zero.
+  let weighted: [Int]
+  let rule: RebalanceRule
+  let fractionalShares: Bool
+  let drip: Bool
+  var invested = false, rebalanceDue = false
+  /// Withdrawals not paid: beyond what the account held, or still waiting for a full bar at the end.
+  var unpaid = 0.0
+  var firstDecisionBar: Int { 0 }
 
-    func quantity(_ x: Double) -> Double {
-      settings.fractionalShares ? (x * 1e6).rounded(.down) / 1e6 : x.rounded(.down)
-    }
-    /// The price a sale of asset `a` fills at the open of bar `t`.
-    func sellPrice(_ t: Int, _ a: Int) -> Double {
-      let k = at[a][t]
-      return BrokerRules.sellPrice(assets[a].bars.open[k], low: assets[a].bars.low[k], slip: slip)
-    }
-    func fill(_ t: Int, _ a: Int, _ qty: Double, _ reason: PortfolioOrderReason) {
-      guard qty != 0, let k = at[a][t] >= 0 ? at[a][t] : nil else { return }
-      let bars = assets[a].bars
-      if qty > 0 {
-        let price = BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
-        let fee = settings.commission.fee(shares: qty, price: price)
-        cash -= qty * price + fee
-        totals[a].bought += qty * price
-        totals[a].fees += fee
-        totals[a].costBasis += qty * price + fee
-        if reason == .initial { totals[a].initialInvestment += qty * price + fee }
-        fills.append(PortfolioFill(bar: t, asset: a, shares: qty, price: price, fee: fee, reason: reason))
-      } else {
-        let price = sellPrice(t, a)
-        let fee = settings.commission.fee(shares: -qty, price: price)
-        cash += -qty * price - fee
-        totals[a].sold += -qty * price
-        totals[a].fees += fee
-        totals[a].costBasis *= (shares[a] + qty) / shares[a]
-        fills.append(PortfolioFill(bar: t, asset: a, shares: qty, price: price, fee: fee, reason: reason))
-      }
-      shares[a] += qty
-      if abs(shares[a]) < 1e-9 { shares[a] = 0; totals[a].costBasis = 0 }
-    }
-    /// Shares of asset `a` that `money` buys at this bar (commission included, within the cash).
-    func affordable(_ t: Int, _ a: Int, _ money: Double) -> Double {
-      let k = at[a][t], bars = assets[a].bars
-      let price = BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
-      let budget = min(money, cash)
-      guard budget > 0 else { return 0 }
-      return max(0, quantity(settings.commission.affordableQuantity(cash: budget, price: price)))
-    }
-    func openValue(_ t: Int) -> Double {
-      var value = cash
-      for a in 0..<m where shares[a] != 0 { value += shares[a] * assets[a].bars.open[at[a][t]] }
-      return value
-    }
-    /// Trades every weighted asset to its target weight of the value at this open.
-    func rebalance(_ t: Int, _ reason: PortfolioOrderReason) {
-      let value = openValue(t)
-      var target = [Double](repeating: 0, count: m)
-      for a in 0..<m { target[a] = quantity(value * assets[a].weight / assets[a].bars.open[at[a][t]]) }
-      for a in 0..<m where shares[a] > target[a] { fill(t, a, target[a] - shares[a], reason) }
-      for a in weighted where shares[a] < target[a] {
-        fill(t, a, min(target[a] - shares[a], affordable(t, a, .infinity)), reason)
-      }
-    }
-
-    func sharesUp(_ x: Double) -> Double {
-      settings.fractionalShares ? (x * 1e6).rounded(.up) / 1e6 : x.rounded(.up)
-    }
-    /// Pays `amount` out of cash at this open, at most what the account holds there: its cash plus every holding
-    /// sold at this open less that sale's commission. A withdrawal that takes all of it sells everything now; a
-    /// smaller one may leave cash below zero for `raiseCash` (after the bar's other trades). Returns what was paid.
-    func withdraw(_ t: Int, _ amount: Double) -> Double {
-      var available = cash
-      for a in 0..<m where shares[a] > 0 {
-        let price = sellPrice(t, a)
-        available += shares[a] * price - settings.commission.fee(shares: shares[a], price: price)
-      }
-      guard amount < available else {
-        for a in 0..<m where shares[a] > 0 { fill(t, a, -shares[a], .withdrawal) }
-        let paid = min(amount, max(0, cash))
-        cash -= paid
-        return paid
-      }
-      cash -= amount
-      return amount
-    }
-    /// Sells to bring cash back to zero or more: in proportion to the holdings'
-    /// values at this open, then (for commissions) from the largest holding.
-    func raiseCash(_ t: Int) {
-      var holdings = 0.0
-      for a in 0..<m where shares[a] > 0 { holdings += shares[a] * sellPrice(t, a) }
-      guard holdings > 0 else { return }
-      let need = -cash
-      for a in 0..<m where shares[a] > 0 {
-        fill(t, a, -min(shares[a], sharesUp(need * shares[a] / holdings)), .withdrawal)
-      }
-      for _ in 0..<(2 * m) where cash < 0 {
-        guard let a = (0..<m).filter({ shares[$0] > 0 }).max(by: { shares[$0] * sellPrice(t, $0) < shares[$1] * sellPrice(t, $1) }) else { break }
-        let price = sellPrice(t, a), perShare = price - settings.commission.fee(shares: 1, price: price) + settings.commission.fee(shares: 0, price: price)
-        let fixed = settings.commission.fee(shares: 0, price: price)
-        fill(t, a, -min(shares[a], sharesUp((-cash + fixed) / max(perShare, 1e-12))), .withdrawal)
-      }
-    }
-
-    for t in 0..<n {
-      // A full bar: every weighted asset and every holding has a bar. Only full bars trade.
-      let full = weighted.allSatisfy { at[$0][t] >= 0 } && (0..<m).allSatisfy { shares[$0] == 0 || at[$0][t] >= 0 }
-      // 1. External cash: a deposit (and the initial cash) is credited now; a withdrawal is paid at a full bar.
-      var flow = t == 0 ? settings.initialCash : 0
-      cash += flow
-      if flowAt[t] > 0 {
-        cash += flowAt[t]
-        flow += flowAt[t]
-        depositWaiting += flowAt[t]
-      } else {
-        withdrawalOwed -= flowAt[t]
-      }
-
-      // 2. Dividends: earned at the ex-date bar on the shares of the previous close, credited at the pay-date bar.
-      for a in 0..<m {
-        let s = schedules[a]
-        while nextEx[a] < s.exBar.count && s.exBar[nextEx[a]] <= t {
-          let earned = shares[a] * s.amount[nextEx[a]]
-          if earned > 0 { owed.append((a, s.payBar[nextEx[a]], earned)) }
-          nextEx[a] += 1
-        }
-      }
-      owed.removeAll { payment in
-        guard payment.bar <= t else { return false }
-        cash += payment.cash
-        dividendColumn[t] += payment.cash
-        totals[payment.asset].dividends += payment.cash
-        if settings.drip { dripCash[payment.asset] += payment.cash }
-        return true
-      }
-
-      // 3. Expense drag since the previous bar.
-      if t > 0 {
-        let days = Double(timeline.day[t] - timeline.day[t - 1])
-        for a in 0..<m where shares[a] > 0 && assets[a].expenseRatio > 0 {
-          let fee = shares[a] * lastClose[a] * assets[a].expenseRatio * days / 365
-          cash -= fee
-          totals[a].expenseDrag += fee
-        }
-      }
-
-      // 4. Orders at the open.
-      if invested, t > 0, settings.rebalance.startsNewPeriod(from: Int(timeline.day[t - 1]), to: Int(timeline.day[t])) {
-        rebalanceDue = true
-      }
-      if full {
-        // The withdrawal first (from idle cash, deposits waiting included); then the initial purchase, a rebalance
-        // (trading what is left to the target weights) or the deposits net of the withdrawal bought in target
-        // proportions; then the sales the withdrawal still needs; then DRIP with the cash that is left.
-        var paid = withdrawalOwed > 0 ? withdraw(t, withdrawalOwed) : 0
-        if !invested {
-          rebalance(t, .initial)
-          invested = true
-        } else if rebalanceDue {
-          rebalance(t, .rebalance)
-          rebalanceDue = false
-        } else if depositWaiting > withdrawalOwed {
-          let deposit = depositWaiting - withdrawalOwed
-          for a in weighted { fill(t, a, affordable(t, a, deposit * assets[a].weight), .contribution) }
-        }
-        if paid > 0 && cash < 0 { raiseCash(t) }
-        if settings.drip {
-          for a in 0..<m where dripCash[a] > 0 && at[a][t] >= 0 {
-            fill(t, a, affordable(t, a, dripCash[a]), .dividendReinvestment)
-            dripCash[a] = 0
-          }
-        }
-        // What the sales could not raise (each fill pays its own commission) is not paid.
-        if paid > 0 && cash < 0 {
-          let shortfall = min(-cash, paid)
-          paid -= shortfall
-          cash += shortfall
-        }
-        unpaid += withdrawalOwed - paid
-        flow -= paid
-        depositWaiting = 0
-        withdrawalOwed = 0
-      }
-      flowColumn[t] = flow
-
-      // 5. Mark at the close.
-      var value = cash
-      for a in 0..<m {
-        if at[a][t] >= 0 { lastClose[a] = assets[a].bars.close[at[a][t]] }
-        priceColumns[a][t] = lastClose[a]
-        sharesColumns[a][t] = shares[a]
-        if shares[a] != 0 { value += shares[a] * lastClose[a] }
-      }
-      equity[t] = value
-      cashColumn[t] = cash
-      if case .drift(let limit) = settings.rebalance, invested, value > 0 {
-        for a in 0..<m {
-          let held = shares[a] == 0 ? 0 : shares[a] * lastClose[a] / value
-          if abs(held - assets[a].weight) > limit { rebalanceDue = true }
-        }
-      }
-    }
-    unpaid += withdrawalOwed  // still waiting for a full bar at the end of the data
-    for payment in owed { totals[payment.asset].dividendsPending += payment.cash }
-    return PortfolioResult(timeline: timeline, equity: equity, cash: cashColumn, flow: flowColumn, dividends: dividendColumn,
-                           shares: sharesColumns, prices: priceColumns, fills: fills, totals: totals, unpaidWithdrawals: unpaid)
+  init(weights: [Double], rebalance: RebalanceRule, fractionalShares: Bool, drip: Bool) {
+    self.weights = weights
+    weighted = weights.indices.filter { weights[$0] > 0 }
+    rule = rebalance
+    self.fractionalShares = fractionalShares
+    self.drip = drip
   }
 
-  /// Every instant at which some asset has a bar, in order, labelled as the first asset with that bar writes it.
-  static func mergedTimeline(_ assets: [PortfolioAsset]) -> BarSeries {
-    var out = BarSeries(source: assets.map(\.bars.source).joined(separator: ", "))
-    out.isDateOnly = assets.allSatisfy(\.bars.isDateOnly)
-    var next = [Int](repeating: 0, count: assets.count)
-    while true {
-      var best: (time: Int64, asset: Int)?
-      for (a, asset) in assets.enumerated() where next[a] < asset.bars.count {
-        let time = asset.bars.time[next[a]]
-        if best == nil || time < best!.time { best = (time, a) }
-      }
-      guard let (time, a) = best else { break }
-      let bars = assets[a].bars, k = next[a]
-      out.append(time: time, day: bars.day[k], open: 0, high: 0, low: 0, close: 0, volume: 0, label: Array(bars.timeLabel(k).utf8))
-      for (b, asset) in assets.enumerated() where next[b] < asset.bars.count && asset.bars.time[next[b]] == time { next[b] += 1 }
+  func quantity(_ x: Double) -> Double {
+    fractionalShares ? (x * 1e6).rounded(.down) / 1e6 : x.rounded(.down)
+  }
+
+  func sharesUp(_ x: Double) -> Double {
+    fractionalShares ? (x * 1e6).rounded(.up) / 1e6 : x.rounded(.up)
+  }
+
+  /// Buys (`quantity > 0`) or sells asset `a` at the open of bar `t`; nothing for zero or where the asset has no bar.
+  func fill(_ t: Int, _ a: Int, _ quantity: Double, _ reason: FillReason, _ account: inout Account) {
+    guard quantity != 0, account.market.bar(of: a, at: t) >= 0 else { return }
+    if quantity > 0 {
+      account.buy(t, a, quantity, at: account.buyPrice(t, a), reason)
+    } else {
+      account.sell(t, a, -quantity, at: account.sellPrice(t, a), reason)
     }
-    return out
+  }
+
+  /// Shares of asset `a` that `money` buys at this bar (commission included, within the cash).
+  func affordable(_ t: Int, _ a: Int, _ money: Double, _ account: Account) -> Double {
+    let price = account.buyPrice(t, a)
+    let budget = min(money, account.cash)
+    guard budget > 0 else { return 0 }
+    return max(0, quantity(account.commission.affordableQuantity(cash: budget, price: price)))
+  }
+
+  /// The account's value at the open of bar `t` (every holding has a bar there).
+  func openValue(_ t: Int, _ account: Account) -> Double {
+    var value = account.cash
+    for a in account.shares.indices where account.shares[a] != 0 {
+      value += account.shares[a] * account.market.assets[a].open[account.market.bar(of: a, at: t)]
+    }
+    return value
+  }
+
+  /// Trades every weighted asset to its target weight of the value at this open.
+  func rebalance(_ t: Int, _ reason: FillReason, _ account: inout Account) {
+    let value = openValue(t, account)
+    let m = weights.count
+    var target = [Double](repeating: 0, count: m)
+    for a in 0..<m { target[a] = quantity(value * weights[a] / account.market.assets[a].open[account.market.bar(of: a, at: t)]) }
+    for a in 0..<m where account.shares[a] > target[a] { fill(t, a, target[a] - account.shares[a], reason, &account) }
+    for a in weighted where account.shares[a] < target[a] {
+      fill(t, a, min(target[a] - account.shares[a], affordable(t, a, .infinity, account)), reason, &account)
+    }
+  }
+
+  /// Pays `amount` out of cash at this open, at most what the account holds there: its cash plus every holding
+  /// sold at this open less that sale's commission. A withdrawal that takes all of it sells everything now; a
+  /// smaller one may leave cash below zero for `raiseCash` (after the bar's other trades). Returns what was paid.
+  func withdraw(_ t: Int, _ amount: Double, _ account: inout Account) -> Double {
+    var available = account.cash
+    for a in account.shares.indices where account.shares[a] > 0 {
+      let price = account.sellPrice(t, a)
+      available += account.shares[a] * price - account.commission.fee(shares: account.shares[a], price: price)
+    }
+    guard amount < available else {
+      for a in account.shares.indices where account.shares[a] > 0 { fill(t, a, -account.shares[a], .withdrawal, &account) }
+      let paid = min(amount, max(0, account.cash))
+      account.cash -= paid
+      return paid
+    }
+    account.cash -= amount
+    return amount
+  }
+
+  /// Sells to bring cash back to zero or more: in proportion to the holdings'
+  /// values at this open, then (for commissions) from the largest holding.
+  func raiseCash(_ t: Int, _ account: inout Account) {
+    let m = weights.count
+    var holdings = 0.0
+    for a in 0..<m where account.shares[a] > 0 { holdings += account.shares[a] * account.sellPrice(t, a) }
+    guard holdings > 0 else { return }
+    let need = -account.cash
+    for a in 0..<m where account.shares[a] > 0 {
+      fill(t, a, -min(account.shares[a], sharesUp(need * account.shares[a] / holdings)), .withdrawal, &account)
+    }
+    for _ in 0..<(2 * m) where account.cash < 0 {
+      let held = (0..<m).filter { account.shares[$0] > 0 }
+      guard let a = held.max(by: { account.shares[$0] * account.sellPrice(t, $0) < account.shares[$1] * account.sellPrice(t, $1) }) else { break }
+      let commission = account.commission
+      let price = account.sellPrice(t, a), perShare = price - commission.fee(shares: 1, price: price) + commission.fee(shares: 0, price: price)
+      let fixed = commission.fee(shares: 0, price: price)
+      fill(t, a, -min(account.shares[a], sharesUp((-account.cash + fixed) / max(perShare, 1e-12))), .withdrawal, &account)
+    }
+  }
+
+  mutating func open(_ t: Int, account: inout Account) {
+    let market = account.market
+    // A full bar: every weighted asset and every holding has a bar. Only full bars trade.
+    let full = weighted.allSatisfy { market.bar(of: $0, at: t) >= 0 }
+      && account.shares.indices.allSatisfy { account.shares[$0] == 0 || market.bar(of: $0, at: t) >= 0 }
+    if invested, t > 0, rule.startsNewPeriod(from: Int(market.timeline.day[t - 1]), to: Int(market.timeline.day[t])) {
+      rebalanceDue = true
+    }
+    guard full else { return }
+    // The withdrawal first (from idle cash, deposits waiting included); then the initial purchase, a rebalance
+    // (trading what is left to the target weights) or the deposits net of the withdrawal bought in target
+    // proportions; then the sales the withdrawal still needs; then DRIP with the cash that is left.
+    let owed = account.withdrawalOwed
+    var paid = owed > 0 ? withdraw(t, owed, &account) : 0
+    if !invested {
+      rebalance(t, .initial, &account)
+      invested = true
+    } else if rebalanceDue {
+      rebalance(t, .rebalance, &account)
+      rebalanceDue = false
+    } else if account.depositWaiting > owed {
+      let deposit = account.depositWaiting - owed
+      for a in weighted { fill(t, a, affordable(t, a, deposit * weights[a], account), .contribution, &account) }
+    }
+    if paid > 0 && account.cash < 0 { raiseCash(t, &account) }
+    if drip {
+      for a in account.dripCash.indices where account.dripCash[a] > 0 && market.bar(of: a, at: t) >= 0 {
+        fill(t, a, affordable(t, a, account.dripCash[a], account), .dividendReinvestment, &account)
+        account.dripCash[a] = 0
+      }
+    }
+    // What the sales could not raise (each fill pays its own commission) is not paid.
+    if paid > 0 && account.cash < 0 {
+      let shortfall = min(-account.cash, paid)
+      paid -= shortfall
+      account.cash += shortfall
+    }
+    unpaid += owed - paid
+    account.flowColumn[t - account.first] -= paid
+    account.depositWaiting = 0
+    account.withdrawalOwed = 0
+  }
+
+  mutating func close(_ t: Int, account: inout Account) {
+    guard case .drift(let limit) = rule, invested else { return }
+    let value = account.equity(at: t)
+    guard value > 0 else { return }
+    for a in weights.indices {
+      let held = account.shares[a] == 0 ? 0 : account.shares[a] * account.lastClose[a] / value
+      if abs(held - weights[a]) > limit { rebalanceDue = true }
+    }
+  }
+
+  mutating func finish(account: inout Account) {
+    unpaid += account.withdrawalOwed  // still waiting for a full bar at the end of the data
   }
 }
