@@ -21,6 +21,16 @@ public struct Fill: Sendable, Equatable {
   public var price: Double
   public var fee: Double
   public var reason: FillReason
+
+  @inlinable
+  public init(bar: Int, asset: Int, shares: Double, price: Double, fee: Double, reason: FillReason) {
+    self.bar = bar
+    self.asset = asset
+    self.shares = shares
+    self.price = price
+    self.fee = fee
+    self.reason = reason
+  }
 }
 
 /// Money in and out of one asset over a run.
@@ -39,18 +49,29 @@ public struct AssetTotals: Sendable, Equatable {
   public var initialInvestment = 0.0
   /// What the shares now held cost (average cost, buy fees included).
   public var costBasis = 0.0
+
+  @inlinable public init() {}
 }
 
 /// The money that reaches an account from outside its trades, by asset.
+@usableFromInline
 struct AccountIncome: Sendable {
   /// Each asset's dividends on the market's timeline.
-  var dividends: [DividendSchedule]
+  @usableFromInline var dividends: [DividendSchedule]
   /// Each asset's annual expense ratio, accrued per calendar day on the value at the previous close.
-  var expenseRatios: [Double]
+  @usableFromInline var expenseRatios: [Double]
   /// Deposits (positive) and withdrawals (negative) after the initial cash, by timeline bar; empty for none.
-  var flows: ContiguousArray<Double> = []
+  @usableFromInline var flows: ContiguousArray<Double> = []
   /// Whether dividend cash is set aside per asset for reinvestment (`dripCash`).
-  var drip = false
+  @usableFromInline var drip = false
+
+  @usableFromInline
+  init(dividends: [DividendSchedule], expenseRatios: [Double], flows: ContiguousArray<Double> = [], drip: Bool = false) {
+    self.dividends = dividends
+    self.expenseRatios = expenseRatios
+    self.flows = flows
+    self.drip = drip
+  }
 }
 
 /// The one account every run trades through: cash, the shares of each asset,
@@ -58,59 +79,77 @@ struct AccountIncome: Sendable {
 /// (deposits, withdrawals, dividends, expense drag), and the record of every
 /// bar. Traders buy and sell through it at a bar's open; every fill follows
 /// `BrokerRules` (`shared/spec/bb-rsi-swing.md`, `Docs/portfolio.md`).
+@usableFromInline
 struct Account {
   /// A position a strategy opened with `enterLong`: its entry fill and its exit levels.
+  @usableFromInline
   struct Position {
-    var entryPrice = 0.0
+    @usableFromInline var entryPrice = 0.0
     /// `-1` when the asset's shares were not bought by an entry (a rebalance) or are none.
-    var entryBar = -1
-    var entryFee = 0.0
-    var stop = -Double.infinity
-    var target = Double.infinity
+    @usableFromInline var entryBar = -1
+    @usableFromInline var entryFee = 0.0
+    @usableFromInline var stop = -Double.infinity
+    @usableFromInline var target = Double.infinity
     /// Dividends earned by the shares of this position (ex-dates held through).
-    var dividends = 0.0
+    @usableFromInline var dividends = 0.0
+
+    @inlinable
+    init(entryPrice: Double = 0, entryBar: Int = -1, entryFee: Double = 0, stop: Double = -.infinity, target: Double = .infinity) {
+      self.entryPrice = entryPrice
+      self.entryBar = entryBar
+      self.entryFee = entryFee
+      self.stop = stop
+      self.target = target
+    }
   }
 
-  let market: Market
-  let commission: Commission
+  @usableFromInline let market: Market
+  @usableFromInline let commission: Commission
   /// Slippage as a fraction (basis points / 10,000).
-  let slip: Double
+  @usableFromInline let slip: Double
   /// The bars `first..<end` of the timeline trade; record column `k` is bar `first + k`.
-  let first: Int, end: Int
-  let income: AccountIncome
+  @usableFromInline let first: Int, end: Int
+  @usableFromInline let income: AccountIncome
 
-  var cash = 0.0
-  var shares: [Double]
+  @usableFromInline var cash = 0.0
+  @usableFromInline var shares: [Double]
   /// Each asset's last close (carried over bars where it has none; NaN before its first).
-  var lastClose: [Double]
-  var positions: [Position]
-  var trades: [Trade] = []
-  var fills: [Fill] = []
-  var totals: [AssetTotals]
+  @usableFromInline var lastClose: [Double]
+  @usableFromInline var positions: [Position]
+  @usableFromInline var trades: [Trade] = []
+  @usableFromInline var fills: [Fill] = []
+  @usableFromInline var totals: [AssetTotals]
   /// Exits whose order of events OHLC cannot tell, and those finer bars settled.
-  var ambiguousBars = 0, resolvedBars = 0
-  var expenseDrag = 0.0
+  @usableFromInline var ambiguousBars = 0, resolvedBars = 0
+  @usableFromInline var expenseDrag = 0.0
 
   // Money from outside: the next ex-date of each asset, payments owed, the next bar with either.
-  private var nextEx: [Int]
-  private(set) var owed: [(asset: Int, bar: Int, cash: Double)] = []
-  private var nextEventBar = Int.max
+  @usableFromInline var nextEx: [Int]
+  @usableFromInline var owed: [(asset: Int, bar: Int, cash: Double)] = []
+  @usableFromInline var nextEventBar = Int.max
   /// Dividend cash of each asset waiting to be reinvested (with `income.drip`).
-  var dripCash: [Double]
+  @usableFromInline var dripCash: [Double]
   /// Deposits credited but not yet invested, and withdrawals not yet paid (target-weight trading).
-  var depositWaiting = 0.0, withdrawalOwed = 0.0
+  @usableFromInline var depositWaiting = 0.0, withdrawalOwed = 0.0
 
   // The record of every bar of the range.
-  var equityColumn: ContiguousArray<Double>
-  var cashColumn: ContiguousArray<Double>
-  var sharesColumns: [ContiguousArray<Double>]
-  /// Each asset's marked price per bar (several assets only).
-  var priceColumns: [ContiguousArray<Double>]
+  @usableFromInline var equityColumn: ContiguousArray<Double>
+  @usableFromInline var cashColumn: ContiguousArray<Double>
+  /// Each asset's shares per bar, asset after asset (`sharesColumn(a)`).
+  @usableFromInline var sharesRecord: ContiguousArray<Double>
+  /// Each asset's marked price per bar, asset after asset (several assets only; `priceColumn(a)`).
+  @usableFromInline var priceRecord: ContiguousArray<Double>
+  /// Whether any asset charges an expense ratio, and how many positions have exit levels to watch.
+  @usableFromInline let chargesExpenses: Bool
+  @usableFromInline var watchedPositions = 0
+  /// The value at the last mark.
+  @usableFromInline var markedValue = 0.0
   /// External cash per bar (the initial cash at the first bar), when flows are recorded.
-  var flowColumn: ContiguousArray<Double>
+  @usableFromInline var flowColumn: ContiguousArray<Double>
   /// Dividend cash credited per bar; empty when there are no dividends.
-  var dividendColumn: ContiguousArray<Double>
+  @usableFromInline var dividendColumn: ContiguousArray<Double>
 
+  @inlinable
   init(market: Market, commission: Commission, slippageBasisPoints: Double, range: Range<Int>, income: AccountIncome,
        recordsFlows: Bool) {
     self.market = market
@@ -128,8 +167,9 @@ struct Account {
     nextEx = income.dividends.map { s in s.exBar.firstIndex { $0 >= range.lowerBound } ?? s.exBar.count }
     equityColumn = ContiguousArray(repeating: 0, count: n)
     cashColumn = equityColumn
-    sharesColumns = [ContiguousArray<Double>](repeating: equityColumn, count: m)
-    priceColumns = market.isSingleAsset ? [] : [ContiguousArray<Double>](repeating: ContiguousArray(repeating: .nan, count: n), count: m)
+    sharesRecord = ContiguousArray(repeating: 0, count: m * n)
+    priceRecord = market.isSingleAsset ? [] : ContiguousArray(repeating: .nan, count: m * n)
+    chargesExpenses = income.expenseRatios.contains { $0 > 0 }
     flowColumn = recordsFlows ? equityColumn : []
     dividendColumn = income.dividends.allSatisfy(\.isEmpty) ? [] : equityColumn
     nextEventBar = nextEventAfterPayments()
@@ -140,7 +180,7 @@ struct Account {
   /// Deposits credited (a withdrawal is owed until a trader pays it), dividends
   /// earned at their ex-date bar on the shares of the previous close and
   /// credited at their pay-date bar, and the expense drag since the previous bar.
-  @inline(__always)
+  @inlinable @inline(__always)
   mutating func receive(_ t: Int) {
     if !income.flows.isEmpty {
       let amount = income.flows[t]
@@ -153,7 +193,7 @@ struct Account {
       }
     }
     if t == nextEventBar { dividends(t) }
-    if t > 0 {
+    if chargesExpenses && t > 0 {
       for a in income.expenseRatios.indices where income.expenseRatios[a] > 0 && shares[a] > 0 {
         let fee = shares[a] * lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
         cash -= fee
@@ -163,7 +203,8 @@ struct Account {
     }
   }
 
-  private mutating func dividends(_ t: Int) {
+  @inlinable
+  mutating func dividends(_ t: Int) {
     for a in income.dividends.indices {
       let s = income.dividends[a]
       while nextEx[a] < s.exBar.count && s.exBar[nextEx[a]] <= t {
@@ -186,7 +227,8 @@ struct Account {
     nextEventBar = nextEventAfterPayments()
   }
 
-  private func nextEventAfterPayments() -> Int {
+  @inlinable
+  func nextEventAfterPayments() -> Int {
     var next = owed.map(\.bar).min() ?? Int.max
     for a in income.dividends.indices where nextEx[a] < income.dividends[a].exBar.count {
       next = min(next, income.dividends[a].exBar[nextEx[a]])
@@ -195,31 +237,31 @@ struct Account {
   }
 
   /// Dividends earned by the data's ex-dates but paid after the range.
-  var dividendsPending: Double { owed.reduce(0) { $0 + $1.cash } }
+  @usableFromInline var dividendsPending: Double { owed.reduce(0) { $0 + $1.cash } }
 
   // MARK: Fills at the open
 
   /// The price a buy of asset `a` fills at, at the open of bar `t`.
-  @inline(__always)
+  @inlinable @inline(__always)
   func buyPrice(_ t: Int, _ a: Int) -> Double {
     let k = market.bar(of: a, at: t), bars = market.assets[a]
     return BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
   }
 
   /// The price a sale of asset `a` fills at for an order at `price` (the open, or a level) during bar `t`.
-  @inline(__always)
+  @inlinable @inline(__always)
   func sellPrice(_ t: Int, _ a: Int, at price: Double) -> Double {
     BrokerRules.sellPrice(price, low: market.assets[a].low[market.bar(of: a, at: t)], slip: slip)
   }
 
   /// The price a sale of asset `a` fills at, at the open of bar `t`.
-  @inline(__always)
+  @inlinable @inline(__always)
   func sellPrice(_ t: Int, _ a: Int) -> Double {
     sellPrice(t, a, at: market.assets[a].open[market.bar(of: a, at: t)])
   }
 
   /// Buys `quantity` shares of asset `a` at `price` during bar `t`, paying the commission; returns the commission.
-  @discardableResult
+  @inlinable @discardableResult
   mutating func buy(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, _ reason: FillReason) -> Double {
     let fee = commission.fee(shares: quantity, price: price)
     cash -= quantity * price + fee
@@ -233,7 +275,7 @@ struct Account {
   }
 
   /// Sells `quantity` shares of asset `a` at `price` during bar `t`, paying the commission; returns the commission.
-  @discardableResult
+  @inlinable @discardableResult
   mutating func sell(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, _ reason: FillReason) -> Double {
     let fee = commission.fee(shares: quantity, price: price)
     cash += quantity * price - fee
@@ -252,14 +294,16 @@ struct Account {
   // MARK: A strategy's positions
 
   /// Opens a strategy's position in asset `a`: buys `quantity` at `price` with the exit levels of `stopLoss` and `profitTarget`.
+  @inlinable
   mutating func enter(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, stopLoss: Double?, profitTarget: Double?) {
     let fee = buy(t, a, quantity, at: price, .entry)
     let (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
     positions[a] = Position(entryPrice: price, entryBar: t, entryFee: fee, stop: stop, target: target)
+    watchedPositions += 1
   }
 
   /// Closes the strategy's position in asset `a` at `price` during bar `t` and records the trade; returns its exit commission.
-  @discardableResult
+  @inlinable @discardableResult
   mutating func exit(_ t: Int, _ a: Int, at price: Double, _ reason: ExitReason, ambiguous: Bool = false) -> Double {
     let p = positions[a], quantity = shares[a]
     let fee = sell(t, a, quantity, at: price, .exit)
@@ -269,14 +313,16 @@ struct Account {
     trade.dividends = p.dividends
     trades.append(trade)
     positions[a] = Position()
+    watchedPositions -= 1
     return fee
   }
 
   /// Exits at the stop or target of every open position whose bar `t` reaches
   /// a level (the open is the bar's first price; a gap exits at the open);
   /// finer bars settle a bar that OHLC leaves ambiguous.
-  @inline(__always)
+  @inlinable @inline(__always)
   mutating func settleLevels(_ t: Int, rule: IntrabarRule, intrabar: IntrabarData?) {
+    guard watchedPositions > 0 else { return }
     for a in positions.indices where shares[a] > 0 && positions[a].entryBar >= 0 {
       let k = market.bar(of: a, at: t)
       guard k >= 0 else { continue }
@@ -300,22 +346,53 @@ struct Account {
 
   // MARK: The record
 
-  /// Marks the account at the close of bar `t` (an asset without a bar keeps its last close) and records the bar.
-  @inline(__always)
-  mutating func mark(_ t: Int) {
+  /// The columns `mark` writes, as buffers the bar loop holds for the whole run.
+  @usableFromInline
+  struct Record {
+    @usableFromInline let equity, cash, shares, prices: UnsafeMutableBufferPointer<Double>
+    @inlinable
+    init(equity: UnsafeMutableBufferPointer<Double>, cash: UnsafeMutableBufferPointer<Double>,
+         shares: UnsafeMutableBufferPointer<Double>, prices: UnsafeMutableBufferPointer<Double>) {
+      self.equity = equity
+      self.cash = cash
+      self.shares = shares
+      self.prices = prices
+    }
+  }
+
+  /// Marks the account at the close of bar `t` (an asset without a bar keeps
+  /// its last close) and records the bar into `record` (`equityColumn`,
+  /// `cashColumn`, `sharesRecord`, `priceRecord`, lent by the bar loop).
+  @inlinable @inline(__always)
+  mutating func mark(_ t: Int, into record: Record) {
     var value = cash
-    let column = t - first
+    let column = t - first, n = end - first
     for a in shares.indices {
       let k = market.bar(of: a, at: t)
       if k >= 0 { lastClose[a] = market.assets[a].close[k] }
-      if !priceColumns.isEmpty { priceColumns[a][column] = lastClose[a] }
-      sharesColumns[a][column] = shares[a]
+      if !record.prices.isEmpty { record.prices[a * n + column] = lastClose[a] }
+      record.shares[a * n + column] = shares[a]
       if shares[a] != 0 { value += shares[a] * lastClose[a] }
     }
-    equityColumn[column] = value
-    cashColumn[column] = cash
+    record.equity[column] = value
+    record.cash[column] = cash
+    markedValue = value
   }
 
-  /// The account's value at the close of bar `t` as marked (`equityColumn`).
-  func equity(at t: Int) -> Double { equityColumn[t - first] }
+  /// Asset `a`'s shares at each bar's close.
+  @inlinable
+  func sharesColumn(_ a: Int) -> ContiguousArray<Double> {
+    let n = end - first
+    return shares.count == 1 ? sharesRecord : ContiguousArray(sharesRecord[(a * n)..<((a + 1) * n)])
+  }
+
+  /// Asset `a`'s marked price at each bar's close (the last close carried over; NaN before its first bar).
+  @inlinable
+  func priceColumn(_ a: Int) -> ContiguousArray<Double> {
+    let n = end - first
+    guard !priceRecord.isEmpty else { return ContiguousArray(market.assets[a].close[first..<end]) }
+    return ContiguousArray(priceRecord[(a * n)..<((a + 1) * n)])
+  }
+
+
 }

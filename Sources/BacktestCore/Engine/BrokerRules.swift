@@ -10,19 +10,19 @@ public enum IntrabarRule: String, Sendable, Equatable {
 /// inlined into both the general engine and the sweep kernel.
 public enum BrokerRules {
   /// The buy fill at a bar's open: `open`, or `open × (1 + slip)` capped at the bar's high.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func buyPrice(open: Double, high: Double, slip: Double) -> Double {
     slip == 0 ? open : min(high, open * (1 + slip))
   }
 
   /// A sell fill at `price`: the price itself, or `price × (1 - slip)` floored at the bar's low.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func sellPrice(_ price: Double, low: Double, slip: Double) -> Double {
     slip == 0 ? price : max(low, price * (1 - slip))
   }
 
   /// Whole shares an entry buys at `price` with `cash`.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func entryShares(cash: Double, price: Double, sizing: Sizing, commission: Commission) -> Double {
     switch sizing {
     case .allIn: return commission.affordableShares(cash: cash, price: price)
@@ -33,7 +33,7 @@ public enum BrokerRules {
 
   /// The stop and target levels of an entry at `price` (`-inf` / `+inf` when off),
   /// computed in binary floating point exactly as the spec writes them.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func levels(entry price: Double, stopLoss: Double?, profitTarget: Double?) -> (stop: Double, target: Double) {
     (stopLoss.map { price * (1 - $0) } ?? -.infinity, profitTarget.map { price * (1 + $0) } ?? .infinity)
   }
@@ -47,7 +47,7 @@ public enum BrokerRules {
   /// certain as on any later bar. Only a bar that touches both levels (without
   /// a gap) leaves the order of events unknown: that exit is `ambiguous`; the
   /// conservative rule (the spec's) takes the stop, the optimistic one the target.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func intrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double,
                                   rule: IntrabarRule = .conservative)
     -> (price: Double, reason: ExitReason, ambiguous: Bool)?

@@ -124,7 +124,7 @@ public enum PortfolioEngine {
     for payment in account.owed { totals[payment.asset].dividendsPending += payment.cash }
     return PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
                            dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
-                           shares: account.sharesColumns, prices: account.priceColumns.isEmpty ? [account.market.timeline.close] : account.priceColumns,
+                           shares: assets.indices.map(account.sharesColumn), prices: assets.indices.map(account.priceColumn),
                            fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid)
   }
 }
@@ -285,7 +285,7 @@ struct TargetWeightsTrader: Trader {
 
   mutating func close(_ t: Int, account: inout Account) {
     guard case .drift(let limit) = rule, invested else { return }
-    let value = account.equity(at: t)
+    let value = account.markedValue
     guard value > 0 else { return }
     for a in weights.indices {
       let held = account.shares[a] == 0 ? 0 : account.shares[a] * account.lastClose[a] / value

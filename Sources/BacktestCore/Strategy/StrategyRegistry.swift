@@ -39,9 +39,10 @@ public struct ConfiguredStrategy: Sendable {
   public let parameterInfo: [ParameterInfo]
   /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
   public let type: any Strategy.Type
-  private let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?) -> StrategyRun
+  @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?) -> StrategyRun
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
+  @inlinable
   public static func configure<S: Strategy>(_ type: S.Type, table: ConfigTable) throws -> ConfiguredStrategy {
     table.allow("type")
     let parameters = try S.Parameters.read(from: table)
@@ -49,6 +50,9 @@ public struct ConfiguredStrategy: Sendable {
     return ConfiguredStrategy(type, parameters: parameters)
   }
 
+  /// The strategy `S` with `parameters`. Inlinable, so that the bar loop is
+  /// specialized for `S` in the module that names it (no dynamic dispatch per bar).
+  @inlinable
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     self.parameters = parameters
@@ -80,7 +84,8 @@ public struct ConfiguredStrategy: Sendable {
     }
   }
 
-  private static func final<S: Strategy>(_ strategy: S, _ question: FinalQuestion, result: BacktestResult, signal: Signal,
+  @usableFromInline
+  static func final<S: Strategy>(_ strategy: S, _ question: FinalQuestion, result: BacktestResult, signal: Signal,
                                          unfiltered: Signal, position: PositionView) -> FinalDecision {
     let last = result.firstBar + result.equity.count - 1
     let levels = strategy.exitLevels(forEntryAt: last)
@@ -112,6 +117,15 @@ public struct StrategyRun: Sendable {
   public var overlayTitle: String = ""
   /// The decision at the last close, when the run was asked to explain it.
   public var final: FinalDecision?
+
+  public init(result: BacktestResult, indicators: [IndicatorColumn], blockedEntries: Int, overlayTitle: String = "",
+              final: FinalDecision? = nil) {
+    self.result = result
+    self.indicators = indicators
+    self.blockedEntries = blockedEntries
+    self.overlayTitle = overlayTitle
+    self.final = final
+  }
 }
 
 /// The strategies a run file may name in `strategy.type`: a value passed to
@@ -123,8 +137,9 @@ public struct StrategyCatalog: Sendable {
     public let name: String
     public let summary: String
     public let parameters: [ParameterInfo]
-    let configure: @Sendable (ConfigTable) throws -> ConfiguredStrategy
+    @usableFromInline let configure: @Sendable (ConfigTable) throws -> ConfiguredStrategy
 
+    @inlinable
     public init<S: Strategy>(_ type: S.Type) {
       name = S.name
       summary = S.summary
@@ -138,6 +153,7 @@ public struct StrategyCatalog: Sendable {
   public init(_ entries: [Entry]) { self.entries = entries }
 
   /// The catalog with `type` added (replacing a built-in of the same name).
+  @inlinable
   public func adding<S: Strategy>(_ type: S.Type) -> StrategyCatalog {
     StrategyCatalog(entries.filter { $0.name != S.name } + [Entry(type)])
   }
