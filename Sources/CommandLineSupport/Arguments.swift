@@ -45,7 +45,10 @@ public struct Arguments {
           value = String(name[name.index(after: eq)...])
           name = String(name[..<eq])
         }
-        if name == "help" && value == nil { throw HelpRequest(command: command, path: path) }
+        if name == "help" {
+          if value != nil { throw UsageError(message: "option '--help' takes no value") }
+          throw HelpRequest(command: command, path: path)
+        }
         guard let option = command.option(name) else {
           let hint = closestMatch(to: name, in: command.options.map(\.name) + ["help"]).map { "; did you mean '--\($0)'?" } ?? ""
           throw UsageError(message: "unknown option '--\(name)'\(hint)")
