@@ -30,7 +30,7 @@ public enum BacktestCLI {
   public static func run(_ arguments: [String], catalog: StrategyCatalog) -> Int32 {
     let args = arguments[...]
     guard let name = args.first else {
-      printError(overview())
+      printError(String(overview().dropLast()))
       return ExitCode.usage
     }
     switch name {

@@ -1,6 +1,12 @@
 import BacktestCore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Exit codes (sysexits): 0 ok, 64 bad command line, 65 bad data or config,
 /// 66 missing input, 1 anything else.
 public enum ExitCode {
@@ -10,12 +16,6 @@ public enum ExitCode {
   public static let dataError: Int32 = 65
   public static let noInput: Int32 = 66
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The running tool, as its messages and usage lines name it.
 public enum Program {
@@ -60,7 +60,7 @@ public enum Terminal {
 
 /// An ANSI text style, applied only where `Terminal` allows colours.
 public enum TextStyle: String, Sendable {
-  case red = "31", green = "32", yellow = "33", bold = "1", boldRed = "1;31"
+  case red = "31", green = "32", bold = "1", boldRed = "1;31"
 
   /// Returns `text` in this style for standard output (unchanged when colours are off).
   public func stdout(_ text: String) -> String { Terminal.colorsOnStdout ? apply(text) : text }

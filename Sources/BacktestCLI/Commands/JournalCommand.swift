@@ -15,18 +15,20 @@ struct JournalCommand {
   var note = ""
   var quiet = false
 
-  static let fileOption = OptionSpec.option("file", "FILE", "the journal, a CSV written atomically", default: .described("journal: of --config"),
-                                      completion: .file)
+  static let fileOption = OptionSpec.option("file", "FILE", "the journal, a CSV written atomically",
+                                            default: .described("journal: of --config"), completion: .file)
   static let configOption = OptionSpec.option("config", "CONFIG", "a run file: its journal:, newest close and initial cash",
-                                        completion: .runFile)
+                                              completion: .runFile)
   static let priceOption = OptionSpec.option("price", "P", "the fill price", default: .described("the newest close, with --config"))
   static let timeOption = OptionSpec.option("time", "TIME", "when it happened",
-                                      default: .described("the newest bar's time with --config, else now"))
+                                            default: .described("the newest bar's time with --config, else now"))
+
   static let spec = CommandSpec(
     "journal", summary: "the history of trades actually taken, with the same analytics as a backtest",
     subcommands: [
       CommandSpec("enter", summary: "record a position you opened",
-                  options: [fileOption, configOption, priceOption, .option("shares", "N", "how many shares", default: .described("initial cash / price, with --config")),
+                  options: [fileOption, configOption, priceOption,
+                            .option("shares", "N", "how many shares", default: .described("initial cash / price, with --config")),
                             timeOption, .option("note", "TEXT", "a note kept with the trade"), .quiet],
                   examples: ["journal enter --file journal.csv --price 26.40 --shares 100 --time 2024-11-13",
                              "journal enter --config Strategies/gpix.yaml --file journal.csv"]),
