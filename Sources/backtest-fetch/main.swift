@@ -8,4 +8,4 @@ import Darwin
 
 // `backtest fetch …` runs this executable with the same arguments (see
 // `runHelper` in backtest): it is the only one that links the HTTP client.
-exit(exitCode { try FetchCommand(CommandLine.arguments.dropFirst()).run() })
+exit(exitCode(path: "fetch") { try FetchCommand(CommandLine.arguments.dropFirst()).run() })

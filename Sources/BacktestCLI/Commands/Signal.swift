@@ -12,16 +12,31 @@ struct SignalCommand {
   var now: String?
   var overrides: [String]
 
+  static let spec = CommandSpec(
+    "signal", summary: "the BUY, SELL or HOLD signal at the newest closed bar, with its reason",
+    arguments: [.config],
+    options: [
+      .flag("json", "print the signal as JSON (schema backtest.signal/1, Docs/signal.schema.json) for an app"),
+      .option("position", "FILE", "your open position: a YAML file with entry_price, shares and optionally entry_time",
+              default: .described("the backtest's own position"), completion: .file),
+      .option("journal", "FILE", "take the position from this journal's open trade", default: .described("journal: of the run file"),
+              completion: .file),
+      .option("now", "TIME", "the clock, an ISO 8601 time (for the time to the next bar's close)", default: .described("the system clock")),
+      .set,
+    ],
+    details: "Runs the strategy over every bar and reports its decision at the newest close: the price and the day's change, when the next bar closes, the indicator panel, the cycle stage, the position with its unrealized P&L, stop and target, and the alerts the close crossed. The signal goes to stdout, errors to stderr, so --json can be piped.",
+    examples: ["signal Strategies/gpix.yaml", "signal gpix.yaml --json --now 2024-11-13T16:00:00-05:00"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "signal")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
     positionFile = a.option("position")
     journalFile = a.option("journal")
-    json = a.flags.contains("json")
+    json = a.flag("json")
     now = a.option("now")
-    overrides = a.options["set"] ?? []
+    overrides = a.values("set")
   }
 
   /// Reads `--position FILE`: `entry_price`, `shares` and optionally `entry_time`.
@@ -83,7 +98,8 @@ struct SignalCommand {
   func printText(_ s: LiveSignal, _ c: RunConfig) {
     let decimals = HumanFormat.decimals(of: s.close)
     let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
-    print("\(c.name): \(s.action.rawValue) at the close of \(s.time) (newest bar)")
+    let style: TextStyle = switch s.action { case .buy: .green; case .sell: .red; case .hold: .bold }
+    print("\(c.name): \(style.stdout(s.action.rawValue)) at the close of \(s.time) (newest bar)")
     if let d = c.data.description { print("  \(d)") }
     print("  \(s.reason)")
     var line = "  price \(price(s.close))"
