@@ -28,18 +28,6 @@ public func timeWeightedIndex(equity: ContiguousArray<Double>, flow: ContiguousA
   return index
 }
 
-/// One dated amount for `xirr`: negative when the investor pays in, positive when paid out.
-public struct DatedAmount: Sendable, Equatable {
-  /// Days since 1970-01-01.
-  public var day: Int
-  public var amount: Double
-
-  public init(day: Int, amount: Double) {
-    self.day = day
-    self.amount = amount
-  }
-}
-
 /// The money-weighted return (a spreadsheet's XIRR): the annual rate `r` with
 /// `sum(amount_i / (1 + r)^((day_i - day_0) / 365)) = 0`, `day_0` the earliest date.
 ///

@@ -118,3 +118,15 @@ public enum LedgerReader {
     return CashFlowLedger(entries: entries)
   }
 }
+
+/// One dated amount for `xirr`: negative when the investor pays in, positive when paid out.
+public struct DatedAmount: Sendable, Equatable {
+  /// Days since 1970-01-01.
+  public var day: Int
+  public var amount: Double
+
+  public init(day: Int, amount: Double) {
+    self.day = day
+    self.amount = amount
+  }
+}

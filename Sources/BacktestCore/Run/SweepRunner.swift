@@ -161,16 +161,3 @@ public final class BestReturns: @unchecked Sendable {
     return best?.combination.values == values ? best?.returns : nil
   }
 }
-
-/// Hands out job indices to worker threads.
-final class JobCounter: @unchecked Sendable {
-  private let lock = NSLock()
-  private var next = 0
-  func next(below limit: Int) -> Int? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard next < limit else { return nil }
-    next += 1
-    return next - 1
-  }
-}
