@@ -113,8 +113,10 @@ struct Account {
 
   @usableFromInline var cash = 0.0
   @usableFromInline var shares: [Double]
-  /// Each asset's last close (carried over bars where it has none; NaN before its first).
-  @usableFromInline var lastClose: [Double]
+  /// What the bar loop lends the account while it runs (`Engine.trade`): the
+  /// bars' prices and the columns of the record, as buffers (no uniqueness
+  /// check or nested lookup per bar). Empty outside the loop.
+  @usableFromInline var lent = Lent()
   @usableFromInline var positions: [Position]
   @usableFromInline var trades: [Trade] = []
   @usableFromInline var fills: [Fill] = []
@@ -160,7 +162,6 @@ struct Account {
     self.income = income
     let m = market.assets.count, n = range.count
     shares = [Double](repeating: 0, count: m)
-    lastClose = [Double](repeating: .nan, count: m)
     positions = [Position](repeating: Position(), count: m)
     totals = [AssetTotals](repeating: AssetTotals(), count: m)
     dripCash = [Double](repeating: 0, count: m)
@@ -195,7 +196,7 @@ struct Account {
     if t == nextEventBar { dividends(t) }
     if chargesExpenses && t > 0 {
       for a in income.expenseRatios.indices where income.expenseRatios[a] > 0 && shares[a] > 0 {
-        let fee = shares[a] * lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
+        let fee = shares[a] * lent.lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
         cash -= fee
         totals[a].expenseDrag += fee
         expenseDrag += fee
@@ -241,23 +242,31 @@ struct Account {
 
   // MARK: Fills at the open
 
+  /// Asset `a`'s open at bar `t` of the timeline (it must have a bar there).
+  @inlinable @inline(__always)
+  func open(_ a: Int, _ t: Int) -> Double { lent.bars[a].open[market.bar(of: a, at: t)] }
+
+  /// Asset `a`'s last close at the close of the bar last marked (NaN before its first bar).
+  @inlinable @inline(__always)
+  func lastClose(_ a: Int) -> Double { lent.lastClose[a] }
+
   /// The price a buy of asset `a` fills at, at the open of bar `t`.
   @inlinable @inline(__always)
   func buyPrice(_ t: Int, _ a: Int) -> Double {
-    let k = market.bar(of: a, at: t), bars = market.assets[a]
+    let k = market.bar(of: a, at: t), bars = lent.bars[a]
     return BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
   }
 
   /// The price a sale of asset `a` fills at for an order at `price` (the open, or a level) during bar `t`.
   @inlinable @inline(__always)
   func sellPrice(_ t: Int, _ a: Int, at price: Double) -> Double {
-    BrokerRules.sellPrice(price, low: market.assets[a].low[market.bar(of: a, at: t)], slip: slip)
+    BrokerRules.sellPrice(price, low: lent.bars[a].low[market.bar(of: a, at: t)], slip: slip)
   }
 
   /// The price a sale of asset `a` fills at, at the open of bar `t`.
   @inlinable @inline(__always)
   func sellPrice(_ t: Int, _ a: Int) -> Double {
-    sellPrice(t, a, at: market.assets[a].open[market.bar(of: a, at: t)])
+    sellPrice(t, a, at: open(a, t))
   }
 
   /// Buys `quantity` shares of asset `a` at `price` during bar `t`, paying the commission; returns the commission.
@@ -326,15 +335,16 @@ struct Account {
     for a in positions.indices where shares[a] > 0 && positions[a].entryBar >= 0 {
       let k = market.bar(of: a, at: t)
       guard k >= 0 else { continue }
-      let bars = market.assets[a], p = positions[a]
+      let bars = lent.bars[a], p = positions[a]
       guard var e = BrokerRules.intrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: p.stop, target: p.target,
                                              rule: rule) else { continue }
       if e.ambiguous {
         ambiguousBars += 1
         // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
         if let intrabar {
-          let barEnd = k + 1 < bars.count ? bars.time[k + 1] : Int64.max
-          if let touch = intrabar.firstTouch(from: bars.time[k], to: barEnd, stop: p.stop, target: p.target) {
+          let time = market.assets[a].time
+          let barEnd = k + 1 < time.count ? time[k + 1] : Int64.max
+          if let touch = intrabar.firstTouch(from: time[k], to: barEnd, stop: p.stop, target: p.target) {
             e = (touch.price, touch.reason, false)
             resolvedBars += 1
           }
@@ -346,36 +356,49 @@ struct Account {
 
   // MARK: The record
 
-  /// The columns `mark` writes, as buffers the bar loop holds for the whole run.
+  /// One asset's prices, as buffers lent for the bar loop.
   @usableFromInline
-  struct Record {
-    @usableFromInline let equity, cash, shares, prices: UnsafeMutableBufferPointer<Double>
+  struct Prices {
+    @usableFromInline let open, high, low, close: UnsafeBufferPointer<Double>
     @inlinable
-    init(equity: UnsafeMutableBufferPointer<Double>, cash: UnsafeMutableBufferPointer<Double>,
-         shares: UnsafeMutableBufferPointer<Double>, prices: UnsafeMutableBufferPointer<Double>) {
-      self.equity = equity
-      self.cash = cash
-      self.shares = shares
-      self.prices = prices
+    init(open: UnsafeBufferPointer<Double>, high: UnsafeBufferPointer<Double>, low: UnsafeBufferPointer<Double>,
+         close: UnsafeBufferPointer<Double>) {
+      self.open = open
+      self.high = high
+      self.low = low
+      self.close = close
     }
   }
 
+  /// What the bar loop lends: each asset's prices, the last closes, and the record's columns.
+  @usableFromInline
+  struct Lent {
+    @usableFromInline var bars = UnsafeBufferPointer<Prices>(start: nil, count: 0)
+    /// Each asset's last close (carried over bars where it has none; NaN before its first).
+    @usableFromInline var lastClose = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    @usableFromInline var equity = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    @usableFromInline var cash = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    @usableFromInline var shares = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    @usableFromInline var prices = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    @inlinable init() {}
+  }
+
   /// Marks the account at the close of bar `t` (an asset without a bar keeps
-  /// its last close) and records the bar into `record` (`equityColumn`,
-  /// `cashColumn`, `sharesRecord`, `priceRecord`, lent by the bar loop).
+  /// its last close) and records the bar (`equityColumn`, `cashColumn`,
+  /// `sharesRecord`, `priceRecord`, through the buffers the loop lends).
   @inlinable @inline(__always)
-  mutating func mark(_ t: Int, into record: Record) {
+  mutating func mark(_ t: Int) {
     var value = cash
     let column = t - first, n = end - first
     for a in shares.indices {
       let k = market.bar(of: a, at: t)
-      if k >= 0 { lastClose[a] = market.assets[a].close[k] }
-      if !record.prices.isEmpty { record.prices[a * n + column] = lastClose[a] }
-      record.shares[a * n + column] = shares[a]
-      if shares[a] != 0 { value += shares[a] * lastClose[a] }
+      if k >= 0 { lent.lastClose[a] = lent.bars[a].close[k] }
+      if !lent.prices.isEmpty { lent.prices[a * n + column] = lent.lastClose[a] }
+      lent.shares[a * n + column] = shares[a]
+      if shares[a] != 0 { value += shares[a] * lent.lastClose[a] }
     }
-    record.equity[column] = value
-    record.cash[column] = cash
+    lent.equity[column] = value
+    lent.cash[column] = cash
     markedValue = value
   }
 

@@ -100,24 +100,46 @@ public enum Engine {
                                intrabar: IntrabarData?) {
     account.cash = initialCash
     if !account.flowColumn.isEmpty && account.end > account.first { account.flowColumn[0] = initialCash }
-    // The per-bar record is written through buffers held for the whole loop (no uniqueness check per write).
+    // The bars' prices and the record's columns are lent to the account as buffers for the whole loop.
     var equity = account.equityColumn, cash = account.cashColumn, shares = account.sharesRecord, prices = account.priceRecord
     (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = ([], [], [], [])
+    var lastClose = [Double](repeating: .nan, count: account.shares.count)
+    withPrices(of: account.market.assets[...], lent: []) { bars in
+    lastClose.withUnsafeMutableBufferPointer { lastClose in
     equity.withUnsafeMutableBufferPointer { equity in
     cash.withUnsafeMutableBufferPointer { cash in
     shares.withUnsafeMutableBufferPointer { shares in
     prices.withUnsafeMutableBufferPointer { prices in
-      let record = Account.Record(equity: equity, cash: cash, shares: shares, prices: prices)
+      account.lent = Account.Lent()
+      (account.lent.bars, account.lent.lastClose) = (bars, lastClose)
+      (account.lent.equity, account.lent.cash, account.lent.shares, account.lent.prices) = (equity, cash, shares, prices)
       for t in account.first..<account.end {
         account.receive(t)
         trader.open(t, account: &account)
         account.settleLevels(t, rule: rule, intrabar: intrabar)
-        account.mark(t, into: record)
+        account.mark(t)
         trader.close(t, account: &account)
       }
-    }}}}
+      trader.finish(account: &account)
+      account.lent = Account.Lent()
+    }}}}}}
     (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = (equity, cash, shares, prices)
-    trader.finish(account: &account)
+  }
+
+  /// Calls `body` with each asset's prices as buffers (one level of closures per asset).
+  @inlinable
+  static func withPrices<R>(of assets: ArraySlice<BarSeries>, lent: [Account.Prices],
+                            _ body: (UnsafeBufferPointer<Account.Prices>) -> R) -> R {
+    guard let bars = assets.first else { return lent.withUnsafeBufferPointer(body) }
+    return bars.open.withUnsafeBufferPointer { open in
+      bars.high.withUnsafeBufferPointer { high in
+        bars.low.withUnsafeBufferPointer { low in
+          bars.close.withUnsafeBufferPointer { close in
+            withPrices(of: assets.dropFirst(), lent: lent + [Account.Prices(open: open, high: high, low: low, close: close)], body)
+          }
+        }
+      }
+    }
   }
 
   /// Runs `strategy` over `bars`.
@@ -235,8 +257,8 @@ struct SignalTrader<S: BarDecider>: Trader {
   mutating func finish(account: inout Account) {
     guard account.shares[0] > 0 && account.end > account.first else { return }
     let last = account.end - 1
-    let fee = account.exit(last, 0, at: account.market.assets[0].close[last], .endOfData)
+    let fee = account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
     // The last mark already holds shares * close; only a closing commission changes it.
-    account.equityColumn[last - account.first] -= fee
+    account.lent.equity[last - account.first] -= fee
   }
 }

@@ -183,7 +183,7 @@ struct TargetWeightsTrader: Trader {
   func openValue(_ t: Int, _ account: Account) -> Double {
     var value = account.cash
     for a in account.shares.indices where account.shares[a] != 0 {
-      value += account.shares[a] * account.market.assets[a].open[account.market.bar(of: a, at: t)]
+      value += account.shares[a] * account.open(a, t)
     }
     return value
   }
@@ -193,7 +193,7 @@ struct TargetWeightsTrader: Trader {
     let value = openValue(t, account)
     let m = weights.count
     var target = [Double](repeating: 0, count: m)
-    for a in 0..<m { target[a] = quantity(value * weights[a] / account.market.assets[a].open[account.market.bar(of: a, at: t)]) }
+    for a in 0..<m { target[a] = quantity(value * weights[a] / account.open(a, t)) }
     for a in 0..<m where account.shares[a] > target[a] { fill(t, a, target[a] - account.shares[a], reason, &account) }
     for a in weighted where account.shares[a] < target[a] {
       fill(t, a, min(target[a] - account.shares[a], affordable(t, a, .infinity, account)), reason, &account)
@@ -288,7 +288,7 @@ struct TargetWeightsTrader: Trader {
     let value = account.markedValue
     guard value > 0 else { return }
     for a in weights.indices {
-      let held = account.shares[a] == 0 ? 0 : account.shares[a] * account.lastClose[a] / value
+      let held = account.shares[a] == 0 ? 0 : account.shares[a] * account.lastClose(a) / value
       if abs(held - weights[a]) > limit { rebalanceDue = true }
     }
   }
