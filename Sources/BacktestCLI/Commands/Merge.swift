@@ -101,7 +101,7 @@ struct MergeCommand {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, initialCash: base.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
                                 }), into: out)
-    let best = SweepReport.ranking(records, settings: settings).first
+    let best = SweepRanking.ranking(records, settings: settings).first
     if quiet { return ExitCode.ok }
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))

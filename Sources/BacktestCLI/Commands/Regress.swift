@@ -60,7 +60,7 @@ struct RegressCommand {
     let best = BestReturns(settings: settings)
     SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
                     workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums, best: best) { combination, summary in
-      collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
+      collected.add(combination.index, SweepRanking.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     let validation = outOfSampleStart.map {

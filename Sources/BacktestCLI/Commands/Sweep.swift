@@ -122,7 +122,7 @@ struct SweepCommand {
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
     SweepRunner.run(todo, bars: bars, cycle: cycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
-      sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
+      sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
     let flushed = Background { Result { try sink.close() } }
@@ -160,7 +160,7 @@ struct SweepCommand {
     try batch.commit()
 
     mark("reports")
-    let ranked = SweepReport.ranking(all, settings: settings)
+    let ranked = SweepRanking.ranking(all, settings: settings)
     if !quiet {
       let barCombos = Double(bars.count) * Double(todo.count)
       print("\(base.name): \(todo.count) combinations run" + (records.isEmpty ? "" : ", \(records.count) resumed")

@@ -1,17 +1,6 @@
 import Foundation
 
-/// The `cycle:` section of a run file: where the macro data is, the
-/// classifier's parameters (spec §9), and what the filter does.
-public struct CycleRunSettings: Sendable {
-  /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
-  public var macroFiles: [String]
-  public var classifier: CycleSettings
-  /// Whether the filter acts on entries and exits (stages are reported either way).
-  public var filter: Bool
-  public var buyStages: Set<CycleStage>
-  /// Stages in which an open position is sold at the next open (reason `CYCLE_EXIT`); none is a buy stage.
-  public var exitStages: Set<CycleStage>
-
+extension CycleRunSettings {
   static let stageNames = CycleStage.allCases.filter { $0 != .unknown }.map(\.rawValue)
 
   /// Reads the section; `nil` when the run file has none.
@@ -86,25 +75,5 @@ public struct CycleRunSettings: Sendable {
     var data = MacroData()
     for file in macroFiles { try data.merge(try MacroReader.read(file: file)) }
     return try CycleClassifier.classify(data, settings: classifier)
-  }
-}
-
-/// The stage table of spec §8 as CSV.
-public enum CycleStageTable {
-  public static let columns = "period,period_start,period_end,available_at,real_gdp,gdp_yoy,trend,gap,gap_change,direction,base_stage,unemployment_rate,unemployment_min_prior,unemployment_gap,unemployment_triggered,stage,reason,inflation_yoy,term_spread"
-
-  public static func csv(_ rows: [QuarterRow]) -> String {
-    func n(_ x: Double?) -> String { x.map { $0.description } ?? "" }
-    var out = columns + "\n"
-    for r in rows {
-      let fields: [String] = [
-        r.period, CivilDate.isoDate(days: r.firstDay), CivilDate.isoDate(days: r.lastDay), r.availableAt.map(isoInstant) ?? "",
-        n(r.realGDP), n(r.gdpYoY), n(r.trend), n(r.gap), n(r.gapChange), r.rising.map { $0 ? "rising" : "falling" } ?? "",
-        r.baseStage?.rawValue ?? "", n(r.unemploymentRate), n(r.unemploymentMinPrior), n(r.unemploymentGap),
-        r.unemploymentTriggered.map { $0 ? "1" : "0" } ?? "", r.stage.rawValue, csvField(r.reason), n(r.inflationYoY), n(r.termSpread),
-      ]
-      out += fields.joined(separator: ",") + "\n"
-    }
-    return out
   }
 }

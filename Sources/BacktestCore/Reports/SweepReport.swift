@@ -1,37 +1,12 @@
 import Foundation
 
-/// One finished combination as `results.csv` holds it.
-public struct SweepRecord: Sendable, Equatable {
-  public var values: [String]
-  /// Summary values in `PerformanceSummary.fields` order (`nil` = null).
-  public var metrics: [Double?]
-  public var fingerprint: String
-
-  public init(values: [String], metrics: [Double?], fingerprint: String) {
-    self.values = values
-    self.metrics = metrics
-    self.fingerprint = fingerprint
-  }
-
-  public var key: String { values.joined(separator: "\u{1F}") }
-
-  public func metric(_ name: String) -> Double? {
-    SweepReport.metricIndex[name].flatMap { metrics[$0] }
-  }
-}
-
-/// `results.csv`, the ranking and `sweep.md`.
+/// `results.csv` and `sweep.md`.
 public enum SweepReport {
-  public static let metricKeys = PerformanceSummary().fields.map(\.key)
-  /// Each of `metricKeys`' position.
-  static let metricIndex = Dictionary(uniqueKeysWithValues: metricKeys.enumerated().map { ($1, $0) })
+  /// The summary keys of each record, in `results.csv`'s order.
+  public static var metricKeys: [String] { SweepRanking.metricKeys }
 
   public static func header(_ s: SweepSettings) -> String {
     (s.parameters.map(\.name) + metricKeys + ["fingerprint"]).joined(separator: ",")
-  }
-
-  public static func record(_ c: SweepCombination, _ summary: PerformanceSummary, fingerprint: String) -> SweepRecord {
-    SweepRecord(values: c.values, metrics: summary.fields.map(\.value), fingerprint: fingerprint)
   }
 
   /// One CSV line, without its newline.
@@ -98,33 +73,9 @@ public enum SweepReport {
     ([header(settings)] + records.map(line)).joined(separator: "\n") + "\n"
   }
 
-  /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
-  public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
-    // Each record's metric is looked up once, not at every comparison.
-    let eligible = records.indices.filter { isEligible(trades: records[$0].metric("total_trades"), settings: settings) }
-    let values = eligible.map { records[$0].metric(settings.metric) }
-    return eligible.indices.sorted { a, b in ranksBefore(values[a], eligible[a], values[b], eligible[b]) }.map { records[eligible[$0]] }
-  }
-
-  /// Whether a combination with `trades` trades meets the constraints.
-  public static func isEligible(trades: Double?, settings: SweepSettings) -> Bool {
-    (trades ?? 0) >= Double(settings.minTrades)
-  }
-
-  /// Whether metric value `x` of the combination at plan position `i` ranks
-  /// before `y` at `j`: higher first, undefined last, then plan order.
-  public static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
-    switch (x, y) {
-    case (let x?, let y?) where x != y: return x > y
-    case (_?, nil): return true
-    case (nil, _?): return false
-    default: return i < j
-    }
-  }
-
   /// `sweep.md`: the top combinations, the best one's metrics, and the sensitivity of the metric to each parameter.
   public static func markdown(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> String {
-    let ranked = ranking(records, settings: settings)
+    let ranked = SweepRanking.ranking(records, settings: settings)
     var md = "# Sweep: \(title)\n\n"
     md += "\(HumanFormat.integer(records.count)) of \(HumanFormat.integer(total)) combinations finished; "
     md += "\(HumanFormat.integer(ranked.count)) meet the constraints (min_trades \(settings.minTrades)); ranked by `\(settings.metric)` (higher is better).\n\n"

@@ -65,7 +65,7 @@ public enum SweepValidation {
   /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
                               outOfSampleStart start: Int) -> [ValidationRow] {
-    let ranked = SweepReport.ranking(records, settings: settings).prefix(settings.top)
+    let ranked = SweepRanking.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
     let outOfSample = bars.filtered { $0 >= start }
     return ranked.compactMap { r in
@@ -75,68 +75,6 @@ public enum SweepValidation {
     }
   }
 
-  public static let columns = ["total_return", "cagr", "max_drawdown", "sharpe", "total_trades", "win_rate"]
-
-  public static func csv(_ rows: [ValidationRow], settings: SweepSettings) -> String {
-    var out = (["rank"] + settings.parameters.map(\.name) + columns.map { "is_" + $0 } + columns.map { "oos_" + $0 }).joined(separator: ",") + "\n"
-    for (k, row) in rows.enumerated() {
-      let oos = Dictionary(uniqueKeysWithValues: row.outOfSample.fields.map { ($0.key, $0.value) })
-      func text(_ key: String, _ v: Double?) -> String {
-        guard let v else { return "" }
-        return PerformanceSummary.integerKeys.contains(key) ? String(Int(v)) : v.description
-      }
-      let cells = [String(k + 1)] + row.values + columns.map { text($0, row.inSample.metric($0)) } + columns.map { text($0, oos[$0] ?? nil) }
-      out += cells.joined(separator: ",") + "\n"
-    }
-    return out
-  }
-
-  /// A Markdown/HTML-ready table and an SVG chart of in-sample against out-of-sample Sharpe per rank.
-  public static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
-    var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample "
-    md += "(a fresh account from the first out-of-sample bar; the in-sample bars warm the indicators).\n\n"
-    md += "![In-sample against out-of-sample](validation.svg)\n\n"
-    md += "| # | " + settings.parameters.map(\.name).joined(separator: " | ") + " | IS sharpe | OOS sharpe | IS return | OOS return | IS max DD | OOS max DD | OOS trades |\n"
-    md += "|---:|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
-    for (k, r) in rows.enumerated() {
-      let o = r.outOfSample
-      md += "| \(k + 1) | " + r.values.joined(separator: " | ")
-      md += " | \(HumanFormat.ratio(r.inSample.metric("sharpe"))) | \(HumanFormat.ratio(o.sharpe)) | \(HumanFormat.percent(r.inSample.metric("total_return"))) | "
-      md += "\(HumanFormat.percent(o.totalReturn)) | \(HumanFormat.percent(r.inSample.metric("max_drawdown"))) | \(HumanFormat.percent(o.maxDrawdown)) | \(o.totalTrades) |\n"
-    }
-    return md
-  }
-
-  public static func chart(_ rows: [ValidationRow]) -> String {
-    let width = 700.0, height = 260.0, left = 60.0, right = 20.0, top = 40.0, bottom = 220.0
-    let values = rows.flatMap { [$0.inSample.metric("sharpe"), $0.outOfSample.sharpe] }.compactMap { $0 }
-    let lo = min(0, values.min() ?? 0), hi = max(0.1, values.max() ?? 1)
-    var svg = SVGBuilder()
-    let c = SVGBuilder.coordinate
-    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" id=\"validation\">")
-    svg.raw("<title>Sharpe in-sample and out-of-sample by in-sample rank</title>" + RunCharts.style)
-    svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
-    svg.label("Sharpe by in-sample rank: in-sample (blue) and out-of-sample (orange)", x: left, y: 20, attributes: "class=\"title\"")
-    func y(_ v: Double) -> Double { bottom - (v - lo) / (hi - lo) * (bottom - top) }
-    for v in niceTicks(low: lo, high: hi) {
-      svg.line(left, y(v), width - right, y(v), attributes: "class=\"grid\"")
-      svg.label(String(format: "%.2f", v), x: left - 6, y: y(v) + 4, attributes: "class=\"label\" text-anchor=\"end\"")
-    }
-    svg.line(left, y(0), width - right, y(0), attributes: "class=\"axis\"")
-    let slot = (width - left - right) / Double(max(1, rows.count))
-    for (k, r) in rows.enumerated() {
-      let x = left + slot * Double(k)
-      for (j, (v, color)) in [(r.inSample.metric("sharpe"), "#0071E3"), (r.outOfSample.sharpe, "#FF9500")].enumerated() {
-        guard let v else { continue }
-        let y0 = y(0), y1 = y(v)
-        svg.rect(x: x + slot * (0.15 + 0.35 * Double(j)), y: min(y0, y1), width: slot * 0.33, height: abs(y1 - y0),
-                 attributes: "fill=\"\(color)\" data-rank=\"\(k + 1)\" data-\(j == 0 ? "is" : "oos")=\"\(v)\"")
-      }
-      svg.label(String(k + 1), x: x + slot / 2, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
-    }
-    svg.raw("</svg>")
-    return svg.text
-  }
 }
 
 /// The significance of a sweep's best combination (probabilistic and deflated Sharpe ratios).
@@ -162,7 +100,7 @@ public struct SweepSignificance: Sendable {
                               dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                               bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
-    guard let best = SweepReport.ranking(records, settings: settings).first, sharpes.count > 1,
+    guard let best = SweepRanking.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
     let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil, dividends: dividends)
     var overfitting: BacktestOverfitting.Result?
@@ -177,21 +115,6 @@ public struct SweepSignificance: Sendable {
     return SweepSignificance(bestReturns: daily, trialSharpes: sharpes, trials: records.count, overfitting: overfitting)
   }
 
-  public var markdown: String {
-    var md = "\n## Is the best combination believable?\n\n"
-    md += "Probabilistic Sharpe ratio (probability that the true Sharpe exceeds 0): **\(String(format: "%.3f", psr))**. "
-    md += "Deflated Sharpe ratio (the same against the best Sharpe expected from \(trials) trials with no skill, "
-    md += "\(String(format: "%.3f", expectedMaximum * 252.0.squareRoot())) annualized): **\(String(format: "%.3f", dsr))**. "
-    md += "Inputs: \(observations) daily returns of the best combination, skewness \(String(format: "%.2f", skewness)), kurtosis \(String(format: "%.2f", kurtosis)), "
-    md += "variance of the trials' daily Sharpe ratios \(String(format: "%.3g", variance)). "
-    md += "Bailey & López de Prado (2012, 2014); below 0.95 the winner may be luck of the search.\n"
-    if let o = overfitting {
-      md += "\nProbability of backtest overfitting (combinatorially symmetric cross-validation over \(o.blocks) blocks of days, \(o.logits.count) splits): "
-      md += "**\(String(format: "%.2f", o.probability))**, the share of splits where the in-sample best combination ranks at or below the median out of sample "
-      md += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information).\n"
-    }
-    return md
-  }
 }
 
 extension SweepSignificance {

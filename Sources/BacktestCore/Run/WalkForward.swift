@@ -150,9 +150,9 @@ public enum WalkForward {
       let test = bars.filtered { $0 >= w.test && $0 < w.end }
       let collected = RecordCollector()
       SweepRunner.run(jobs, bars: train, cycle: nil, workers: workers) { c, s in
-        collected.add(c.index, SweepReport.record(c, s, fingerprint: "-"))
+        collected.add(c.index, SweepRanking.record(c, s, fingerprint: "-"))
       }
-      let best = SweepReport.ranking(collected.sorted, settings: settings).first
+      let best = SweepRanking.ranking(collected.sorted, settings: settings).first
       var window = WalkForwardWindow(trainStart: w.train, testStart: w.test, testEnd: w.end, best: best, testEquity: [])
       if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
         var broker = job.config.broker
@@ -187,47 +187,6 @@ public enum WalkForward {
   public static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
     guard let outOfSample, let inSample, outOfSample.isFinite, inSample.isFinite, inSample > 0 else { return nil }
     return outOfSample / inSample
-  }
-
-  public static func csv(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
-    var out = (["window", "train_start", "test_start", "test_end"] + settings.parameters.map(\.name)
-      + ["is_\(settings.metric)", "is_cagr", "oos_total_return", "oos_cagr", "oos_sharpe", "oos_max_drawdown", "oos_trades", "efficiency"])
-      .joined(separator: ",") + "\n"
-    func text(_ v: Double?) -> String { v.map { $0.description } ?? "" }
-    for (k, w) in r.windows.enumerated() {
-      let cells: [String] = [String(k + 1), bars.timeLabel(w.trainStart), bars.timeLabel(w.testStart), bars.timeLabel(w.testEnd - 1)]
-        + (w.best?.values ?? settings.parameters.map { _ in "" })
-        + [text(w.best?.metric(settings.metric)), text(w.best?.metric("cagr")), text(w.outOfSample?.totalReturn), text(w.outOfSample?.cagr),
-           text(w.outOfSample?.sharpe), text(w.outOfSample?.maxDrawdown), w.outOfSample.map { String($0.totalTrades) } ?? "", text(w.efficiency)]
-      out += cells.joined(separator: ",") + "\n"
-    }
-    return out
-  }
-
-  public static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
-    let wf = settings.walkForward
-    var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part ("
-    md += wf?.anchored == true ? "anchored: from the first bar up to the test part" : "rolling: the same length before each test part"
-    md += ") and runs the best combination unchanged on its test part, with indicators warmed by the bars before the test part and "
-    md += wf?.account == .carry ? "the account carried over from the previous test part. " : "a fresh account per test part. "
-    md += "The test parts, chained, give one out-of-sample equity curve: "
-    md += "total return **\(HumanFormat.percent(r.summary.totalReturn))**, CAGR \(HumanFormat.percent(r.summary.cagr)), "
-    md += "Sharpe **\(HumanFormat.ratio(r.summary.sharpe))**, max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades. "
-    let inSample = r.windows.compactMap { $0.best?.metric(settings.metric) }, outOfSample = r.windows.compactMap { $0.outOfSample?.sharpe }
-    md += "Mean in-sample \(settings.metric) of the winners \(SweepReport.formatMetric(mean(inSample))) against a mean out-of-sample Sharpe of "
-    md += "\(SweepReport.formatMetric(mean(outOfSample))). Walk-forward efficiency (out-of-sample CAGR over the mean in-sample CAGR of the winners): "
-    md += "**\(HumanFormat.ratio(r.efficiency))**.\n\n"
-    md += "| # | test from | test to | " + settings.parameters.map(\.name).joined(separator: " | ")
-    md += " | IS \(settings.metric) | IS CAGR | OOS return | OOS CAGR | OOS sharpe | OOS trades | WFE |\n"
-    md += "|---:|---|---|" + String(repeating: "---:|", count: settings.parameters.count + 7) + "\n"
-    for (k, w) in r.windows.enumerated() {
-      md += "| \(k + 1) | \(bars.timeLabel(w.testStart)) | \(bars.timeLabel(w.testEnd - 1)) | "
-      md += (w.best?.values ?? settings.parameters.map { _ in "—" }).joined(separator: " | ")
-      md += " | \(SweepReport.formatMetric(w.best?.metric(settings.metric))) | \(HumanFormat.percent(w.best?.metric("cagr"))) | "
-      md += "\(HumanFormat.percent(w.outOfSample?.totalReturn)) | \(HumanFormat.percent(w.outOfSample?.cagr)) | "
-      md += "\(HumanFormat.ratio(w.outOfSample?.sharpe)) | \(w.outOfSample.map { String($0.totalTrades) } ?? "—") | \(HumanFormat.ratio(w.efficiency)) |\n"
-    }
-    return md
   }
 }
 
