@@ -1,18 +1,18 @@
 import Foundation
 
 /// Polygon.io aggregate bars: `{"results": [{"t": ms, "o", "h", "l", "c", "v"}], "next_url": …}`.
-public enum PolygonAggregates {
+package enum PolygonAggregates {
   /// One page of a response.
-  public struct Page: Sendable {
-    public var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)]
+  package struct Page: Sendable {
+    package var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)]
     /// The next page's URL, without the API key (it must be added back).
-    public var nextURL: String?
+    package var nextURL: String?
   }
 
   /// Parses one response body.
   ///
   /// - Throws: `InputError` naming `file` when it is not aggregates JSON or a bar lacks a field.
-  public static func parse(_ data: Data, file: String) throws -> Page {
+  package static func parse(_ data: Data, file: String) throws -> Page {
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
       throw InputError("expected a JSON object with 'results' (Polygon aggregates)", file: file)
     }
@@ -38,7 +38,7 @@ public enum PolygonAggregates {
   }
 
   /// The first request's URL (without the key): `/v2/aggs/ticker/{symbol}/range/{n}/{unit}/{from}/{to}`.
-  public static func url(base: String, symbol: String, interval: ResampleInterval, from: String, to: String) -> String {
+  package static func url(base: String, symbol: String, interval: ResampleInterval, from: String, to: String) -> String {
     let (multiplier, timespan): (Int, String)
     switch interval {
     case .daily: (multiplier, timespan) = (1, "day")
@@ -49,7 +49,7 @@ public enum PolygonAggregates {
   }
 
   /// Bars as the standard CSV, stamped in `timeZone` with their offset (dates only for daily bars).
-  public static func csv(_ bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)],
+  package static func csv(_ bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)],
                          timeZone: TimeZone, daily: Bool, header: Bool = true) -> String {
     var resolver = TimeZoneResolver(timeZone)
     var out = header ? "timestamp,open,high,low,close,volume\n" : ""
@@ -64,8 +64,8 @@ public enum PolygonAggregates {
 }
 
 /// FRED series observations: `{"observations": [{"date": "2024-01-01", "value": "3.7"}], "count": N, "offset": K}`.
-public enum FREDObservations {
-  public static func parse(_ data: Data, file: String) throws -> (rows: [(date: String, value: String)], count: Int) {
+package enum FREDObservations {
+  package static func parse(_ data: Data, file: String) throws -> (rows: [(date: String, value: String)], count: Int) {
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
       let observations = object["observations"] as? [[String: Any]]
     else { throw InputError("expected a JSON object with 'observations' (FRED)", file: file) }
@@ -78,18 +78,18 @@ public enum FREDObservations {
     return (rows.map { (date: $0.0, value: $0.1) }, (object["count"] as? NSNumber)?.intValue ?? rows.count)
   }
 
-  public static func url(base: String, series: String, from: String, to: String, offset: Int) -> String {
+  package static func url(base: String, series: String, from: String, to: String, offset: Int) -> String {
     "\(base)/fred/series/observations?series_id=\(series)&file_type=json&observation_start=\(from)&observation_end=\(to)&offset=\(offset)&limit=100000"
   }
 
   /// A FRED-style CSV (`observation_date,SERIES`, `.` for missing), which the macro reader reads.
-  public static func csv(series: String, rows: [(date: String, value: String)]) -> String {
+  package static func csv(series: String, rows: [(date: String, value: String)]) -> String {
     "observation_date,\(series)\n" + rows.map { "\($0.date),\($0.value.isEmpty ? "." : $0.value)" }.joined(separator: "\n") + (rows.isEmpty ? "" : "\n")
   }
 }
 
 /// Hides API keys in anything that might be shown: `apiKey=…` and `api_key=…` become `…=***`.
-public func redactingKeys(_ text: String) -> String {
+package func redactingKeys(_ text: String) -> String {
   var out = ""
   var rest = Substring(text)
   while let r = ["apiKey=", "api_key="].compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {

@@ -27,7 +27,7 @@ public enum PortfolioReport {
   /// Equity charts: the growth of the initial cash at the time-weighted return
   /// (drawdowns and monthly returns from it), beside the account's value when
   /// money came and went, else beside the same portfolio left unrebalanced.
-  public static func charts(_ output: PortfolioOutput) -> RunCharts {
+  package static func charts(_ output: PortfolioOutput) -> RunCharts {
     let r = output.result
     let hasFlows = r.flow.dropFirst().contains { $0 != 0 }
     let index = timeWeightedIndex(equity: r.equity, flow: r.flow)

@@ -16,7 +16,7 @@ import Foundation
 /// bar's equity written straight into its day's slot.
 public struct SwingKernel: SweepKernel {
   /// What the parameter sets share: day ends and each signal key's bits.
-  public let indicators: SharedIndicators
+  package let indicators: SharedIndicators
 
   public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     indicators = SharedIndicators(bars: bars, parameters: parameters)
@@ -27,7 +27,7 @@ public struct SwingKernel: SweepKernel {
     Self.simulate(bars: bars, indicators: indicators, parameters: parameters, broker: broker, accumulator: &accumulator)
   }
 
-  public static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
+  package static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     simulate(bars: bars, indicators: indicators, parameters: p, broker: broker, accumulator: &accumulator)
     return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays(bars))

@@ -3,18 +3,18 @@ import Foundation
 /// What the sweep kernel reads besides the bars, computed once for every
 /// combination that needs it: where each day ends, and the buy and sell
 /// signals of each set of signal parameters in use.
-public struct SharedIndicators: Sendable {
+package struct SharedIndicators: Sendable {
   /// How many bars before bar `i` are the last of their calendar day (`n + 1` entries).
-  public var dayEndsBefore: ContiguousArray<Int> = []
+  package var dayEndsBefore: ContiguousArray<Int> = []
   /// The buy and sell signals, by the parameters they depend on.
-  public var signals: [SwingSignals.Key: SwingSignals] = [:]
+  package var signals: [SwingSignals.Key: SwingSignals] = [:]
 
   /// Computes the signals the given parameters need, on all cores: first each
   /// Bollinger period's bands and the RSI (up to four periods together), in
   /// short chunks (no indicator ever exists as a whole column), each test as
   /// one bit per bar; then each combination's sell bits (its buys are the
   /// AND of two of those arrays, which the kernel reads as it goes).
-  public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
+  package init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     let n = bars.count
     var ends = 0
     bars.day.withUnsafeBufferPointer { day in
@@ -86,10 +86,10 @@ public struct SharedIndicators: Sendable {
 ///   (`nextBuy`) instead of visiting every bar;
 /// - sell: one bit per bar, the close over the upper band or the RSI over
 ///   `overbought`.
-public struct SwingSignals: Sendable {
-  public struct Key: Hashable, Sendable {
-    public var bollingerPeriod: Int, deviations: Double, rsiPeriod: Int, oversold: Double, overbought: Double
-    public init(_ p: BollingerRSI.Parameters) {
+package struct SwingSignals: Sendable {
+  package struct Key: Hashable, Sendable {
+    package var bollingerPeriod: Int, deviations: Double, rsiPeriod: Int, oversold: Double, overbought: Double
+    package init(_ p: BollingerRSI.Parameters) {
       bollingerPeriod = p.bollingerPeriod
       deviations = p.bollingerDeviations
       rsiPeriod = p.rsiPeriod
@@ -108,7 +108,7 @@ public struct SwingSignals: Sendable {
   /// The first bar where both indicators are defined, and the number of bars.
   let firstBuy: Int, bars: Int
   /// The bars with a sell signal.
-  public var sell: Bits
+  package var sell: Bits
 
   /// The first buy at bar `t` or later, or `bars - 1` (the last bar, never a buy) when there is none.
   @inline(__always)
@@ -126,7 +126,7 @@ public struct SwingSignals: Sendable {
   }
 
   /// The bars with a buy signal, rising (as the kernel meets them).
-  public var buys: [Int] {
+  package var buys: [Int] {
     underBand.words.withUnsafeBufferPointer { band in
       underRSI.words.withUnsafeBufferPointer { rsi in
         var found: [Int] = []
@@ -142,14 +142,14 @@ public struct SwingSignals: Sendable {
 }
 
 /// One bit per bar: bit `i % 64` of word `i / 64` is bar `i`'s.
-public struct Bits: Sendable {
-  public var words: ContiguousArray<UInt64>
+package struct Bits: Sendable {
+  package var words: ContiguousArray<UInt64>
 
   init(words: ContiguousArray<UInt64>) { self.words = words }
 
   /// Whether bit `i` is set.
   @inline(__always)
-  public subscript(i: Int) -> Bool { words[i >> 6] >> UInt64(i & 63) & 1 != 0 }
+  package subscript(i: Int) -> Bool { words[i >> 6] >> UInt64(i & 63) & 1 != 0 }
 
   func union(_ other: Bits) -> Bits {
     Bits(words: ContiguousArray(unsafeUninitializedCapacity: words.count) { out, count in

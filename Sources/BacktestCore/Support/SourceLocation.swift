@@ -59,7 +59,7 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Returns the candidate closest to `word` by edit distance, if it is close enough
 /// to be a likely typo (at most a third of the word's length, and at least 1).
-public func closestMatch(to word: String, in candidates: [String]) -> String? {
+package func closestMatch(to word: String, in candidates: [String]) -> String? {
   let limit = max(1, word.count / 3)
   var best: (String, Int)?
   for candidate in candidates {
