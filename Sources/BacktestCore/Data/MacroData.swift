@@ -38,6 +38,14 @@ public struct MacroObservation: Sendable, Equatable {
   /// An explicit release instant (seconds since 1970, UTC), replacing the default lag.
   public var availableAt: Int64?
   public var location: SourceLocation
+
+  /// An observation given as a value (`location` names where it came from in messages).
+  public init(day: Int, value: Double, availableAt: Int64? = nil, location: SourceLocation = SourceLocation(file: "(in memory)", line: 0, column: 0)) {
+    self.day = day
+    self.value = value
+    self.availableAt = availableAt
+    self.location = location
+  }
 }
 
 /// Macro observations by series, as read from one or more files.

@@ -34,13 +34,10 @@ public struct CycleContext: Sendable {
 
 /// The run pipeline: load bars, run the strategy and the benchmark, summarize.
 public enum Backtest {
-  /// Reads the bar file (or takes its `contents`, already read) and applies
-  /// the session filter and resampling.
+  /// The bars of `raw` inside the session and the dates of `data`, resampled when it says so.
   ///
-  /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
-  public static func loadBars(_ data: DataSettings, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
-    let bytes = try contents ?? readInputFile(data.bars)
-    let raw = try bytes.withUnsafeBytes { try BarCSVReader(timeZone: data.timeZone).read($0.bindMemory(to: UInt8.self), file: data.bars) }
+  /// - Throws: `InputError` when no bar is left.
+  public static func prepare(_ raw: BarSeries, data: DataSettings) throws -> BarSeries {
     var bars = raw.filtered(session: data.session, timeZone: data.timeZone)
     if data.startDay != nil || data.endDay != nil {
       let first = data.startDay ?? .min, last = data.endDay ?? .max
@@ -54,29 +51,15 @@ public enum Backtest {
     if let interval = data.resample {
       bars = bars.resampled(to: interval, session: data.session, timeZone: data.timeZone)
     }
-    return (bars, raw.count)
+    return bars
   }
 
-  /// Reads and classifies the macro files and finds the stage of every bar.
-  ///
-  /// - Throws: `InputError` for a missing or bad macro file.
-  public static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
-    guard let settings = config.cycle else { return nil }
-    let rows = try settings.classify()
+  /// The economic-cycle stage of every bar from classified quarters (`CycleClassifier.classify` of the macro series).
+  public static func cycle(_ settings: CycleRunSettings, rows: [QuarterRow], bars: BarSeries) -> CycleContext {
     let timeline = StageTimeline(rows: rows, settings: settings.classifier)
     let gate = CycleGate(stages: timeline.stages(at: bars.time), filter: settings.filter,
                          buyStages: settings.buyStages, exitStages: settings.exitStages)
     return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
-  }
-
-  /// Reads `data.intrabar`, the finer bars that settle ambiguous exits, when configured.
-  public static func loadIntrabar(_ data: DataSettings) throws -> IntrabarData? {
-    try data.intrabar.map { IntrabarData(bars: try BarCSVReader(timeZone: data.timeZone).read(file: $0)) }
-  }
-
-  /// Reads `data.dividends`, when configured.
-  public static func loadDividends(_ data: DataSettings) throws -> [Dividend] {
-    try data.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: data.symbol) } ?? []
   }
 
   /// The dividends and expense drag of a run's single asset, `nil` when it has neither.
@@ -113,10 +96,4 @@ public enum Backtest {
                      barsInFile: barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends)
   }
 
-  /// Loads everything a run file names and runs it.
-  public static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
-    let (bars, count) = try loadBars(config.data)
-    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data),
-                   dividends: try loadDividends(config.data), explain: explain)
-  }
 }

@@ -68,25 +68,6 @@ public struct PortfolioOutput: Sendable {
 
 /// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
 public enum PortfolioBacktest {
-  /// Reads every file the run file names.
-  ///
-  /// - Throws: `InputError` for a missing or bad file, or an asset left without bars.
-  public static func load(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?) {
-    var assets: [PortfolioAsset] = []
-    for a in config.assets {
-      var bars = try BarCSVReader(timeZone: config.timeZone).read(file: a.bars)
-      if config.startDay != nil || config.endDay != nil {
-        let first = config.startDay ?? .min, last = config.endDay ?? .max, all = bars
-        bars = all.filtered { Int(all.day[$0]) >= first && Int(all.day[$0]) <= last }
-        if bars.isEmpty { throw InputError("no bar lies between data.start and data.end", file: a.bars) }
-      }
-      let dividends = try a.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: a.symbol) } ?? []
-      assets.append(PortfolioAsset(symbol: a.symbol, bars: bars, dividends: dividends, expenseRatio: a.expenseRatio, weight: a.weight))
-    }
-    let ledger = try config.ledger.map { try LedgerReader.read(try readInputFile($0), file: $0) }
-    return (assets, ledger)
-  }
-
   /// The external flows after the initial cash, for the bars' first and last day.
   public static func contributions(_ plan: ContributionPlan, ledger: CashFlowLedger?, firstDay: Int, lastDay: Int) -> [DatedAmount] {
     switch plan {
@@ -124,11 +105,6 @@ public enum PortfolioBacktest {
     return output
   }
 
-  /// Loads everything the run file names and runs it.
-  public static func run(_ config: PortfolioRunConfig) throws -> PortfolioOutput {
-    let (assets, ledger) = try load(config)
-    return execute(config, assets: assets, ledger: ledger)
-  }
 
   /// The statistics of a portfolio result.
   public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
