@@ -74,6 +74,15 @@ public struct PortfolioResult: Sendable {
   public var cash: ContiguousArray<Double>
   /// External cash at the bar: deposits credited (the initial cash at bar 0) less withdrawals paid.
   public var flow: ContiguousArray<Double>
+  /// Where `flow` is not 0: the account's value at that bar's open before the flow, its holdings at the
+  /// prices the flow's orders fill at (buys for a deposit, sales for a withdrawal; the last close for an
+  /// asset without a bar there); NaN elsewhere. The time-weighted return splits the bar there.
+  public var flowBase: ContiguousArray<Double> = []
+
+  /// The growth of one unit over the run with the flows taken out (`timeWeightedIndex`).
+  public var timeWeightedIndex: ContiguousArray<Double> {
+    BacktestCore.timeWeightedIndex(equity: equity, flow: flow, base: flowBase)
+  }
   /// Dividend cash credited at the bar.
   public var dividends: ContiguousArray<Double>
   /// Per asset: shares held and the price marked at each close (the last close carried over; NaN before the first bar).
@@ -122,10 +131,31 @@ public enum PortfolioEngine {
     Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
     var totals = account.totals
     for payment in account.owed { totals[payment.asset].dividendsPending += payment.cash }
-    return PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
-                           dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
-                           shares: assets.indices.map(account.sharesColumn), prices: assets.indices.map(account.priceColumn),
-                           fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid)
+    var result = PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
+                                 dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
+                                 shares: assets.indices.map(account.sharesColumn), prices: assets.indices.map(account.priceColumn),
+                                 fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid)
+    result.flowBase = flowBases(result, market: market, slippageBasisPoints: settings.slippageBasisPoints)
+    return result
+  }
+
+  /// `PortfolioResult.flowBase`: the account's value at the open of each bar with a flow, before it.
+  static func flowBases(_ r: PortfolioResult, market: Market, slippageBasisPoints: Double) -> ContiguousArray<Double> {
+    let slip = slippageBasisPoints / 10_000
+    var base = ContiguousArray<Double>(repeating: .nan, count: r.flow.count)
+    for t in r.flow.indices where r.flow[t] != 0 {
+      guard t > 0 else { base[t] = 0; continue }
+      var value = r.cash[t - 1]
+      for a in market.assets.indices where r.shares[a][t - 1] != 0 {
+        let k = market.bar(of: a, at: t), bars = market.assets[a]
+        let price = k < 0 ? r.prices[a][t - 1]
+          : r.flow[t] > 0 ? BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
+          : BrokerRules.sellPrice(bars.open[k], low: bars.low[k], slip: slip)
+        value += r.shares[a][t - 1] * price
+      }
+      base[t] = value
+    }
+    return base
   }
 }
 

@@ -100,7 +100,7 @@ public enum PortfolioBacktest {
       held.rebalance = .never
       let drifted = PortfolioEngine.run(assets, settings: held)
       output.withoutRebalancing = summarize(drifted, assets: assets, initialCash: settings.initialCash)
-      output.withoutRebalancingGrowth = ContiguousArray(timeWeightedIndex(equity: drifted.equity, flow: drifted.flow).map { $0 * settings.initialCash })
+      output.withoutRebalancingGrowth = ContiguousArray(drifted.timeWeightedIndex.map { $0 * settings.initialCash })
     }
     return output
   }
@@ -110,7 +110,7 @@ public enum PortfolioBacktest {
   public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
     let n = r.timeline.count, last = n - 1
     // Returns, drawdowns and ratios of the time-weighted index: deposits are not gains.
-    let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
+    let index = r.timeWeightedIndex
     var accumulator = SummaryAccumulator(expectedDays: n)
     for t in 0..<n {
       accumulator.mark(equity: initialCash * index[t], held: r.shares.contains { $0[t] != 0 },
