@@ -69,12 +69,11 @@ public struct Donchian: Strategy {
   public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     guard !upper[i].isNaN, !lower[i].isNaN else { return "not enough bars yet for the channel" }
     let f = { (x: Double) in String(format: "%.2f", x) }
-    switch signal {
-    case .enterLong: return "close \(f(close[i])) > highest high of \(parameters.entryPeriod) bars \(f(upper[i]))"
-    case .exitLong: return "close \(f(close[i])) < lowest low of \(parameters.exitPeriod) bars \(f(lower[i]))"
-    case .hold where position.isOpen:
+    if signal.isEntry { return "close \(f(close[i])) > highest high of \(parameters.entryPeriod) bars \(f(upper[i]))" }
+    if signal.isExit { return "close \(f(close[i])) < lowest low of \(parameters.exitPeriod) bars \(f(lower[i]))" }
+    if position.isOpen {
       return "holding: close \(f(close[i])) is not below the lowest low of \(parameters.exitPeriod) bars \(f(lower[i]))"
-    case .hold: return "no entry: close \(f(close[i])) is not above the highest high of \(parameters.entryPeriod) bars \(f(upper[i]))"
     }
+    return "no entry: close \(f(close[i])) is not above the highest high of \(parameters.entryPeriod) bars \(f(upper[i]))"
   }
 }

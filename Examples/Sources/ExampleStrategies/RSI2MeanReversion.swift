@@ -61,13 +61,11 @@ public struct RSI2MeanReversion: Strategy {
   public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     guard !rsi[i].isNaN, !trend[i].isNaN, !exitAverage[i].isNaN else { return "not enough bars yet for every indicator" }
     let f = { (x: Double) in String(format: "%.2f", x) }, p = parameters
-    switch signal {
-    case .enterLong:
+    if signal.isEntry {
       return "RSI(\(p.rsiPeriod)) \(String(format: "%.1f", rsi[i])) < \(f(p.entryLevel)) and close \(f(close[i])) > SMA \(p.trendPeriod) \(f(trend[i]))"
-    case .exitLong: return "close \(f(close[i])) > SMA \(p.exitPeriod) \(f(exitAverage[i]))"
-    case .hold where position.isOpen: return "holding: close \(f(close[i])) is not above SMA \(p.exitPeriod) \(f(exitAverage[i]))"
-    case .hold:
-      return "no entry: RSI(\(p.rsiPeriod)) \(String(format: "%.1f", rsi[i])), close \(f(close[i])) against SMA \(p.trendPeriod) \(f(trend[i]))"
     }
+    if signal.isExit { return "close \(f(close[i])) > SMA \(p.exitPeriod) \(f(exitAverage[i]))" }
+    if position.isOpen { return "holding: close \(f(close[i])) is not above SMA \(p.exitPeriod) \(f(exitAverage[i]))" }
+    return "no entry: RSI(\(p.rsiPeriod)) \(String(format: "%.1f", rsi[i])), close \(f(close[i])) against SMA \(p.trendPeriod) \(f(trend[i]))"
   }
 }

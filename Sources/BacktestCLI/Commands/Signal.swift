@@ -98,7 +98,7 @@ struct SignalCommand {
   func printText(_ s: LiveSignal, _ c: RunConfig) {
     let decimals = HumanFormat.decimals(of: s.close)
     let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
-    let style: TextStyle = switch s.action { case .buy: .green; case .sell: .red; case .hold: .bold }
+    let style: TextStyle = switch s.action { case .buy, .cover: .green; case .sell, .short: .red; case .hold: .bold }
     print("\(c.name): \(style.stdout(s.action.rawValue)) at the close of \(s.time) (newest bar)")
     if let d = c.data.description { print("  \(d)") }
     print("  \(s.reason)")

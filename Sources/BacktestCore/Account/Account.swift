@@ -64,13 +64,17 @@ struct AccountIncome: Sendable {
   @usableFromInline var flows: ContiguousArray<Double> = []
   /// Whether dividend cash is set aside per asset for reinvestment (`dripCash`).
   @usableFromInline var drip = false
+  /// The yearly rate a short position pays on its value, accrued per calendar day like the expense ratio.
+  @usableFromInline var borrowRate = 0.0
 
   @usableFromInline
-  init(dividends: [DividendSchedule], expenseRatios: [Double], flows: ContiguousArray<Double> = [], drip: Bool = false) {
+  init(dividends: [DividendSchedule], expenseRatios: [Double], flows: ContiguousArray<Double> = [], drip: Bool = false,
+       borrowRate: Double = 0) {
     self.dividends = dividends
     self.expenseRatios = expenseRatios
     self.flows = flows
     self.drip = drip
+    self.borrowRate = borrowRate
   }
 }
 
@@ -81,25 +85,44 @@ struct AccountIncome: Sendable {
 /// `BrokerRules` (`shared/spec/bb-rsi-swing.md`, `Docs/portfolio.md`).
 @usableFromInline
 struct Account {
-  /// A position a strategy opened with `enterLong`: its entry fill and its exit levels.
+  /// A position a strategy opened (`Signal.enterLong`, `.enterShort`, `.enter`): its entry fill and its exits.
   @usableFromInline
   struct Position {
+    @usableFromInline var side = EntryOrder.Side.long
     @usableFromInline var entryPrice = 0.0
     /// `-1` when the asset's shares were not bought by an entry (a rebalance) or are none.
     @usableFromInline var entryBar = -1
     @usableFromInline var entryFee = 0.0
+    /// The fixed stop and target levels (`±inf` when off).
     @usableFromInline var stop = -Double.infinity
     @usableFromInline var target = Double.infinity
-    /// Dividends earned by the shares of this position (ex-dates held through).
+    /// The trailing stop's distance (`nil`: none), the best close since the entry, and the level it gives.
+    @usableFromInline var trailing: Double?
+    @usableFromInline var bestClose = 0.0
+    @usableFromInline var trail = -Double.infinity
+    /// Closes at the next open after this many bars held.
+    @usableFromInline var maxBarsHeld: Int?
+    /// Whether the entry filled after its bar's open (a limit or stop reached inside the bar).
+    @usableFromInline var filledInside = false
+    /// Dividends earned by the shares of this position (ex-dates held through; paid, negative, by a short).
     @usableFromInline var dividends = 0.0
 
     @inlinable
-    init(entryPrice: Double = 0, entryBar: Int = -1, entryFee: Double = 0, stop: Double = -.infinity, target: Double = .infinity) {
+    init(side: EntryOrder.Side = .long, entryPrice: Double = 0, entryBar: Int = -1, entryFee: Double = 0,
+         stop: Double = -.infinity, target: Double = .infinity) {
+      self.side = side
       self.entryPrice = entryPrice
       self.entryBar = entryBar
       self.entryFee = entryFee
       self.stop = stop
       self.target = target
+    }
+
+    /// The stop that binds now: the fixed stop or the trailing one, whichever is nearer the price.
+    @inlinable var effectiveStop: Double { side == .long ? max(stop, trail) : min(stop, trail) }
+    /// The reason a stop exit has: the trailing stop's when it is the nearer one.
+    @inlinable var stopReason: ExitReason {
+      (side == .long ? trail > stop : trail < stop) ? .trailingStop : .stopLoss
     }
   }
 
@@ -141,9 +164,12 @@ struct Account {
   @usableFromInline var sharesRecord: ContiguousArray<Double>
   /// Each asset's marked price per bar, asset after asset (several assets only; `priceColumn(a)`).
   @usableFromInline var priceRecord: ContiguousArray<Double>
-  /// Whether any asset charges an expense ratio, and how many positions have exit levels to watch.
-  @usableFromInline let chargesExpenses: Bool
-  @usableFromInline var watchedPositions = 0
+  /// Whether anything is charged per calendar day (an expense ratio, or borrowing for shorts), whether there
+  /// are deposits or withdrawals, and how many positions have exit levels to watch.
+  @usableFromInline let chargesDaily: Bool, hasFlows: Bool
+  @usableFromInline var watchedPositions = 0, trailingPositions = 0
+  /// Borrow fees paid by short positions over the run.
+  @usableFromInline var borrowFees = 0.0
   /// The value at the last mark.
   @usableFromInline var markedValue = 0.0
   /// External cash per bar (the initial cash at the first bar), when flows are recorded.
@@ -170,7 +196,8 @@ struct Account {
     cashColumn = equityColumn
     sharesRecord = ContiguousArray(repeating: 0, count: m * n)
     priceRecord = market.isSingleAsset ? [] : ContiguousArray(repeating: .nan, count: m * n)
-    chargesExpenses = income.expenseRatios.contains { $0 > 0 }
+    chargesDaily = income.expenseRatios.contains { $0 > 0 } || income.borrowRate > 0
+    hasFlows = !income.flows.isEmpty
     flowColumn = recordsFlows ? equityColumn : []
     dividendColumn = income.dividends.allSatisfy(\.isEmpty) ? [] : equityColumn
     nextEventBar = nextEventAfterPayments()
@@ -183,7 +210,7 @@ struct Account {
   /// credited at their pay-date bar, and the expense drag since the previous bar.
   @inlinable @inline(__always)
   mutating func receive(_ t: Int) {
-    if !income.flows.isEmpty {
+    if hasFlows {
       let amount = income.flows[t]
       if amount > 0 {
         cash += amount
@@ -194,12 +221,24 @@ struct Account {
       }
     }
     if t == nextEventBar { dividends(t) }
-    if chargesExpenses && t > 0 {
-      for a in income.expenseRatios.indices where income.expenseRatios[a] > 0 && shares[a] > 0 {
-        let fee = shares[a] * lent.lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
+    if chargesDaily && t > 0 { chargeDaily(t) }
+  }
+
+  /// The expense drag of held funds and the borrow fee of shorts since the previous bar.
+  @inlinable
+  mutating func chargeDaily(_ t: Int) {
+    for a in income.expenseRatios.indices where income.expenseRatios[a] > 0 && shares[a] > 0 {
+      let fee = shares[a] * lent.lastClose[a] * income.expenseRatios[a] * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
+      cash -= fee
+      totals[a].expenseDrag += fee
+      expenseDrag += fee
+    }
+    if income.borrowRate > 0 {
+      for a in shares.indices where shares[a] < 0 {
+        let fee = -shares[a] * lent.lastClose[a] * income.borrowRate * Double(market.timeline.day[t] - market.timeline.day[t - 1]) / 365
         cash -= fee
-        totals[a].expenseDrag += fee
-        expenseDrag += fee
+        totals[a].fees += fee
+        borrowFees += fee
       }
     }
   }
@@ -210,7 +249,7 @@ struct Account {
       let s = income.dividends[a]
       while nextEx[a] < s.exBar.count && s.exBar[nextEx[a]] <= t {
         let earned = shares[a] * s.amount[nextEx[a]]
-        if earned > 0 {
+        if earned != 0 {
           positions[a].dividends += earned
           owed.append((a, s.payBar[nextEx[a]], earned))
         }
@@ -302,28 +341,89 @@ struct Account {
 
   // MARK: A strategy's positions
 
-  /// Opens a strategy's position in asset `a`: buys `quantity` at `price` with the exit levels of `stopLoss` and `profitTarget`.
+  /// Opens a strategy's position in asset `a` during bar `t`: buys (a long)
+  /// or sells short `quantity` at `price`, with the exits of `order`
+  /// (levels from the fill price); `inside`: the fill came after the bar's open.
   @inlinable
-  mutating func enter(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, stopLoss: Double?, profitTarget: Double?) {
-    let fee = buy(t, a, quantity, at: price, .entry)
-    let (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
-    positions[a] = Position(entryPrice: price, entryBar: t, entryFee: fee, stop: stop, target: target)
+  mutating func enter(_ t: Int, _ a: Int, _ quantity: Double, at price: Double, _ order: EntryOrder, inside: Bool = false) {
+    var p: Position
+    if order.side == .long {
+      let fee = buy(t, a, quantity, at: price, .entry)
+      let (stop, target) = BrokerRules.levels(entry: price, stopLoss: order.stopLoss, profitTarget: order.profitTarget)
+      p = Position(side: .long, entryPrice: price, entryBar: t, entryFee: fee, stop: stop, target: target)
+    } else {
+      let fee = commission.fee(shares: quantity, price: price)
+      cash += quantity * price - fee
+      totals[a].sold += quantity * price
+      totals[a].fees += fee
+      fills.append(Fill(bar: t, asset: a, shares: -quantity, price: price, fee: fee, reason: .entry))
+      shares[a] -= quantity
+      let (stop, target) = BrokerRules.shortLevels(entry: price, stopLoss: order.stopLoss, profitTarget: order.profitTarget)
+      p = Position(side: .short, entryPrice: price, entryBar: t, entryFee: fee, stop: stop, target: target)
+    }
+    if let distance = order.trailingStop {
+      p.trailing = distance
+      p.bestClose = price
+      p.trail = order.side == .long ? price * (1 - distance) : price * (1 + distance)
+      trailingPositions += 1
+    } else {
+      p.trail = order.side == .long ? -.infinity : .infinity
+    }
+    p.maxBarsHeld = order.maxBarsHeld
+    p.filledInside = inside
+    positions[a] = p
     watchedPositions += 1
   }
 
-  /// Closes the strategy's position in asset `a` at `price` during bar `t` and records the trade; returns its exit commission.
+  /// Closes the strategy's position in asset `a` at `price` during bar `t` (a
+  /// sale for a long, a purchase for a short) and records the trade; returns its exit commission.
   @inlinable @discardableResult
   mutating func exit(_ t: Int, _ a: Int, at price: Double, _ reason: ExitReason, ambiguous: Bool = false) -> Double {
-    let p = positions[a], quantity = shares[a]
-    let fee = sell(t, a, quantity, at: price, .exit)
+    let p = positions[a], quantity = abs(shares[a])
+    let fee: Double
+    if p.side == .long {
+      fee = sell(t, a, quantity, at: price, .exit)
+    } else {
+      fee = commission.fee(shares: quantity, price: price)
+      cash -= quantity * price + fee
+      totals[a].bought += quantity * price
+      totals[a].fees += fee
+      fills.append(Fill(bar: t, asset: a, shares: quantity, price: price, fee: fee, reason: .exit))
+      shares[a] = 0
+    }
     var trade = Trade(entryBar: p.entryBar, entryPrice: p.entryPrice, exitBar: t, exitPrice: price, shares: quantity,
                       entryFee: p.entryFee, exitFee: fee, exitReason: reason)
+    trade.side = p.side
     trade.ambiguous = ambiguous
     trade.dividends = p.dividends
     trades.append(trade)
+    if p.trailing != nil { trailingPositions -= 1 }
     positions[a] = Position()
     watchedPositions -= 1
     return fee
+  }
+
+  /// The price a purchase closing a short in asset `a` fills at for an order at `price` during bar `t`.
+  @inlinable @inline(__always)
+  func buyPrice(_ t: Int, _ a: Int, at price: Double) -> Double {
+    BrokerRules.buyPrice(open: price, high: lent.bars[a].high[market.bar(of: a, at: t)], slip: slip)
+  }
+
+  /// Raises (a long) or lowers (a short) each trailing stop to the close of bar `t` (`Docs/orders.md`).
+  @inlinable @inline(__always)
+  mutating func trailStops(_ t: Int) {
+    guard trailingPositions > 0 else { return }
+    for a in positions.indices {
+      guard let distance = positions[a].trailing, market.bar(of: a, at: t) >= 0 else { continue }
+      let close = lent.lastClose[a]
+      if positions[a].side == .long {
+        positions[a].bestClose = max(positions[a].bestClose, close)
+        positions[a].trail = positions[a].bestClose * (1 - distance)
+      } else {
+        positions[a].bestClose = min(positions[a].bestClose, close)
+        positions[a].trail = positions[a].bestClose * (1 + distance)
+      }
+    }
   }
 
   /// Exits at the stop or target of every open position whose bar `t` reaches
@@ -332,25 +432,40 @@ struct Account {
   @inlinable @inline(__always)
   mutating func settleLevels(_ t: Int, rule: IntrabarRule, intrabar: IntrabarData?) {
     guard watchedPositions > 0 else { return }
-    for a in positions.indices where shares[a] > 0 && positions[a].entryBar >= 0 {
+    for a in positions.indices where shares[a] != 0 && positions[a].entryBar >= 0 {
       let k = market.bar(of: a, at: t)
       guard k >= 0 else { continue }
-      let bars = lent.bars[a], p = positions[a]
-      guard var e = BrokerRules.intrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: p.stop, target: p.target,
-                                             rule: rule) else { continue }
-      if e.ambiguous {
+      let bars = lent.bars[a], stop = positions[a].effectiveStop, target = positions[a].target
+      let long = positions[a].side == .long
+      if positions[a].filledInside && positions[a].entryBar == t {
+        // The entry filled inside this bar: what the bar did after the fill is unknown, so a stop it reached
+        // counts as hit (conservative, ambiguous); a target does not.
+        if long ? bars.low[k] <= stop : bars.high[k] >= stop {
+          ambiguousBars += 1
+          exit(t, a, at: long ? sellPrice(t, a, at: stop) : buyPrice(t, a, at: stop), positions[a].stopReason, ambiguous: true)
+        }
+        continue
+      }
+      let level = long
+        ? BrokerRules.intrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: stop, target: target, rule: rule)
+        : BrokerRules.shortIntrabarExit(open: bars.open[k], high: bars.high[k], low: bars.low[k], stop: stop, target: target, rule: rule)
+      guard var e = level else { continue }
+      if e.reason == .stopLoss { e.reason = positions[a].stopReason }
+      if e.ambiguous && long {
         ambiguousBars += 1
         // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
         if let intrabar {
           let time = market.assets[a].time
           let barEnd = k + 1 < time.count ? time[k + 1] : Int64.max
-          if let touch = intrabar.firstTouch(from: time[k], to: barEnd, stop: p.stop, target: p.target) {
-            e = (touch.price, touch.reason, false)
+          if let touch = intrabar.firstTouch(from: time[k], to: barEnd, stop: stop, target: target) {
+            e = (touch.price, touch.reason == .stopLoss ? positions[a].stopReason : touch.reason, false)
             resolvedBars += 1
           }
         }
+      } else if e.ambiguous {
+        ambiguousBars += 1
       }
-      exit(t, a, at: sellPrice(t, a, at: e.price), e.reason, ambiguous: e.ambiguous)
+      exit(t, a, at: long ? sellPrice(t, a, at: e.price) : buyPrice(t, a, at: e.price), e.reason, ambiguous: e.ambiguous)
     }
   }
 
@@ -400,6 +515,7 @@ struct Account {
     lent.equity[column] = value
     lent.cash[column] = cash
     markedValue = value
+    trailStops(t)
   }
 
   /// Asset `a`'s shares at each bar's close.

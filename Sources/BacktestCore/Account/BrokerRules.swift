@@ -62,4 +62,55 @@ public enum BrokerRules {
     if targetTouched { return (target, .profitTarget, false) }
     return nil
   }
+
+  /// Where an entry order fills during a bar, before it is sized: a market
+  /// order at the open (with slippage); a limit at the open when the open is
+  /// already at or through the limit, else at the limit when the bar reaches
+  /// it (never worse than the limit: no slippage); a stop at the open when
+  /// the open is at or through it, else at the stop when the bar reaches it
+  /// (with slippage). `inside` is true when the fill is after the open.
+  /// `nil`: the bar does not reach the order's price.
+  @inlinable @inline(__always)
+  public static func entryFill(_ kind: EntryOrder.Kind, side: EntryOrder.Side, open: Double, high: Double, low: Double,
+                               slip: Double) -> (price: Double, inside: Bool)? {
+    let long = side == .long
+    switch kind {
+    case .market:
+      return (long ? buyPrice(open: open, high: high, slip: slip) : sellPrice(open, low: low, slip: slip), false)
+    case .limit(let limit):
+      if long ? open <= limit : open >= limit { return (open, false) }
+      if long ? low <= limit : high >= limit { return (limit, true) }
+      return nil
+    case .stop(let stop):
+      if long ? open >= stop : open <= stop {
+        return (long ? buyPrice(open: open, high: high, slip: slip) : sellPrice(open, low: low, slip: slip), false)
+      }
+      if long ? high >= stop : low <= stop {
+        return (long ? buyPrice(open: stop, high: high, slip: slip) : sellPrice(stop, low: low, slip: slip), true)
+      }
+      return nil
+    }
+  }
+
+  /// A short's stop (`stopLoss` above the entry) and target (`profitTarget` below), `+inf` / `-inf` when off.
+  @inlinable @inline(__always)
+  public static func shortLevels(entry price: Double, stopLoss: Double?, profitTarget: Double?) -> (stop: Double, target: Double) {
+    (stopLoss.map { price * (1 + $0) } ?? .infinity, profitTarget.map { price * (1 - $0) } ?? -.infinity)
+  }
+
+  /// `intrabarExit` for a short: the stop above, the target below, mirrored (a
+  /// gap through a level exits at the open; both touched is ambiguous, the stop winning under the conservative rule).
+  @inlinable @inline(__always)
+  public static func shortIntrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double,
+                                       rule: IntrabarRule = .conservative) -> (price: Double, reason: ExitReason, ambiguous: Bool)? {
+    if open >= stop { return (open, .stopLoss, false) }
+    if open <= target { return (open, .profitTarget, false) }
+    let stopTouched = high >= stop, targetTouched = low <= target
+    if stopTouched && targetTouched {
+      return rule == .conservative ? (stop, .stopLoss, true) : (target, .profitTarget, true)
+    }
+    if stopTouched { return (stop, .stopLoss, false) }
+    if targetTouched { return (target, .profitTarget, false) }
+    return nil
+  }
 }

@@ -58,6 +58,8 @@ public struct BrokerSettings: Sendable, Equatable {
   public var slippageBasisPoints: Double = 0
   /// How bars whose order of events OHLC cannot tell are filled.
   public var intrabarRule: IntrabarRule = .conservative
+  /// The yearly rate a short position pays on its value (`0.03` = 3%), accrued per calendar day.
+  public var borrowRate: Double = 0
 
   public init() {}
 }

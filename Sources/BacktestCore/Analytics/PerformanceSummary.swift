@@ -53,7 +53,7 @@ public struct PerformanceSummary: Sendable, Equatable {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
     for trade in result.trades { accumulator.add(trade) }
     for i in bars.indices {
-      accumulator.mark(equity: result.equity[i], held: result.shares[i] > 0,
+      accumulator.mark(equity: result.equity[i], held: result.shares[i] != 0,
                        dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
     }
     let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])

@@ -7,8 +7,12 @@ public struct BacktestResult: Sendable {
   /// Shares held at each bar's close (before the END_OF_DATA close on the last bar).
   public var shares: ContiguousArray<Double>
   public var initialCash: Double
-  /// Buy orders that could not buy a single share.
+  /// Entries that could not buy (or sell short) a single share.
   public var skippedEntries: Int
+  /// Limit and stop entry orders that expired before their price was reached.
+  public var expiredOrders = 0
+  /// What short positions paid to borrow their shares (`BrokerSettings.borrowRate`).
+  public var borrowFees = 0.0
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
   /// gap (see `BrokerRules.intrabarExit`).
   public var ambiguousBars: Int
@@ -174,32 +178,49 @@ public enum Engine {
                                         trading range: Range<Int>? = nil, probe: PositionView? = nil) -> BacktestResult {
     let range = range ?? 0..<bars.count
     precondition(range.lowerBound >= 0 && range.upperBound <= bars.count, "trading range \(range) outside the \(bars.count) bars")
-    let income = AccountIncome(dividends: [events?.dividends ?? DividendSchedule()], expenseRatios: [events?.expenseRatio ?? 0])
+    let income = AccountIncome(dividends: [events?.dividends ?? DividendSchedule()], expenseRatios: [events?.expenseRatio ?? 0],
+                               borrowRate: broker.borrowRate)
     var account = Account(market: Market(bars: bars), commission: broker.commission, slippageBasisPoints: broker.slippageBasisPoints,
                           range: range, income: income, recordsFlows: false)
     var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
     trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
     strategy = trader.strategy
-    return BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
+    var result = BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
                           initialCash: broker.initialCash, skippedEntries: trader.skippedEntries, ambiguousBars: account.ambiguousBars,
                           resolvedBars: account.resolvedBars, finalSignal: trader.finalSignal, finalPosition: trader.finalPosition,
                           probeSignal: trader.probeSignal, dividendCash: account.dividendColumn,
                           dividendsPending: account.dividendsPending, expenseDrag: account.expenseDrag, firstBar: range.lowerBound)
+    result.expiredOrders = trader.expiredOrders
+    result.borrowFees = account.borrowFees
+    return result
   }
 }
 
-/// A strategy that decides per bar (`Signal`) on one asset, as a trader: its
-/// entry fills at the next open with the sizing's shares, its exit at the next
-/// open; the position left at the end closes at the last close (`END_OF_DATA`).
+/// A strategy that decides per bar (`Signal`) on one asset, as a trader: an
+/// entry order fills at the next open (a limit or stop order when the bar
+/// reaches its price, waiting up to its `validBars` bars; no new entry is
+/// decided meanwhile) with the sizing's shares, an exit at the next open, a
+/// position held `maxBarsHeld` bars at the open after; the position left at
+/// the end closes at the last close (`END_OF_DATA`). `Docs/orders.md`.
 @usableFromInline
 struct SignalTrader<S: BarDecider>: Trader {
+  /// What fills at the next open.
+  @usableFromInline
+  enum Pending {
+    case none
+    case exit(ExitReason)
+    /// An entry order and how many more bars it may wait.
+    case entry(EntryOrder, barsLeft: Int)
+  }
+
   @usableFromInline var strategy: S
   @usableFromInline let sizing: Sizing
   @usableFromInline let end: Int
   @usableFromInline let firstDecisionBar: Int
   @usableFromInline let probe: PositionView?
-  @usableFromInline var pending = Signal.hold
-  @usableFromInline var skippedEntries = 0
+  @usableFromInline var pending = Pending.none
+  /// Entries that could not buy (or sell short) a single share, and limit or stop orders that expired unfilled.
+  @usableFromInline var skippedEntries = 0, expiredOrders = 0
   @usableFromInline var finalSignal = Signal.hold
   @usableFromInline var finalPosition = PositionView.flat
   @usableFromInline var probeSignal = Signal.hold
@@ -216,27 +237,34 @@ struct SignalTrader<S: BarDecider>: Trader {
   @inlinable @inline(__always)
   mutating func open(_ t: Int, account: inout Account) {
     switch pending {
-    case .enterLong(let stopLoss, let profitTarget):
-      let price = account.buyPrice(t, 0)
-      let quantity = BrokerRules.entryShares(cash: account.cash, price: price, sizing: sizing, commission: account.commission)
+    case .none:
+      return
+    case .exit(let reason):
+      let open = account.open(0, t)
+      account.exit(t, 0, at: account.shares[0] > 0 ? account.sellPrice(t, 0) : account.buyPrice(t, 0, at: open), reason)
+      pending = .none
+    case .entry(let order, let barsLeft):
+      let k = account.market.bar(of: 0, at: t), bars = account.lent.bars[0]
+      guard let fill = BrokerRules.entryFill(order.kind, side: order.side, open: bars.open[k], high: bars.high[k], low: bars.low[k],
+                                             slip: account.slip) else {
+        if barsLeft > 1 { pending = .entry(order, barsLeft: barsLeft - 1) } else { expiredOrders += 1; pending = .none }
+        return
+      }
+      let quantity = BrokerRules.entryShares(cash: account.cash, price: fill.price, sizing: sizing, commission: account.commission)
       if quantity > 0 {
-        account.enter(t, 0, quantity, at: price, stopLoss: stopLoss, profitTarget: profitTarget)
+        account.enter(t, 0, quantity, at: fill.price, order, inside: fill.inside)
       } else {
         skippedEntries += 1
       }
-    case .exitLong(let reason):
-      account.exit(t, 0, at: account.sellPrice(t, 0), reason)
-    case .hold:
-      break
+      pending = .none
     }
-    pending = .hold
   }
 
   @inlinable @inline(__always)
   mutating func close(_ t: Int, account: inout Account) {
     guard t >= firstDecisionBar else { return }
-    let shares = account.shares[0], p = account.positions[0]
-    let position = PositionView(shares: shares, entryPrice: p.entryPrice, entryBar: shares > 0 ? p.entryBar : -1)
+    let shares = account.shares[0], entryBar = account.positions[0].entryBar
+    let position = PositionView(shares: shares, entryPrice: account.positions[0].entryPrice, entryBar: shares != 0 ? entryBar : -1)
     if t == end - 1, let probe {
       var copy = strategy
       probeSignal = copy.decide(at: t, position: probe)
@@ -245,17 +273,27 @@ struct SignalTrader<S: BarDecider>: Trader {
     if t == end - 1 {
       finalSignal = signal
       finalPosition = position
-    } else {
-      switch signal {
-      case .enterLong where shares == 0, .exitLong where shares > 0: pending = signal
-      default: break
-      }
+      return
+    }
+    guard case .none = pending else { return }  // an entry order is waiting: no new decision fills
+    switch signal {
+    case .enterLong(let stopLoss, let profitTarget) where shares == 0:
+      pending = .entry(EntryOrder(side: .long, stopLoss: stopLoss, profitTarget: profitTarget), barsLeft: 1)
+    case .enterShort(let stopLoss, let profitTarget) where shares == 0:
+      pending = .entry(EntryOrder(side: .short, stopLoss: stopLoss, profitTarget: profitTarget), barsLeft: 1)
+    case .enter(let order) where shares == 0:
+      pending = .entry(order, barsLeft: order.validBars)
+    case .exitLong(let reason) where shares > 0, .exitShort(let reason) where shares < 0:
+      pending = .exit(reason)
+    default:
+      // A position held its maximum number of bars (the entry bar counts 1) closes at the next open.
+      if shares != 0, let limit = account.positions[0].maxBarsHeld, t - entryBar + 1 >= limit { pending = .exit(.time) }
     }
   }
 
   @inlinable
   mutating func finish(account: inout Account) {
-    guard account.shares[0] > 0 && account.end > account.first else { return }
+    guard account.shares[0] != 0 && account.end > account.first else { return }
     let last = account.end - 1
     let fee = account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
     // The last mark already holds shares * close; only a closing commission changes it.

@@ -117,6 +117,8 @@ public enum RunReport {
     var byReason: [(String, JSONValue)] = []
     for reason in ExitReason.allCases {
       let n = output.run.result.trades.filter { $0.exitReason == reason }.count
+      // The trailing-stop and time exits are listed when some trade had them (fields are only added).
+      if n == 0 && (reason == .trailingStop || reason == .time) { continue }
       byReason.append((reason.rawValue, .integer(n)))
     }
     let run: [(String, JSONValue)] = [

@@ -29,7 +29,8 @@ public struct PriceAlert: Sendable, Equatable {
 /// position, or the strategy's decision for the user's own), explained by the
 /// strategy: the rule is never derived a second time.
 public struct LiveSignal: Sendable {
-  public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD" }
+  /// `SHORT` opens a short position, `COVER` buys it back (strategies that sell short only).
+  public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD", short = "SHORT", cover = "COVER" }
 
   public var action: Action
   public var reason: String
@@ -125,7 +126,7 @@ public enum LiveSignalAnalyzer {
                         barsHeld: held.entryInstant.map { t in bars.time.filter { $0 >= t }.count }, source: "user")
     case .flat:
       position = nil
-    case .backtest where result.shares[i] > 0:
+    case .backtest where result.shares[i] != 0:
       guard let last = result.trades.last, last.exitReason == .endOfData else { break }
       position = status(entryPrice: last.entryPrice, entryTime: bars.timeLabel(last.entryBar), shares: last.shares, close: close,
                         final: final, barsHeld: i - last.entryBar + 1, source: "backtest")
@@ -136,14 +137,16 @@ public enum LiveSignalAnalyzer {
     // The decision at the newest close, as the engine took it and the strategy explains it.
     switch final.signal {
     case .enterLong: signal.action = .buy
-    case .exitLong(let reason):
-      signal.action = .sell
+    case .enterShort: signal.action = .short
+    case .enter(let order): signal.action = order.side == .long ? .buy : .short
+    case .exitLong(let reason), .exitShort(let reason):
+      if case .exitShort = final.signal { signal.action = .cover } else { signal.action = .sell }
       if reason == .cycleExit, case .hold = final.unfiltered, let stage {
         signal.reason = "the economic cycle stage is \(stage.rawValue), one of the exit stages"
       }
     case .hold:
-      if case .enterLong = final.unfiltered, let stage {
-        signal.reason = "buy conditions met (\(final.reason)) but the cycle stage \(stage.rawValue) is not allowed"
+      if final.unfiltered.isEntry, let stage {
+        signal.reason = "entry conditions met (\(final.reason)) but the cycle stage \(stage.rawValue) is not allowed"
       }
     }
     if var position {

@@ -169,7 +169,7 @@ public enum WalkForward {
         for (i, e) in result.equity.enumerated() {
           let v = e * scale
           equity.append(v); day.append(test.day[i])
-          accumulator.mark(equity: v, held: result.shares[i] > 0,
+          accumulator.mark(equity: v, held: result.shares[i] != 0,
                            dayEnd: i == test.count - 1 || test.day[i + 1] != test.day[i])
         }
         level = equity.last ?? level

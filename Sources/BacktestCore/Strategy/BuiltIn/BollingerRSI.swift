@@ -85,9 +85,9 @@ public struct BollingerRSI: Strategy {
     guard !lower.isNaN, !upper.isNaN, !r.isNaN else { return "not enough bars yet for every indicator" }
     let f = { (x: Double) in String(format: "%.2f", x) }, g = { (x: Double) in String(format: "%.1f", x) }
     switch signal {
-    case .enterLong:
+    case .enterLong, .enterShort, .enter:
       return "close \(f(c)) < lower band \(f(lower)) and RSI \(g(r)) < \(formatPlain(parameters.oversold))"
-    case .exitLong:
+    case .exitLong, .exitShort:
       if c > upper { return "close \(f(c)) > upper band \(f(upper))" }
       return "RSI \(g(r)) > \(formatPlain(parameters.overbought))"
     case .hold where position.isOpen:
