@@ -67,6 +67,16 @@ import Testing
     #expect(r.status == 65 && r.stderr.contains("bad.csv:3:12: error: expected a positive number for 'nav', found 'abc'"))
     let s = try CLI.run(["screen", "dividend-etfs.yaml", "--sort", "cheapest"])
     #expect(s.status == 64)
+    // A screen file's bare 0.35 could be 35% or 0.35%: refused with both readings.
+    let screen = try String(contentsOfFile: CLI.root + "/Strategies/dividend-etfs.yaml", encoding: .utf8)
+      .replacingOccurrences(of: "expense_ratio: 0.35%", with: "expense_ratio: 0.35")
+      .replacingOccurrences(of: "../Data/", with: CLI.root + "/Data/")
+    try screen.write(toFile: dir + "/screen.yaml", atomically: false, encoding: .utf8)
+    let ambiguous = try CLI.run(["screen", dir + "/screen.yaml"])
+    #expect(ambiguous.status == 65)
+    #expect(ambiguous.stderr.contains("screen.yaml:6:126:") && ambiguous.stderr.contains(
+      "error: expected an annual rate for 'universe[1].expense_ratio', found 0.35, which reads as 35% as a fraction or as 0.35% (= 0.0035) as a percentage"),
+            "\(ambiguous.stderr)")
   }
 }
 

@@ -127,7 +127,8 @@ struct ScreenCommand {
       guard let symbol = try u.string("symbol"), let barsPath = try u.string("bars"), let divPath = try u.string("dividends") else {
         throw InputError("expected symbol, bars and dividends in 'universe[\(k + 1)]'", at: item.location)
       }
-      let expense = try u.fraction("expense_ratio", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
+      let expense = try u.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: HoldingsReport.bareRateLimit,
+                                   where: { $0 >= 0 }) ?? 0
       try u.finish()
       let bars = try BarCSVReader(timeZone: zone).read(file: resolvePath(barsPath, relativeTo: directory))
       let file = resolvePath(divPath, relativeTo: directory)
