@@ -49,6 +49,7 @@ public enum BacktestCLI {
       case "analyze": return try AnalyzeCommand(rest).run()
       case "screen": return try ScreenCommand(rest).run()
       case "funds": return try FundsCommand(rest).run()
+      case "ledger": return try LedgerCommand(rest).run()
       case "montecarlo": return try MonteCarloCommand(rest, catalog: catalog).run()
       case "synth": return try SynthCommand(rest).run()
       case "strategies":
@@ -58,7 +59,7 @@ public enum BacktestCLI {
         print(usage)
         return ExitCode.ok
       default:
-        let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "synth", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
+        let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "ledger", "montecarlo", "synth", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
         throw UsageError(message: "unknown command '\(command)'\(hint)")
       }
     }
@@ -85,6 +86,9 @@ public enum BacktestCLI {
           rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio
       funds FILE... [--sort 1Y] [--out DIR]
           mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
+      ledger FILE [--out DIR] [--budgets FILE] [--by account|owner]
+          income, expenses, net and savings rate per month, category shares, budgets and recurring items
+          (date,amount,category,note CSV or the income tracker's JSON export)
       montecarlo CONFIG [--runs 10000] [--seed 7] [--block N] [--drawdown 20%] [--jobs N] [--out DIR]
           resample the daily returns (stationary block bootstrap) and the trade order; percentiles
       synth --out FILE [--bars N] [--seed S] [--model gbm|regime] [--interval 30min|1h|1d] [--drift 6%] [--vol 16%]
