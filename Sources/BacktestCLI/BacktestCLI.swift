@@ -72,8 +72,9 @@ public enum BacktestCLI {
       run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
           run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/);
           strategy type portfolio: target weights, rebalancing, dividends (DRIP), deposits and withdrawals
-      signal CONFIG [--position FILE] [--journal FILE] [--json] [--now TIME]
-          the BUY / SELL / HOLD signal for the newest closed bar, with its reason
+      signal CONFIG [--position FILE] [--journal FILE] [--json] [--now TIME] [--state FILE [--on-change CMD] [--on-change-timeout 30]]
+          the BUY / SELL / HOLD signal for the newest closed bar, with its reason; --state remembers the last
+          result (JSON 'changed', 'previous'), --on-change runs CMD with the JSON on stdin when something changed
       journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
           the history of trades actually taken, with the same analytics as a backtest
       fetch SYMBOL --from DATE --to DATE --out FILE [--interval 30min] [--source polygon|fred] [--rate N] [--timezone TZ]

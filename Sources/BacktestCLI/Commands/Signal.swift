@@ -11,10 +11,14 @@ struct SignalCommand {
   var json: Bool
   var now: String?
   var overrides: [String]
+  /// `--state FILE`: the last result, to say what changed.
+  var statePath: String?
+  /// `--on-change CMD`: run with the JSON on its standard input when something changed.
+  var onChange: ChangeCommand?
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set"])
+    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set", "state", "on-change", "on-change-timeout"])
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
     positionFile = a.option("position")
@@ -22,6 +26,15 @@ struct SignalCommand {
     json = a.flags.contains("json")
     now = a.option("now")
     overrides = a.options["set"] ?? []
+    statePath = a.option("state")
+    let limitText = a.option("on-change-timeout") ?? "30"
+    guard let limit = Double(limitText), limit > 0, limit.isFinite else {
+      throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
+    }
+    if let command = a.option("on-change") {
+      guard statePath != nil else { throw UsageError(message: "--on-change needs --state FILE (where the last result is kept, to know what changed)") }
+      onChange = ChangeCommand(command: command, timeLimit: limit)
+    }
   }
 
   /// Reads `--position FILE`: `entry_price`, `shares` and optionally `entry_time`.
@@ -72,12 +85,44 @@ struct SignalCommand {
                                   intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
                                   explain: LiveSignalAnalyzer.question(for: source, bars: bars))
     let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
+    // Read before anything is printed: a state file that cannot be read stops the check.
+    let stored = try statePath.flatMap { path in
+      FileManager.default.fileExists(atPath: path) ? try SignalState.parse(try readInputFile(path), file: path) : nil
+    }
+    let current = SignalState.Summary(signal)
+    let changed = stored?.last.map { current.differs(from: $0) } ?? true
+    let document = SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars,
+                                     state: statePath.map { _ in (changed, stored?.last?.json ?? .null) }).rendered()
     if json {
-      print(SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars).rendered())
+      print(document)
     } else {
       printText(signal, config)
+      if statePath != nil {
+        print(stored?.last.map { "  changed since the last check: \(changed ? "yes (was \($0.signal.rawValue) at \($0.time))" : "no")" }
+          ?? "  first check: nothing stored yet")
+      }
     }
-    return ExitCode.ok
+    guard let statePath else { return ExitCode.ok }
+    var next = SignalState(last: current, checkedAt: Int64(Date().timeIntervalSince1970))
+    var status = ExitCode.ok
+    if changed, let onChange {
+      if let problem = onChange.problem(onChange.run(input: document + "\n")) {
+        let attempts = (stored?.failedAttempts ?? 0) + 1
+        var message = "backtest: error: the --on-change command \(problem)"
+        if attempts < SignalState.maximumAttempts {
+          // Keep the stored signal: the next check sees the same change and notifies again.
+          next = SignalState(last: stored?.last, failedAttempts: attempts, checkedAt: next.checkedAt)
+          message += "; the next check tries again (attempt \(attempts) of \(SignalState.maximumAttempts))"
+        } else {
+          message += "; giving up after \(attempts) attempts: the change is saved and will not be sent again"
+        }
+        printError(message)
+        status = ExitCode.failure
+      }
+    }
+    let folder = (statePath as NSString).deletingLastPathComponent
+    try AtomicWriter.write([ReportFile(name: (statePath as NSString).lastPathComponent, contents: next.text)], into: folder.isEmpty ? "." : folder)
+    return status
   }
 
   func printText(_ s: LiveSignal, _ c: RunConfig) {
@@ -97,6 +142,7 @@ struct SignalCommand {
     }
     for detail in s.details.lines { print("  " + detail) }
     if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }
+    if let d = s.cycleDetails { for line in CycleDescription.details(d) { print("    " + line) } }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
         + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")

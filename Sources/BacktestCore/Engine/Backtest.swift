@@ -22,6 +22,8 @@ public struct RunOutput: Sendable {
 /// The classified quarters and the stage of every bar.
 public struct CycleContext: Sendable {
   public var settings: CycleRunSettings
+  /// The macro series as read (for the latest released values).
+  public var data = MacroData()
   public var rows: [QuarterRow]
   public var timeline: StageTimeline
   public var gate: CycleGate
@@ -62,11 +64,11 @@ public enum Backtest {
   /// - Throws: `InputError` for a missing or bad macro file.
   public static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
     guard let settings = config.cycle else { return nil }
-    let rows = try settings.classify()
+    let (data, rows) = try settings.load()
     let timeline = StageTimeline(rows: rows, settings: settings.classifier)
     let gate = CycleGate(stages: timeline.stages(at: bars.time), filter: settings.filter,
                          buyStages: settings.buyStages, exitStages: settings.exitStages)
-    return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
+    return CycleContext(settings: settings, data: data, rows: rows, timeline: timeline, gate: gate)
   }
 
   /// Reads `data.intrabar`, the finer bars that settle ambiguous exits, when configured.
