@@ -48,6 +48,7 @@ public enum BacktestCLI {
       case "convert": return try ConvertCommand(rest).run()
       case "analyze": return try AnalyzeCommand(rest).run()
       case "screen": return try ScreenCommand(rest).run()
+      case "funds" where rest.first == "search": return try runHelper("backtest-fetch", arguments: ["mf-search"] + rest.dropFirst())
       case "funds": return try FundsCommand(rest).run()
       case "ledger": return try LedgerCommand(rest).run()
       case "montecarlo": return try MonteCarloCommand(rest, catalog: catalog).run()
@@ -77,8 +78,10 @@ public enum BacktestCLI {
           result (JSON 'changed', 'previous'), --on-change runs CMD with the JSON on stdin when something changed
       journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
           the history of trades actually taken, with the same analytics as a backtest
-      fetch SYMBOL --from DATE --to DATE --out FILE [--interval 30min] [--source polygon|fred] [--rate N] [--timezone TZ]
+      fetch SYMBOL --from DATE --to DATE --out FILE [--interval 30min] [--source polygon|fred] [--rate N] [--timezone TZ] [--base-url URL]
           download bars from Polygon (POLYGON_API_KEY) or a series from FRED (FRED_API_KEY); appends only new data
+      fetch mf SCHEME_CODE --out FILE.json [--base-url URL]
+          a mutual fund's NAV history from mfapi.in (the JSON funds reads); merges only new NAVs
       convert polygon FILE.json --out FILE.csv [--timezone TZ] [--daily]
           turn saved Polygon aggregates JSON into the standard bar CSV
       analyze HOLDINGS.yaml [--out DIR]
@@ -86,7 +89,9 @@ public enum BacktestCLI {
       screen FILE [--sort score|yield|performance] [--shares N] [--top N] [--out DIR]
           rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio
       funds FILE... [--sort 1Y] [--out DIR]
-          mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
+          mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV); --out adds funds.html
+      funds search TEXT [--refresh] [--top 30] [--base-url URL]
+          find scheme codes by name in mfapi.in's scheme list (cached with its date): fund house, category, plan, option
       ledger FILE [--out DIR] [--budgets FILE] [--by account|owner]
           income, expenses, net and savings rate per month, category shares, budgets and recurring items
           (date,amount,category,note CSV or the income tracker's JSON export)

@@ -136,3 +136,24 @@ import Testing
     #expect(CivilDate.adding(months: 0, to: d(2024, 2, 29)) == d(2024, 2, 29))
   }
 }
+
+@Suite struct SchemeNameTests {
+  @Test("fund house, category, plan and option from scheme names as mfapi lists them", arguments: [
+    ("HDFC Top 100 Fund - Direct Plan - Growth Option", "HDFC", "Large Cap", "Direct", "Growth"),
+    ("ICICI Prudential Bluechip Fund - Direct Plan - IDCW", "ICICI Prudential", "Large Cap", "Direct", "IDCW"),
+    ("Aditya Birla Sun Life Frontline Equity Fund - Growth - Regular Plan", "Aditya Birla Sun Life", "Large Cap", "Regular", "Growth"),
+    ("SBI Liquid Fund - DIRECT PLAN -Weekly IDCW", "SBI", "Liquid", "Direct", "IDCW"),
+    ("Axis Long Term Equity Fund - Regular Plan - Growth", "Axis", "ELSS", "Regular", "Growth"),
+    ("UTI Nifty 50 Index Fund - Growth Option- Direct", "UTI", "Index", "Direct", "Growth"),
+    ("HDFC Dividend Yield Fund - Direct Plan - Growth Option", "HDFC", "Dividend Yield", "Direct", "Growth"),
+    ("Kotak Emerging Equity Scheme - Dividend - Regular Plan", "Kotak", "Equity (other)", "Regular", "IDCW"),
+    ("quant Small Cap Fund - Growth Option - Direct Plan", "quant", "Small Cap", "Direct", "Growth"),
+    ("Nippon India Large & Midcap Fund - Direct Plan Growth Plan - Growth Option", "Nippon India", "Large & Mid Cap", "Direct", "Growth"),
+    ("Grindlays Super Saver Income Fund-GSSIF-Half Yearly Dividend", "Grindlays", "Debt (other)", "—", "IDCW"),
+  ])
+  func names(_ name: String, _ house: String, _ category: String, _ plan: String, _ option: String) {
+    let info = SchemeNameInfo(name: name)
+    #expect(info.fundHouse == house && (info.category ?? "—") == category && (info.plan ?? "—") == plan && (info.option ?? "—") == option,
+            "\(info)")
+  }
+}
