@@ -191,19 +191,14 @@ struct FundsCommand {
     var funds = try files.map { FundPerformance(try NAVHistory.read(try readInputFile($0), file: $0)) }
     func key(_ f: FundPerformance) -> Double { f.rows.first { $0.period == sort }?.totalReturn ?? -.infinity }
     funds.sort { (key($0), $1.history.name) > (key($1), $0.history.name) }
-    let header = ["Fund", "NAV", "Day"] + FundPerformance.Period.allCases.map(\.rawValue) + ["CAGR 3Y", "Vol 1Y"]
-    let rows = funds.map { f -> [String] in
-      [f.history.name, String(format: "%.4f", f.latest), HumanFormat.percent(f.dailyChangeFraction)]
-        + f.rows.map { HumanFormat.percent($0.totalReturn) }
-        + [HumanFormat.percent(f.rows.first { $0.period == .threeYears }?.cagr), HumanFormat.percent(f.rows.first { $0.period == .year }?.volatility)]
-    }
+    let (header, rows) = FundsReport.table(funds)
     printTable(header, rows)
-    let conventions = "Periods start at the last NAV on or before the end date minus the period (calendar weeks, months, years); total return = end / start − 1; CAGR = (end / start)^(365 / days) − 1 for periods of a year or more; volatility = sample standard deviation of daily simple returns in (start, end] × √252; — where the history is too short."
-    print(conventions)
+    print(FundsReport.conventions)
     if let out {
       try AtomicWriter.write([ReportFile(name: "fund_performance.csv", contents: FundPerformance.csv(funds)),
-                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + conventions + "\n")], into: out)
-      print("wrote fund_performance.csv and funds.md to \(out)/")
+                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + FundsReport.conventions + "\n"),
+                              ReportFile(name: "funds.html", contents: FundsReport.html(funds))], into: out)
+      print("wrote fund_performance.csv, funds.md and funds.html to \(out)/")
     }
     return ExitCode.ok
   }
