@@ -90,7 +90,7 @@ public struct LiveSignal: Sendable {
     public var stopLevel: Double?
     public var targetLevel: Double?
     public var barsHeld: Int?
-    /// Whether an exit condition of the strategy is met at the newest close (with its reason).
+    /// Why the position is sold now (the strategy's exit, the cycle, or a stop or target the newest bar traded through); `nil` while held.
     public var exitCondition: String?
     /// `backtest` when the position is the one the backtest holds, `user` otherwise.
     public var source: String
@@ -195,11 +195,8 @@ public enum LiveSignalAnalyzer {
         signal.exitReason = exit.reason
         signal.reason = Self.levelExitText(exit, open: bars.open[i], stop: position.stopLevel, target: position.targetLevel, f)
       }
-      let strategyExit: String? = if case .exitLong = final.signal { signal.reason } else { nil }
-      let stopHit = position.stopLevel.map { bars.low[i] <= $0 } ?? false
-      let targetHit = position.targetLevel.map { bars.high[i] >= $0 } ?? false
-      position.exitCondition = signal.action == .sell ? signal.reason : strategyExit
-        ?? (stopHit ? "the bar traded down to the stop \(f(position.stopLevel!))" : targetHit ? "the bar reached the target \(f(position.targetLevel!))" : nil)
+      // (The backtest's own position has already left at a level the bar touched.)
+      position.exitCondition = signal.action == .sell ? signal.reason : nil
       signal.position = position
     } else if case .backtest = source, signal.action == .hold, let last = result.trades.last, last.exitBar == i,
       last.exitReason == .stopLoss || last.exitReason == .profitTarget {
