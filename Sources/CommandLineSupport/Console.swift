@@ -1,6 +1,12 @@
 import BacktestCore
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Exit codes (sysexits): 0 ok, 64 bad command line, 65 bad data or config,
 /// 66 missing input, 1 anything else.
 public enum ExitCode {
@@ -11,9 +17,67 @@ public enum ExitCode {
   public static let noInput: Int32 = 66
 }
 
+/// The running tool, as its messages and usage lines name it.
+public enum Program {
+  /// The file name the tool was started as (`backtest`, or the name of your own
+  /// executable that calls `BacktestCLI.main`). `backtest fetch` starts its
+  /// helper as `NAME fetch`, and the helper started directly calls itself
+  /// `backtest`, so both print the name the user typed.
+  public static let name: String = {
+    let started = CommandLine.arguments.first ?? "backtest"
+    let file = started.split(separator: "/").last.map(String.init) ?? started
+    let name = file.split(separator: " ").first.map(String.init) ?? "backtest"
+    return name == "backtest-fetch" ? "backtest" : name
+  }()
+}
+
+/// How output looks on this terminal, or in a pipe or a log.
+public enum Terminal {
+  /// Whether text for a stream gets colours: only on a terminal (`TERM` not
+  /// `dumb`), never with `NO_COLOR` set to anything non-empty
+  /// (https://no-color.org); `CLICOLOR_FORCE=1` asks for them in a pipe too.
+  public static func colors(isTerminal: Bool, environment: [String: String]) -> Bool {
+    if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+    if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
+    return isTerminal && environment["TERM"] != "dumb"
+  }
+
+  /// Whether progress may be drawn as a live bar (redrawn in place on stderr):
+  /// only when both stdout and stderr are terminals and `TERM` is not `dumb`;
+  /// otherwise progress is a plain line every few seconds, readable in logs.
+  public static func liveProgress(stdoutIsTerminal: Bool, stderrIsTerminal: Bool, environment: [String: String]) -> Bool {
+    stdoutIsTerminal && stderrIsTerminal && environment["TERM"] != "dumb"
+  }
+
+  /// Colours for standard output, decided once.
+  public static let colorsOnStdout = colors(isTerminal: isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
+  /// Colours for standard error, decided once.
+  public static let colorsOnStderr = colors(isTerminal: isatty(2) != 0, environment: ProcessInfo.processInfo.environment)
+  /// A live progress bar, decided once.
+  public static let liveProgress = liveProgress(stdoutIsTerminal: isatty(1) != 0, stderrIsTerminal: isatty(2) != 0,
+                                                environment: ProcessInfo.processInfo.environment)
+}
+
+/// An ANSI text style, applied only where `Terminal` allows colours.
+public enum TextStyle: String, Sendable {
+  case red = "31", green = "32", bold = "1", boldRed = "1;31"
+
+  /// Returns `text` in this style for standard output (unchanged when colours are off).
+  public func stdout(_ text: String) -> String { Terminal.colorsOnStdout ? apply(text) : text }
+  /// Returns `text` in this style for standard error (unchanged when colours are off).
+  public func stderr(_ text: String) -> String { Terminal.colorsOnStderr ? apply(text) : text }
+  func apply(_ text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
+}
+
 /// Writes one line to standard error.
 public func printError(_ text: String) {
   FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+}
+
+/// Writes a message to standard error with its first `error:` in bold red where colours are on.
+public func printErrorMessage(_ text: String) {
+  guard Terminal.colorsOnStderr, let range = text.range(of: "error:") else { return printError(text) }
+  printError(text.replacingCharacters(in: range, with: TextStyle.boldRed.stderr("error:")))
 }
 
 /// Prints an input error, with the offending line of a YAML file under it.
@@ -32,23 +96,28 @@ public func report(_ error: InputError) {
       text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
     }
   }
-  printError(text)
+  printErrorMessage(text)
 }
 
 /// Runs a command and turns what it throws into a message and an exit code:
-/// usage errors 64, bad data or config 65, missing input 66, anything else 1.
-public func exitCode(of command: () throws -> Int32) -> Int32 {
+/// a help request prints that help on stdout (0); usage errors 64 (with a
+/// pointer to the help of `path`, the command's words after the program),
+/// bad data or config 65, missing input 66, anything else 1.
+public func exitCode(path: String? = nil, of command: () throws -> Int32) -> Int32 {
   do {
     return try command()
+  } catch let help as HelpRequest {
+    print(HelpText.command(help.command, path: help.path, program: Program.name), terminator: "")
+    return ExitCode.ok
   } catch let error as UsageError {
-    printError(error.description)
-    printError("run 'backtest help' for usage")
+    printErrorMessage(error.description)
+    printError("run '\(Program.name) \(path.map { $0 + " --help" } ?? "help")' for usage")
     return ExitCode.usage
   } catch let error as InputError {
     report(error)
     return error.kind == .missingInput ? ExitCode.noInput : ExitCode.dataError
   } catch {
-    printError("backtest: error: \(error)")
+    printErrorMessage("\(Program.name): error: \(error)")
     return ExitCode.failure
   }
 }

@@ -22,34 +22,33 @@ struct FetchCommand {
   var requestsPerMinute: Double
   var retries: Int
   var backoffSeconds: Double
+  var quiet: Bool
 
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["source", "interval", "from", "to", "out", "timezone", "base-url", "rate",
-                                                    "retries", "backoff"])
+    let a = try Arguments(args, command: .fetch, path: "fetch")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one symbol or series: backtest fetch SYMBOL --from DATE --to DATE --out FILE") }
     name = a.positionals[0]
-    source = a.option("source") ?? "polygon"
-    guard ["polygon", "fred"].contains(source) else { throw UsageError(message: "expected --source polygon or fred, found '\(source)'") }
-    let intervalText = a.option("interval") ?? "30min"
+    source = try a.choice("source")!
+    let intervalText = a.option("interval")!
     guard let interval = ResampleInterval(intervalText) else { throw UsageError(message: "expected --interval like 30min, 1h or 1d, found '\(intervalText)'") }
     self.interval = interval
-    guard let from = a.option("from"), let to = a.option("to") else { throw UsageError(message: "expected --from YYYY-MM-DD and --to YYYY-MM-DD") }
+    let from = a.option("from")!, to = a.option("to")!
     for d in [from, to] where !Self.isDate(d) { throw UsageError(message: "expected a date YYYY-MM-DD, found '\(d)'") }
     self.from = from
     self.to = to
-    guard let out = a.option("out") else { throw UsageError(message: "expected --out FILE.csv") }
-    self.out = out
-    let zone = a.option("timezone") ?? "America/New_York"
+    out = a.option("out")!
+    let zone = a.option("timezone")!
     guard let tz = TimeZone(identifier: zone) else { throw UsageError(message: "expected an IANA time zone for '--timezone', found '\(zone)'") }
     timeZone = tz
     baseURL = a.option("base-url") ?? (source == "polygon" ? "https://api.polygon.io" : "https://api.stlouisfed.org")
-    let rate = a.option("rate") ?? "5"
+    let rate = a.option("rate")!
     guard let r = Double(rate), r > 0 else { throw UsageError(message: "expected requests per minute > 0 for '--rate', found '\(rate)'") }
     requestsPerMinute = r
-    retries = try a.integer("retries", default: 5, minimum: 0)
-    let backoff = a.option("backoff") ?? "2"
+    retries = try a.integer("retries", minimum: 0)!
+    let backoff = a.option("backoff")!
     guard let b = Double(backoff), b >= 0 else { throw UsageError(message: "expected seconds >= 0 for '--backoff', found '\(backoff)'") }
     backoffSeconds = b
+    quiet = a.flag("quiet")
   }
 
   static func isDate(_ s: String) -> Bool {
@@ -95,7 +94,7 @@ struct FetchCommand {
     let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
                                 : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
     try writeAtomically(text)
-    print("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
+    if !quiet { print("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)") }
     return ExitCode.ok
   }
 
@@ -119,7 +118,7 @@ struct FetchCommand {
     let last = existingRows.last?.date ?? ""
     let fresh = rows.filter { $0.date > last }
     try writeAtomically(FREDObservations.csv(series: name, rows: existingRows + fresh))
-    print("fetched \(rows.count) observations of \(name); \(existingRows.isEmpty ? "wrote" : "appended") \(fresh.count) new to \(out)")
+    if !quiet { print("fetched \(rows.count) observations of \(name); \(existingRows.isEmpty ? "wrote" : "appended") \(fresh.count) new to \(out)") }
     return ExitCode.ok
   }
 

@@ -2,20 +2,20 @@ import BacktestCore
 import CommandLineSupport
 import Foundation
 
-/// The client options every mutual-fund request takes: `--base-url`, `--rate`, `--retries`, `--backoff`.
+/// The client options every mutual-fund request takes (`CommandSpec.mutualFundClientOptions`):
+/// `--base-url`, `--rate`, `--retries`, `--backoff`.
 struct MutualFundClientOptions {
-  static let names = ["base-url", "rate", "retries", "backoff"]
   var base: String
   var client: RateLimitedClient
 
   init(_ a: Arguments) throws {
-    base = a.option("base-url") ?? MutualFundAPI.defaultBase
+    base = a.option("base-url")!
     while base.hasSuffix("/") { base.removeLast() }
-    let rate = a.option("rate") ?? "30"
+    let rate = a.option("rate")!
     guard let r = Double(rate), r > 0 else { throw UsageError(message: "expected requests per minute > 0 for '--rate', found '\(rate)'") }
-    let backoff = a.option("backoff") ?? "2"
+    let backoff = a.option("backoff")!
     guard let b = Double(backoff), b >= 0 else { throw UsageError(message: "expected seconds >= 0 for '--backoff', found '\(backoff)'") }
-    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", default: 5, minimum: 0), backoffSeconds: b)
+    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b)
   }
 }
 
@@ -25,23 +25,24 @@ struct MutualFundFetchCommand {
   var code: String
   var out: String
   var options: MutualFundClientOptions
+  var quiet: Bool
 
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out"] + MutualFundClientOptions.names)
+    let a = try Arguments(args, command: .mutualFund, path: "fetch mf")
     guard a.positionals.count == 1, let code = a.positionals.first, !code.isEmpty, code.allSatisfy(\.isNumber) else {
-      throw UsageError(message: "expected one scheme code: backtest fetch mf 119551 --out FILE.json (find codes with: backtest funds search NAME)")
+      throw UsageError(message: "expected one scheme code: \(Program.name) fetch mf 119551 --out FILE.json (find codes with: \(Program.name) funds search NAME)")
     }
     self.code = code
-    guard let out = a.option("out") else { throw UsageError(message: "expected --out FILE.json") }
-    self.out = out
+    out = a.option("out")!
     options = try MutualFundClientOptions(a)
+    quiet = a.flag("quiet")
   }
 
   func run() throws -> Int32 {
     let url = MutualFundAPI.schemeURL(base: options.base, code: code)
     let fresh = try MutualFundAPI.parseScheme(try options.client.get(url), file: url)
     guard !fresh.navs.isEmpty else {
-      throw InputError("no NAVs for scheme \(code); expected a known scheme code (find one with: backtest funds search NAME)", file: url)
+      throw InputError("no NAVs for scheme \(code); expected a known scheme code (find one with: \(Program.name) funds search NAME)", file: url)
     }
     var scheme = fresh
     var added = fresh.navs.count
@@ -52,6 +53,7 @@ struct MutualFundFetchCommand {
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: scheme.json)], into: folder.isEmpty ? "." : folder)
     let name = fresh.meta.first { $0.0 == "scheme_name" }.flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "scheme \(code)"
+    if quiet { return ExitCode.ok }
     print("fetched \(fresh.navs.count) NAVs of \(name); \(existed ? "merged" : "wrote") \(added) new NAV(s) into \(out)"
       + " (\(scheme.navs.count) in all, to \(CivilDate.isoDate(days: scheme.navs[0].day)))")
     return ExitCode.ok
@@ -70,11 +72,11 @@ struct FundSearchCommand {
   var options: MutualFundClientOptions
 
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: ["refresh"], options: ["cache", "top"] + MutualFundClientOptions.names)
-    guard !a.positionals.isEmpty else { throw UsageError(message: "expected words to look for: backtest funds search flexi cap direct") }
+    let a = try Arguments(args, command: .fundSearch, path: "funds search")
+    guard !a.positionals.isEmpty else { throw UsageError(message: "expected words to look for: \(Program.name) funds search flexi cap direct") }
     query = a.positionals.joined(separator: " ")
-    refresh = a.flags.contains("refresh")
-    top = try a.integer("top", default: 30)
+    refresh = a.flag("refresh")
+    top = try a.integer("top")!
     options = try MutualFundClientOptions(a)
     if let c = a.option("cache") {
       cache = c
@@ -127,7 +129,7 @@ struct FundSearchCommand {
     let shown = matches.count > top ? "; the first \(top) shown (--top N for more)" : ""
     print("\(matches.count) of \(schemes.schemes.count) schemes match '\(query)'\(shown); scheme list of \(CivilDate.isoDate(days: schemes.fetchedDay))"
       + (fetched ? ", fetched now" : " (cached in \(cache); --refresh to fetch it again)"))
-    if !rows.isEmpty { print("fetch one with: backtest fetch mf \(rows[0][0]) --out Data/funds/\(rows[0][0]).json") }
+    if !rows.isEmpty { print("fetch one with: \(Program.name) fetch mf \(rows[0][0]) --out Data/funds/\(rows[0][0]).json") }
     return ExitCode.ok
   }
 }

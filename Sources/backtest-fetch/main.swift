@@ -6,14 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-// `backtest fetch …` runs this executable with the same arguments (see
-// `runHelper` in backtest): it is the only one that links the HTTP client.
-// `backtest funds search …` runs it with `mf-search` first.
+// `backtest fetch …` and `backtest funds search …` run this executable with the
+// command's arguments, started as `NAME fetch` or `NAME funds` (see `runHelper`
+// in backtest): it is the only one that links the HTTP client.
 let arguments = CommandLine.arguments.dropFirst()
-exit(exitCode {
-  switch arguments.first {
-  case "mf": return try MutualFundFetchCommand(arguments.dropFirst()).run()
-  case "mf-search": return try FundSearchCommand(arguments.dropFirst()).run()
-  default: return try FetchCommand(arguments).run()
-  }
-})
+if CommandLine.arguments.first?.hasSuffix(" funds") == true {
+  exit(exitCode(path: "funds") { try FundSearchCommand(arguments).run() })
+} else {
+  exit(exitCode(path: "fetch") {
+    let (command, _, rest) = try Arguments.subcommand(arguments, of: .fetch, path: "fetch")
+    return command.name == CommandSpec.mutualFund.name ? try MutualFundFetchCommand(rest).run() : try FetchCommand(rest).run()
+  })
+}

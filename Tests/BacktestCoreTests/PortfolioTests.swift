@@ -55,15 +55,24 @@ struct ReturnsWithFlowsTests {
     #expect(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0, amount: 1100)]) == nil)
   }
 
-  @Test("TWR chains (equity - flow) / previous equity: a worked example")
+  @Test("TWR splits a flow's bar at the open where it is invested: a worked example")
   func twrByHand() {
-    // 1,000 in; +10%; 500 deposited before a bar that gains 50 (1,650); then -10%.
+    // 1,000 in; +10% (1,100); the next bar opens at 1,120, where 500 is deposited and invested (1,620), and closes at
+    // 1,650; then -10%. The deposit earns that bar's move from the open as new money.
     let equity: ContiguousArray<Double> = [1000, 1100, 1650, 1485]
     let flow: ContiguousArray<Double> = [1000, 0, 500, 0]
-    let r = timeWeightedReturns(equity: equity, flow: flow)
-    #expect(r[0] == 0 && abs(r[1] - 0.1) < 1e-15 && abs(r[2] - 1150.0 / 1100 + 1) < 1e-15 && abs(r[3] + 0.1) < 1e-15)
-    let index = timeWeightedIndex(equity: equity, flow: flow)
-    #expect(abs(index[3] - 1.035) < 1e-12)  // 1.1 × (1150 / 1100) × 0.9
+    let base: ContiguousArray<Double> = [0, .nan, 1120, .nan]
+    let r = timeWeightedReturns(equity: equity, flow: flow, base: base)
+    let split: Double = (1120.0 / 1100) * (1650.0 / 1620)
+    #expect(r[0] == 0)
+    #expect(abs(r[1] - 0.1) < 1e-15)
+    #expect(abs(r[2] - (split - 1)) < 1e-15)
+    #expect(abs(r[3] + 0.1) < 1e-15)
+    let index = timeWeightedIndex(equity: equity, flow: flow, base: base)
+    let expected: Double = 1.1 * split * 0.9
+    #expect(abs(index[3] - expected) < 1e-12)
+    // The old rule, flows at the close ((1,650 - 500) / 1,100), would give 1.035: 1.1 × 1.0455 × 0.9.
+    #expect(abs(index[3] - 1.035) > 1e-3)
   }
 }
 

@@ -9,18 +9,25 @@ struct LedgerCommand {
   var budgetsPath: String?
   var grouping: LedgerGrouping?
 
+  static let spec = CommandSpec(
+    "ledger", summary: "income, expenses, net and savings rate per month, category shares, budgets and recurring items",
+    arguments: [ArgumentSpec("FILE", "a date,amount,category,note CSV (income positive, expenses negative) or the income tracker's JSON export",
+                             completion: .file)],
+    options: [
+      .out("write ledger_monthly.csv, ledger_categories.csv, ledger_recurring.csv, ledger_budgets.csv, the split files and ledger.html into this folder"),
+      .option("budgets", "FILE", "monthly budgets: a YAML file of category: amount", completion: .file),
+      .option("by", "FIELD", "add each account's or owner's figures", completion: .choices(LedgerGrouping.allCases.map(\.rawValue))),
+    ],
+    details: "Per month: income (the positive amounts), expenses (the negative ones, as a positive number), net and savings rate (net / income, empty when there is no income); each expense category's amount and share of the month's expenses; each budget against the month's spending; recurring items (the same category and amount in consecutive months).",
+    examples: ["ledger Data/ledger.csv", "ledger Data/tracker_export.json --budgets Data/tracker_budgets.yaml --by owner --out /tmp/ledger"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out", "budgets", "by"])
-    guard a.positionals.count == 1 else {
-      throw UsageError(message: "expected one ledger file: backtest ledger FILE [--out DIR] [--budgets FILE] [--by account|owner]")
-    }
+    let a = try Arguments(args, command: Self.spec, path: "ledger")
+    guard a.positionals.count == 1 else { throw UsageError(message: "expected one ledger file: \(Program.name) ledger FILE") }
     path = a.positionals[0]
     out = a.option("out")
     budgetsPath = a.option("budgets")
-    if let by = a.option("by") {
-      guard let g = LedgerGrouping(rawValue: by) else { throw UsageError(message: "expected --by account or owner, found '\(by)'") }
-      grouping = g
-    }
+    grouping = try a.choice("by").map { LedgerGrouping(rawValue: $0)! }
   }
 
   func run() throws -> Int32 {

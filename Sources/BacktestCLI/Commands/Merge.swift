@@ -8,14 +8,21 @@ struct MergeCommand {
   var catalog: StrategyCatalog
   var folders: [String]
   var out: String
+  var quiet: Bool
+
+  static let spec = CommandSpec(
+    "merge", summary: "combine the results of sweep shards, checking every combination is there exactly once, and rank them",
+    arguments: [ArgumentSpec("DIR", "the --out folders of the shards", count: .oneOrMore, completion: .directory)],
+    options: [.out("the folder for the merged results and reports", required: true), .quiet],
+    examples: ["merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/merged"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: [], options: ["out"])
+    let a = try Arguments(args, command: Self.spec, path: "merge")
     guard !a.positionals.isEmpty else { throw UsageError(message: "expected the shard folders: backtest merge DIR... --out DIR") }
-    guard let out = a.option("out") else { throw UsageError(message: "missing --out DIR for the merged results") }
     folders = a.positionals
-    self.out = out
+    out = a.option("out")!
+    quiet = a.flag("quiet")
   }
 
   func run() throws -> Int32 {
@@ -94,7 +101,8 @@ struct MergeCommand {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, initialCash: base.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
                                 }), into: out)
-    let best = SweepReport.ranking(records, settings: settings).first
+    let best = SweepRanking.ranking(records, settings: settings).first
+    if quiet { return ExitCode.ok }
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))
     return ExitCode.ok

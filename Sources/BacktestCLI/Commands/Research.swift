@@ -26,8 +26,15 @@ struct AnalyzeCommand {
   var path: String
   var out: String?
 
+  static let spec = CommandSpec(
+    "analyze", summary: "what holdings returned: appreciation, yield income, expenses, annualized return, allocation",
+    arguments: [ArgumentSpec("HOLDINGS", "a holdings file: a path, or a name in Strategies/", completion: .runFile)],
+    options: [.out("write holdings.csv, holdings.md and holdings.txt into this folder")],
+    details: "For holdings without price history: income and expenses are estimated as initial investment × rate × days / 365; with bar and dividend files the realized return is shown beside the estimate.",
+    examples: ["analyze Strategies/holdings.yaml", "analyze holdings.yaml --out /tmp/holdings"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out"])
+    let a = try Arguments(args, command: Self.spec, path: "analyze")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one holdings file: backtest analyze holdings.yaml") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
@@ -90,18 +97,29 @@ struct ScreenCommand {
   var shares: Double?
   var top: Int?
 
+  static let spec = CommandSpec(
+    "screen", summary: "rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio",
+    arguments: [ArgumentSpec("FILE", "a screen file (a universe of ETFs): a path, or a name in Strategies/", completion: .runFile)],
+    options: [
+      .option("sort", "KEY", "rank by", default: .value("score"), completion: .choices(["score", "yield", "performance"])),
+      .option("shares", "N", "add what N shares pay per payment and per year"),
+      .option("top", "N", "show the first N", default: .described("top: of the screen file, else 10")),
+      .out("write screen.csv and screen.md into this folder"),
+    ],
+    details: "Score: the weights of the file's score: section (default yield 0.5, performance 0.3, low expense 0.2) × each factor scaled 0–1 across the universe. Historical data only: check upcoming ex-dates at the provider.",
+    examples: ["screen Strategies/dividend-etfs.yaml", "screen dividend-etfs.yaml --sort yield --shares 100 --top 5"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out", "sort", "shares", "top"])
+    let a = try Arguments(args, command: Self.spec, path: "screen")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one screen file: backtest screen Strategies/dividend-etfs.yaml") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
-    sort = a.option("sort") ?? "score"
-    guard ["score", "yield", "performance"].contains(sort) else { throw UsageError(message: "expected --sort score, yield or performance, found '\(sort)'") }
+    sort = try a.choice("sort")!
     if let s = a.option("shares") {
       guard let v = Double(s), v > 0 else { throw UsageError(message: "expected a number > 0 for '--shares', found '\(s)'") }
       shares = v
     }
-    top = a.option("top") != nil ? try a.integer("top", default: 10) : nil
+    top = try a.integer("top")
   }
 
   func run() throws -> Int32 {
@@ -175,16 +193,25 @@ struct FundsCommand {
   var out: String?
   var sort: FundPerformance.Period
 
+  static let spec = CommandSpec(
+    "funds", summary: "mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y and 5Y",
+    arguments: [ArgumentSpec("FILE", "NAV histories: mfapi JSON (newest first) or date,nav CSV", count: .oneOrMore, completion: .file)],
+    options: [
+      .option("sort", "PERIOD", "rank by the total return over", default: .value(FundPerformance.Period.year.rawValue),
+              completion: .choices(FundPerformance.Period.allCases.map(\.rawValue))),
+      .out("write fund_performance.csv, funds.md and funds.html (the table and a NAV chart per fund) into this folder"),
+    ],
+    subcommands: [.fundSearch],
+    details: "Total return, CAGR (a year or more) and annualized volatility per period; periods longer than the history show as unavailable. Fetch a fund's NAVs with fetch mf SCHEME_CODE; find its code with funds search.",
+    examples: ["funds Data/funds/flexi_cap.json Data/funds/liquid.json", "funds Data/funds/flexi_cap.json --sort 3Y --out /tmp/funds",
+               "funds search flexi cap direct"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out", "sort"])
+    let a = try Arguments(args, command: Self.spec, path: "funds")
     guard !a.positionals.isEmpty else { throw UsageError(message: "expected NAV files: backtest funds Data/funds/*.json") }
     files = a.positionals
     out = a.option("out")
-    let s = a.option("sort") ?? "1Y"
-    guard let p = FundPerformance.Period(rawValue: s.uppercased()) else {
-      throw UsageError(message: "expected --sort 1W, 1M, 6M, 1Y, 3Y or 5Y (total return), found '\(s)'")
-    }
-    sort = p
+    sort = FundPerformance.Period(rawValue: try a.choice("sort")!)!
   }
 
   func run() throws -> Int32 {

@@ -11,18 +11,26 @@ struct RunCommand {
   var quiet: Bool
   var timing: Bool
 
+  static let spec = CommandSpec(
+    "run", summary: "run a strategy file and write its trades, equity, statistics and reports",
+    arguments: [.config],
+    options: [.out("the folder for the reports", default: "report.out of the run file"), .set, .quiet,
+              .flag("timing", "print the time spent reading, loading, running and writing on stderr")],
+    details: "A swing strategy (bollinger_rsi, sma_cross, buy_and_hold or your own) or a portfolio (strategy type portfolio: target weights, rebalancing, dividends with DRIP, deposits and withdrawals). A sweep file runs its base settings.",
+    examples: ["run Strategies/gpix.yaml", "run gpix.yaml --set strategy.stop_loss=1.5% --out /tmp/run"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["quiet", "timing"], options: ["out", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "run")
     guard a.positionals.count == 1 else {
       throw UsageError(message: a.positionals.isEmpty ? "missing the run file: backtest run CONFIG"
                                                       : "expected one run file, found \(a.positionals.count)")
     }
     configPath = Self.locate(a.positionals[0])
     out = a.option("out")
-    overrides = a.options["set"] ?? []
-    quiet = a.flags.contains("quiet")
-    timing = a.flags.contains("timing")
+    overrides = a.values("set")
+    quiet = a.flag("quiet")
+    timing = a.flag("timing")
   }
 
   /// Finds a run file: the path as given, else the same name in `Strategies/`.

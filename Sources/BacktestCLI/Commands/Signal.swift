@@ -16,18 +16,44 @@ struct SignalCommand {
   /// `--on-change CMD`: run with the JSON on its standard input when something changed.
   var onChange: ChangeCommand?
 
+  static let spec = CommandSpec(
+    "signal", summary: "the BUY, SELL or HOLD signal at the newest closed bar, with its reason",
+    arguments: [.config],
+    options: [
+      .flag("json", "print the signal as JSON (schema backtest.signal/1, Docs/signal.schema.json) for an app"),
+      .option("position", "FILE", "your open position: a YAML file with entry_price, shares and optionally entry_time",
+              default: .described("the backtest's own position"), completion: .file),
+      .option("journal", "FILE", "take the position from this journal's open trade", default: .described("journal: of the run file"),
+              completion: .file),
+      .option("now", "TIME", "the clock, an ISO 8601 time (for the time to the next bar's close)", default: .described("the system clock")),
+      .set,
+      .option("state", "FILE", "remember the result in FILE (written atomically) and say what changed since the last check (JSON changed and previous)",
+              completion: .file),
+      .option("on-change", "CMD", "with --state: run CMD with /bin/sh when the signal, its exit reason, the position or a crossed alert changed, the JSON on its standard input"),
+      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long", default: .value("30")),
+    ],
+    details: """
+      Runs the strategy over every bar and reports its decision at the newest close: the price and the day's change, when the next bar closes, the indicator panel, the cycle stage with the classifier's inputs, the position with its unrealized P&L, stop and target, and the alerts the close crossed. A stop or target the newest bar traded through sells your position (SELL, exit reason STOP_LOSS or PROFIT_TARGET). The signal goes to stdout, errors to stderr, so --json can be piped.
+
+      A failed --on-change command (non-zero exit, a signal, the time limit) is reported with exit status 1 and tried again by the next check; after 3 failed attempts the change is saved and not sent again.
+      """,
+    examples: [
+      "signal Strategies/gpix.yaml", "signal gpix.yaml --json --now 2024-11-13T16:00:00-05:00",
+      "signal gpix.yaml --state state/gpix.json --on-change ./notify.sh  # run notify.sh when the signal changes",
+    ])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set", "state", "on-change", "on-change-timeout"])
+    let a = try Arguments(args, command: Self.spec, path: "signal")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
     positionFile = a.option("position")
     journalFile = a.option("journal")
-    json = a.flags.contains("json")
+    json = a.flag("json")
     now = a.option("now")
-    overrides = a.options["set"] ?? []
+    overrides = a.values("set")
     statePath = a.option("state")
-    let limitText = a.option("on-change-timeout") ?? "30"
+    let limitText = a.option("on-change-timeout")!
     guard let limit = Double(limitText), limit > 0, limit.isFinite else {
       throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
     }
@@ -108,7 +134,7 @@ struct SignalCommand {
     if changed, let onChange {
       if let problem = onChange.problem(onChange.run(input: document + "\n")) {
         let attempts = (stored?.failedAttempts ?? 0) + 1
-        var message = "backtest: error: the --on-change command \(problem)"
+        var message = "\(Program.name): error: the --on-change command \(problem)"
         if attempts < SignalState.maximumAttempts {
           // Keep the stored signal: the next check sees the same change and notifies again.
           next = SignalState(last: stored?.last, failedAttempts: attempts, checkedAt: next.checkedAt)
@@ -116,7 +142,7 @@ struct SignalCommand {
         } else {
           message += "; giving up after \(attempts) attempts: the change is saved and will not be sent again"
         }
-        printError(message)
+        printErrorMessage(message)
         status = ExitCode.failure
       }
     }
@@ -128,7 +154,8 @@ struct SignalCommand {
   func printText(_ s: LiveSignal, _ c: RunConfig) {
     let decimals = HumanFormat.decimals(of: s.close)
     let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
-    print("\(c.name): \(s.action.rawValue) at the close of \(s.time) (newest bar)")
+    let style: TextStyle = switch s.action { case .buy: .green; case .sell: .red; case .hold: .bold }
+    print("\(c.name): \(style.stdout(s.action.rawValue)) at the close of \(s.time) (newest bar)")
     if let d = c.data.description { print("  \(d)") }
     print("  \(s.reason)")
     var line = "  price \(price(s.close))"
@@ -142,7 +169,7 @@ struct SignalCommand {
     }
     for detail in s.details.lines { print("  " + detail) }
     if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }
-    if let d = s.cycleDetails { for line in CycleDescription.details(d) { print("    " + line) } }
+    if let d = s.cycleDetails { for line in d.lines { print("    " + line) } }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
         + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")

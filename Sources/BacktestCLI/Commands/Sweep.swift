@@ -20,17 +20,32 @@ struct SweepCommand {
   var quiet: Bool
   var timing: Bool
 
+  static let spec = CommandSpec(
+    "sweep", summary: "run a parameter sweep (a run file with a sweep: section) on all cores; resumes where it stopped",
+    arguments: [ArgumentSpec("FILE", "a sweep file: a path, or a name in Strategies/", completion: .runFile)],
+    options: [
+      .out("the folder for results.csv and the reports", default: "report.out of the file, plus /shard-i-of-n for a shard"),
+      .jobs,
+      .option("shard", "I/N", "run every N-th combination from I (0-based), for a job array; merge combines the shards"),
+      .set,
+      .flag("fresh", "start over instead of resuming from DIR/results.csv"),
+      .flag("quiet", "print nothing on success, and no progress"),
+      .flag("timing", "print where the time went on stderr"),
+    ],
+    details: "Every finished combination is appended to results.csv at once: a killed sweep keeps its lines, and the same command resumes. Results are identical for any --jobs or sharding. Progress is a live bar on a terminal, a plain line every few seconds in a pipe or a log.",
+    examples: ["sweep Strategies/gpix-sweep.yaml", "sweep gpix-sweep.yaml --shard 0/4 --out out/shard-0"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["fresh", "quiet", "timing"], options: ["out", "jobs", "shard", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "sweep")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one sweep file: backtest sweep FILE") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
-    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
-    overrides = a.options["set"] ?? []
-    fresh = a.flags.contains("fresh")
-    quiet = a.flags.contains("quiet")
-    timing = a.flags.contains("timing")
+    jobs = try a.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+    overrides = a.values("set")
+    fresh = a.flag("fresh")
+    quiet = a.flag("quiet")
+    timing = a.flag("timing")
     if let text = a.option("shard") {
       let parts = text.split(separator: "/")
       guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else {
@@ -107,7 +122,7 @@ struct SweepCommand {
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
     SweepRunner.run(todo, bars: bars, cycle: cycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
-      sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
+      sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
     let flushed = Background { Result { try sink.close() } }
@@ -145,7 +160,7 @@ struct SweepCommand {
     try batch.commit()
 
     mark("reports")
-    let ranked = SweepReport.ranking(all, settings: settings)
+    let ranked = SweepRanking.ranking(all, settings: settings)
     if !quiet {
       let barCombos = Double(bars.count) * Double(todo.count)
       print("\(base.name): \(todo.count) combinations run" + (records.isEmpty ? "" : ", \(records.count) resumed")

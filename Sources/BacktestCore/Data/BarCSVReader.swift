@@ -390,7 +390,7 @@ public struct BarCSVReader {
 /// straight from the page cache: on a 5.6 MB bar file 0.3 ms instead of
 /// ~4 ms). A file that another program truncates while it is mapped can
 /// crash the reader, so replace data files atomically (as `backtest fetch` does).
-public func readInputFile(_ path: String) throws -> Data {
+package func readInputFile(_ path: String) throws -> Data {
   let fd = open(path, O_RDONLY)
   guard fd >= 0 else {
     let error = errno

@@ -8,7 +8,7 @@ public struct Market: Sendable {
   /// Each asset's own bars.
   public let assets: [BarSeries]
   /// With several assets: asset `a`'s bar at timeline bar `t` (`-1` when it has none there).
-  private let index: [ContiguousArray<Int>]
+  @usableFromInline let index: [ContiguousArray<Int>]
 
   /// One asset: the timeline is its bars.
   public init(bars: BarSeries) {
@@ -41,10 +41,10 @@ public struct Market: Sendable {
   }
 
   /// Whether every asset shares the timeline's bars (one asset).
-  public var isSingleAsset: Bool { index.isEmpty }
+  @inlinable public var isSingleAsset: Bool { index.isEmpty }
 
   /// Asset `a`'s bar at timeline bar `t`, or `-1` when it has none there.
-  @inline(__always)
+  @inlinable @inline(__always)
   public func bar(of a: Int, at t: Int) -> Int { index.isEmpty ? t : index[a][t] }
 
   /// Every instant at which some asset has a bar, in order, labelled as the first asset with that bar writes it.

@@ -33,6 +33,28 @@ public struct BacktestResult: Sendable {
 
   /// Dividend cash received over the run.
   public var dividendIncome: Double { dividendCash.reduce(0, +) }
+
+  @usableFromInline
+  init(trades: [Trade], equity: ContiguousArray<Double>, cash: ContiguousArray<Double>, shares: ContiguousArray<Double>,
+       initialCash: Double, skippedEntries: Int, ambiguousBars: Int, resolvedBars: Int, finalSignal: Signal,
+       finalPosition: PositionView = .flat, probeSignal: Signal = .hold, dividendCash: ContiguousArray<Double> = [],
+       dividendsPending: Double = 0, expenseDrag: Double = 0, firstBar: Int = 0) {
+    self.trades = trades
+    self.equity = equity
+    self.cash = cash
+    self.shares = shares
+    self.initialCash = initialCash
+    self.skippedEntries = skippedEntries
+    self.ambiguousBars = ambiguousBars
+    self.resolvedBars = resolvedBars
+    self.finalSignal = finalSignal
+    self.finalPosition = finalPosition
+    self.probeSignal = probeSignal
+    self.dividendCash = dividendCash
+    self.dividendsPending = dividendsPending
+    self.expenseDrag = expenseDrag
+    self.firstBar = firstBar
+  }
 }
 
 /// Money that reaches a single-asset account from outside the strategy.
@@ -52,6 +74,7 @@ public struct AccountEvents: Sendable {
 /// Turns a strategy's decisions into orders on the account: the part of a
 /// run that differs between a signal strategy and target-weight trading. The
 /// one bar loop (`Engine.trade`) calls it at each bar's open and close.
+@usableFromInline
 protocol Trader {
   /// The first bar at which `close` may place an order.
   var firstDecisionBar: Int { get }
@@ -72,18 +95,51 @@ public enum Engine {
   /// previous bar); (2) the trader's orders fill at the open; (3) open
   /// positions exit at their stop or target (`Account.settleLevels`); (4) the
   /// account is marked at the close; (5) the trader decides at the close.
+  @inlinable
   static func trade<T: Trader>(_ trader: inout T, account: inout Account, initialCash: Double, broker rule: IntrabarRule,
                                intrabar: IntrabarData?) {
     account.cash = initialCash
     if !account.flowColumn.isEmpty && account.end > account.first { account.flowColumn[0] = initialCash }
-    for t in account.first..<account.end {
-      account.receive(t)
-      trader.open(t, account: &account)
-      account.settleLevels(t, rule: rule, intrabar: intrabar)
-      account.mark(t)
-      trader.close(t, account: &account)
+    // The bars' prices and the record's columns are lent to the account as buffers for the whole loop.
+    var equity = account.equityColumn, cash = account.cashColumn, shares = account.sharesRecord, prices = account.priceRecord
+    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = ([], [], [], [])
+    var lastClose = [Double](repeating: .nan, count: account.shares.count)
+    withPrices(of: account.market.assets[...], lent: []) { bars in
+    lastClose.withUnsafeMutableBufferPointer { lastClose in
+    equity.withUnsafeMutableBufferPointer { equity in
+    cash.withUnsafeMutableBufferPointer { cash in
+    shares.withUnsafeMutableBufferPointer { shares in
+    prices.withUnsafeMutableBufferPointer { prices in
+      account.lent = Account.Lent()
+      (account.lent.bars, account.lent.lastClose) = (bars, lastClose)
+      (account.lent.equity, account.lent.cash, account.lent.shares, account.lent.prices) = (equity, cash, shares, prices)
+      for t in account.first..<account.end {
+        account.receive(t)
+        trader.open(t, account: &account)
+        account.settleLevels(t, rule: rule, intrabar: intrabar)
+        account.mark(t)
+        trader.close(t, account: &account)
+      }
+      trader.finish(account: &account)
+      account.lent = Account.Lent()
+    }}}}}}
+    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = (equity, cash, shares, prices)
+  }
+
+  /// Calls `body` with each asset's prices as buffers (one level of closures per asset).
+  @inlinable
+  static func withPrices<R>(of assets: ArraySlice<BarSeries>, lent: [Account.Prices],
+                            _ body: (UnsafeBufferPointer<Account.Prices>) -> R) -> R {
+    guard let bars = assets.first else { return lent.withUnsafeBufferPointer(body) }
+    return bars.open.withUnsafeBufferPointer { open in
+      bars.high.withUnsafeBufferPointer { high in
+        bars.low.withUnsafeBufferPointer { low in
+          bars.close.withUnsafeBufferPointer { close in
+            withPrices(of: assets.dropFirst(), lent: lent + [Account.Prices(open: open, high: high, low: low, close: close)], body)
+          }
+        }
+      }
     }
-    trader.finish(account: &account)
   }
 
   /// Runs `strategy` over `bars`.
@@ -112,6 +168,7 @@ public enum Engine {
   /// that position (a copy of it, so the run is unchanged): `probeSignal`.
   ///
   /// - Complexity: O(bars in the range); allocates only when a trade closes or a dividend is paid.
+  @inlinable
   public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
                                         intrabar: IntrabarData? = nil, account events: AccountEvents? = nil,
                                         trading range: Range<Int>? = nil, probe: PositionView? = nil) -> BacktestResult {
@@ -123,7 +180,7 @@ public enum Engine {
     var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
     trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
     strategy = trader.strategy
-    return BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumns[0],
+    return BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
                           initialCash: broker.initialCash, skippedEntries: trader.skippedEntries, ambiguousBars: account.ambiguousBars,
                           resolvedBars: account.resolvedBars, finalSignal: trader.finalSignal, finalPosition: trader.finalPosition,
                           probeSignal: trader.probeSignal, dividendCash: account.dividendColumn,
@@ -134,18 +191,20 @@ public enum Engine {
 /// A strategy that decides per bar (`Signal`) on one asset, as a trader: its
 /// entry fills at the next open with the sizing's shares, its exit at the next
 /// open; the position left at the end closes at the last close (`END_OF_DATA`).
+@usableFromInline
 struct SignalTrader<S: BarDecider>: Trader {
-  var strategy: S
-  let sizing: Sizing
-  let end: Int
-  let firstDecisionBar: Int
-  let probe: PositionView?
-  var pending = Signal.hold
-  var skippedEntries = 0
-  var finalSignal = Signal.hold
-  var finalPosition = PositionView.flat
-  var probeSignal = Signal.hold
+  @usableFromInline var strategy: S
+  @usableFromInline let sizing: Sizing
+  @usableFromInline let end: Int
+  @usableFromInline let firstDecisionBar: Int
+  @usableFromInline let probe: PositionView?
+  @usableFromInline var pending = Signal.hold
+  @usableFromInline var skippedEntries = 0
+  @usableFromInline var finalSignal = Signal.hold
+  @usableFromInline var finalPosition = PositionView.flat
+  @usableFromInline var probeSignal = Signal.hold
 
+  @inlinable
   init(_ strategy: S, sizing: Sizing, range: Range<Int>, probe: PositionView?) {
     self.strategy = strategy
     self.sizing = sizing
@@ -154,7 +213,7 @@ struct SignalTrader<S: BarDecider>: Trader {
     self.probe = probe
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   mutating func open(_ t: Int, account: inout Account) {
     switch pending {
     case .enterLong(let stopLoss, let profitTarget):
@@ -173,7 +232,7 @@ struct SignalTrader<S: BarDecider>: Trader {
     pending = .hold
   }
 
-  @inline(__always)
+  @inlinable @inline(__always)
   mutating func close(_ t: Int, account: inout Account) {
     guard t >= firstDecisionBar else { return }
     let shares = account.shares[0], p = account.positions[0]
@@ -194,11 +253,12 @@ struct SignalTrader<S: BarDecider>: Trader {
     }
   }
 
+  @inlinable
   mutating func finish(account: inout Account) {
     guard account.shares[0] > 0 && account.end > account.first else { return }
     let last = account.end - 1
-    let fee = account.exit(last, 0, at: account.market.assets[0].close[last], .endOfData)
+    let fee = account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
     // The last mark already holds shares * close; only a closing commission changes it.
-    account.equityColumn[last - account.first] -= fee
+    account.lent.equity[last - account.first] -= fee
   }
 }

@@ -75,7 +75,7 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
     owed = []
     paid_total = fees = expense = 0.0
     fills = []  # (bar, asset, shares, reason)
-    equity, flow_col, cash_col = [], [], []
+    equity, flow_col, cash_col, start_value = [], [], [], []
     def price(k, t):
         return assets[k]["bars"].get(dates[t])
     def trade(k, t, qty, reason):
@@ -112,6 +112,10 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
             return a.year != b.year
         return False
     for t in range(n):
+        # The account at this open before anything happens: the holdings valued at the prices they would fill at (no
+        # slippage in these runs: the open), an asset without a bar at its last close. A flow of this bar splits the
+        # time-weighted return here.
+        start_value.append(cash + sum(shares[k] * (price(k, t)[0] if price(k, t) else last_close[k]) for k in range(m) if shares[k] != 0))
         full = all(price(k, t) for k in range(m) if weights[k] > 0) and all(price(k, t) for k in range(m) if shares[k] != 0)
         # Deposits are credited at once (the initial cash at the first bar); withdrawals wait for a full bar.
         flow = cash0 if t == 0 else 0.0
@@ -200,11 +204,19 @@ def run(assets, weights, cash0, rebalance="never", drip=False, fractional=False,
     unpaid += owed_withdrawal
     if detail is not None:
         detail.update(dates=dates, fills=fills, cash=cash_col, equity=equity, flow=flow_col, unpaid=unpaid)
+    # Time-weighted: each flow splits its bar at the open, where it is invested (the value there at the fill prices);
+    # the money before it earns the move from the previous close to this open, the money after it the rest of the bar
+    # (nothing, when the flow leaves nothing invested or the withdrawal empties the account: its sale fees are its cost).
     twr = 1.0
     for t in range(n):
-        before = flow_col[0] if t == 0 else equity[t - 1]
-        gain = equity[0] if t == 0 else equity[t] - flow_col[t]
-        twr *= gain / before if before > 0 else 1.0
+        previous = equity[t - 1] if t > 0 else 0.0
+        if flow_col[t] != 0:
+            if previous > 0:
+                twr *= start_value[t] / previous
+            invested = start_value[t] + flow_col[t]
+            twr *= equity[t] / invested if invested > 0 and equity[t] > 0 else 1.0
+        elif previous > 0:
+            twr *= equity[t] / previous
     cash_flows = [(dates[t], -flow_col[t]) for t in range(n) if flow_col[t] != 0] + [(dates[-1], equity[-1])]
     def npv(r):
         return sum(a / (1 + r) ** ((d - dates[0]).days / 365) for d, a in cash_flows)

@@ -1,0 +1,65 @@
+/// Which exit OHLC bars are assumed to have taken when a bar touches both the stop and the target.
+public enum IntrabarRule: String, Sendable, Equatable {
+  /// The stop (the spec's rule, the default).
+  case conservative
+  /// The target.
+  case optimistic
+}
+
+/// The broker's fill rules (`shared/spec/bb-rsi-swing.md`), written once and
+/// inlined into both the general engine and the sweep kernel.
+public enum BrokerRules {
+  /// The buy fill at a bar's open: `open`, or `open × (1 + slip)` capped at the bar's high.
+  @inlinable @inline(__always)
+  public static func buyPrice(open: Double, high: Double, slip: Double) -> Double {
+    slip == 0 ? open : min(high, open * (1 + slip))
+  }
+
+  /// A sell fill at `price`: the price itself, or `price × (1 - slip)` floored at the bar's low.
+  @inlinable @inline(__always)
+  public static func sellPrice(_ price: Double, low: Double, slip: Double) -> Double {
+    slip == 0 ? price : max(low, price * (1 - slip))
+  }
+
+  /// Whole shares an entry buys at `price` with `cash`.
+  @inlinable @inline(__always)
+  public static func entryShares(cash: Double, price: Double, sizing: Sizing, commission: Commission) -> Double {
+    switch sizing {
+    case .allIn: return commission.affordableShares(cash: cash, price: price)
+    case .fraction(let f): return commission.affordableShares(cash: cash * f, price: price)
+    case .fixedShares(let k): return min(k, commission.affordableShares(cash: cash, price: price))
+    }
+  }
+
+  /// The stop and target levels of an entry at `price` (`-inf` / `+inf` when off),
+  /// computed in binary floating point exactly as the spec writes them.
+  @inlinable @inline(__always)
+  public static func levels(entry price: Double, stopLoss: Double?, profitTarget: Double?) -> (stop: Double, target: Double) {
+    (stopLoss.map { price * (1 - $0) } ?? -.infinity, profitTarget.map { price * (1 + $0) } ?? .infinity)
+  }
+
+  /// The intrabar exit of an open position, before slippage: a gap through a
+  /// level exits at the open; else the stop or the target at its level; `nil`
+  /// when neither is touched.
+  ///
+  /// The open is the bar's first price, so a position entered at this open
+  /// sees the whole bar after its fill: a level touched on the entry bar is as
+  /// certain as on any later bar. Only a bar that touches both levels (without
+  /// a gap) leaves the order of events unknown: that exit is `ambiguous`; the
+  /// conservative rule (the spec's) takes the stop, the optimistic one the target.
+  @inlinable @inline(__always)
+  public static func intrabarExit(open: Double, high: Double, low: Double, stop: Double, target: Double,
+                                  rule: IntrabarRule = .conservative)
+    -> (price: Double, reason: ExitReason, ambiguous: Bool)?
+  {
+    if open <= stop { return (open, .stopLoss, false) }
+    if open >= target { return (open, .profitTarget, false) }
+    let stopTouched = low <= stop, targetTouched = high >= target
+    if stopTouched && targetTouched {
+      return rule == .conservative ? (stop, .stopLoss, true) : (target, .profitTarget, true)
+    }
+    if stopTouched { return (stop, .stopLoss, false) }
+    if targetTouched { return (target, .profitTarget, false) }
+    return nil
+  }
+}
