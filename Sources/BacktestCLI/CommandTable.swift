@@ -21,13 +21,21 @@ enum CommandTable {
     Command(JournalCommand.spec) { try JournalCommand($0, catalog: $1).run() },
     Command(.fetch) { args, _ in
       // Checked here too, so that help and mistakes need no helper; the helper parses the same spec.
-      _ = try Arguments(args, command: .fetch, path: "fetch")
+      let (command, path, rest) = try Arguments.subcommand(args, of: .fetch, path: "fetch")
+      _ = try Arguments(rest, command: command, path: path)
       return try runHelper("backtest-fetch", command: "fetch", arguments: args)
     },
     Command(ConvertCommand.spec) { args, _ in try ConvertCommand(args).run() },
     Command(AnalyzeCommand.spec) { args, _ in try AnalyzeCommand(args).run() },
     Command(ScreenCommand.spec) { args, _ in try ScreenCommand(args).run() },
-    Command(FundsCommand.spec) { args, _ in try FundsCommand(args).run() },
+    Command(FundsCommand.spec) { args, _ in
+      let (command, path, rest) = try Arguments.subcommand(args, of: FundsCommand.spec, path: "funds")
+      guard command.name == CommandSpec.fundSearch.name else { return try FundsCommand(args).run() }
+      // `funds search` downloads, so the helper runs it (checked here first, like fetch).
+      _ = try Arguments(rest, command: command, path: path)
+      return try runHelper("backtest-fetch", command: "funds", arguments: rest)
+    },
+    Command(LedgerCommand.spec) { args, _ in try LedgerCommand(args).run() },
     Command(MonteCarloCommand.spec) { try MonteCarloCommand($0, catalog: $1).run() },
     Command(SynthCommand.spec) { args, _ in try SynthCommand(args).run() },
     Command(SweepCommand.spec) { try SweepCommand($0, catalog: $1).run() },
@@ -85,7 +93,12 @@ enum HelpCommand {
     }
     var path = name
     if a.positionals.count == 2 {
+      let names = spec.subcommands.map { name + " " + $0.name }
       (spec, path, _) = try Arguments.subcommand(a.positionals[1...], of: spec, path: name)
+      if path == name {
+        throw UsageError(message: names.isEmpty ? "\(name) has no subcommands, found '\(a.positionals[1])'"
+                                                : "expected \(listed(names)), found '\(a.positionals[1])'")
+      }
     }
     print(HelpText.command(spec, path: path, program: Program.name), terminator: "")
     return ExitCode.ok

@@ -77,12 +77,18 @@ public struct Arguments {
     }
   }
 
-  /// Splits off the subcommand that the first argument names (`journal enter …`).
+  /// Splits off the subcommand that the first argument names (`journal enter …`); for a command
+  /// that is not only a group, `command` itself with every argument when the first names none
+  /// (`fetch GPIX …`).
   ///
-  /// - Throws: `HelpRequest` for `command` itself at `--help` or `-h`;
-  ///   `UsageError` when the first argument names no subcommand.
+  /// - Throws: `HelpRequest` for a group at `--help` or `-h`;
+  ///   `UsageError` when the first argument names no subcommand of a group.
   public static func subcommand(_ args: ArraySlice<String>, of command: CommandSpec,
                                 path: String) throws -> (command: CommandSpec, path: String, rest: ArraySlice<String>) {
+    if !command.isGroup {
+      guard let first = args.first, let sub = command.subcommand(first) else { return (command, path, args) }
+      return (sub, path + " " + first, args.dropFirst())
+    }
     let names = command.subcommands.map(\.name)
     let expected = "expected " + listed(names.map { path + " " + $0 })
     guard let first = args.first else { throw UsageError(message: expected) }

@@ -11,7 +11,9 @@ public struct CommandSpec: Sendable {
   public var summary: String
   public var arguments: [ArgumentSpec]
   public var options: [OptionSpec]
-  /// `journal enter|exit|list`: the first argument names one of these, which parses the rest.
+  /// `journal enter|exit|list`: the first argument names one of these, which parses the rest. A command
+  /// with arguments or options of its own runs as itself when the first argument names none
+  /// (`fetch SYMBOL …` beside `fetch mf SCHEME_CODE …`).
   public var subcommands: [CommandSpec]
   /// Paragraphs after the summary in the command's help (separated by blank lines).
   public var details: String
@@ -35,6 +37,9 @@ public struct CommandSpec: Sendable {
 
   /// The subcommand named `name`, if any.
   public func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
+
+  /// Whether the command only groups its subcommands (`journal`): one of them must be named.
+  public var isGroup: Bool { !subcommands.isEmpty && arguments.isEmpty && options.isEmpty }
 }
 
 /// A positional argument: `CONFIG`, `[DIR]`, `FILE...`.

@@ -6,10 +6,14 @@ public enum HelpText {
   /// defaults, and examples; `path` is the command's words after `program`.
   public static func command(_ spec: CommandSpec, path: String, program: String) -> String {
     var out: String
-    if spec.subcommands.isEmpty {
-      out = wrap(words: spec.arguments.map(\.synopsis) + spec.options.map(\.synopsis), after: "usage: \(program) \(path)")
-    } else {
+    if spec.isGroup {
       out = "usage: \(program) \(path) \(spec.subcommands.map(\.name).joined(separator: "|")) [options]\n"
+    } else {
+      out = wrap(words: spec.arguments.map(\.synopsis) + spec.options.map(\.synopsis), after: "usage: \(program) \(path)")
+      // A command that also has subcommands (`fetch mf`): each on a line of its own.
+      for sub in spec.subcommands {
+        out += "       \(program) \(path) " + ([sub.name] + sub.arguments.map(\.synopsis) + ["[options]"]).joined(separator: " ") + "\n"
+      }
     }
     out += "\n" + paragraphs(spec.summary)
     if !spec.details.isEmpty { out += "\n" + paragraphs(spec.details) }

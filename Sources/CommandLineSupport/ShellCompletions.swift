@@ -4,8 +4,8 @@
 /// in `Strategies/` of the current folder) and strategy names.
 ///
 /// Every script finds the command the same way: the first word that is not an
-/// option (nor an option's value) names the command, and for a command with
-/// subcommands the next one names the subcommand.
+/// option (nor an option's value) names the command, and the next one names a
+/// subcommand when it is the name of one.
 public struct ShellCompletions {
   public enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
 
@@ -35,15 +35,19 @@ public struct ShellCompletions {
 
     /// What a word that is not an option completes to here.
     var positional: Completion {
-      spec.subcommands.isEmpty ? spec.arguments.first?.completion ?? .none : .choices(spec.subcommands.map(\.name))
+      spec.isGroup ? .choices(spec.subcommands.map(\.name)) : spec.arguments.first?.completion ?? .none
     }
+
+    /// A command with arguments of its own and subcommands (`fetch`): the subcommands its first argument may name.
+    var subcommandsBesideArguments: [CommandSpec] { spec.isGroup ? [] : spec.subcommands }
   }
 
   var nodes: [Node] {
     commands.flatMap { c in [Node(path: c.name, spec: c)] + c.subcommands.map { Node(path: c.name + " " + $0.name, spec: $0) } }
   }
 
-  var groups: [String] { commands.filter { !$0.subcommands.isEmpty }.map(\.name) }
+  /// `journal enter`, `fetch mf`: the command and subcommand pairs.
+  var subcommandPaths: [String] { nodes.map(\.path).filter { $0.contains(" ") } }
 
   /// The program's name as part of a shell function's name.
   var id: String { String(program.map { $0.isLetter || $0.isNumber ? $0 : "_" }) }
@@ -101,7 +105,7 @@ public struct ShellCompletions {
 
       \(f)() {
         COMPREPLY=()
-        local i w cur cmd="" expect="" words=()
+        local i w cur cmd="" first="" expect="" words=()
         # The words up to the cursor, with '=' (a word break for bash) joined back into its word.
         for ((i = 0; i <= COMP_CWORD; i++)); do
           w=${COMP_WORDS[i]}
@@ -119,8 +123,12 @@ public struct ShellCompletions {
             --*=*) ;;
             -*) \(f)_valued "$cmd" "$w" && expect=$w ;;
             *)
-              if [[ -z $cmd ]]; then cmd=$w
-              elif [[ $cmd != *" "* ]] && [[ " \(groups.joined(separator: " ")) " == *" $cmd "* ]]; then cmd="$cmd $w"
+              if [[ -z $cmd ]]; then cmd=$w; first=1
+              elif [[ -n $first ]]; then
+                first=""
+                case "$cmd $w" in
+                  \(subcommandPaths.map { "'\($0)'" }.joined(separator: "|"))) cmd="$cmd $w" ;;
+                esac
               fi ;;
           esac
         done
@@ -140,8 +148,10 @@ public struct ShellCompletions {
     }
     s += "    esac\n  else\n    case \"$cmd\" in\n"
     s += "      \"\") \(f)_complete words \(bashWordList(commands.map(\.name))) ;;\n"
-    for n in nodes where n.positional != .none {
-      s += "      \"\(n.path)\") " + bashCompletion(n.positional, f) + " ;;\n"
+    for n in nodes where n.positional != .none || !n.subcommandsBesideArguments.isEmpty {
+      let subcommands = n.subcommandsBesideArguments.isEmpty
+        ? "" : "[[ -n $first ]] && \(f)_complete words \(bashWordList(n.subcommandsBesideArguments.map(\.name))); "
+      s += "      \"\(n.path)\") " + subcommands + (n.positional == .none ? ":" : bashCompletion(n.positional, f)) + " ;;\n"
     }
     s += "    esac\n  fi\n"
     s += """
@@ -194,7 +204,7 @@ public struct ShellCompletions {
       }
 
       \(f)() {
-        local cur=${words[CURRENT]} cmd= expect= w i
+        local cur=${words[CURRENT]} cmd= first= expect= w i
         local -a entries
         for (( i = 2; i < CURRENT; i++ )); do
           w=${words[i]}
@@ -203,8 +213,12 @@ public struct ShellCompletions {
             --*=*) ;;
             -*) \(f)_valued "$cmd" "$w" && expect=$w ;;
             *)
-              if [[ -z $cmd ]]; then cmd=$w
-              elif [[ $cmd != *' '* && " \(groups.joined(separator: " ")) " == *" $cmd "* ]]; then cmd="$cmd $w"
+              if [[ -z $cmd ]]; then cmd=$w; first=1
+              elif [[ -n $first ]]; then
+                first=
+                case "$cmd $w" in
+                  \(subcommandPaths.map { "'\($0)'" }.joined(separator: "|"))) cmd="$cmd $w" ;;
+                esac
               fi ;;
           esac
         done
@@ -227,12 +241,18 @@ public struct ShellCompletions {
     s += "  else\n    case \"$cmd\" in\n"
     s += "      '') entries=(" + commands.map { zshEntry($0.name, $0.summary) }.joined(separator: " ") + ")\n"
     s += "        _describe -t commands command entries ;;\n"
-    for n in nodes where !n.spec.subcommands.isEmpty {
+    for n in nodes where n.spec.isGroup {
       s += "      '\(n.path)') entries=(" + n.spec.subcommands.map { zshEntry($0.name, $0.summary) }.joined(separator: " ") + ")\n"
       s += "        _describe -t commands subcommand entries ;;\n"
     }
-    for n in nodes where n.spec.subcommands.isEmpty && n.positional != .none {
-      s += "      '\(n.path)') " + zshCompletion(n.positional, f) + " ;;\n"
+    for n in nodes where !n.spec.isGroup && (n.positional != .none || !n.subcommandsBesideArguments.isEmpty) {
+      var lines: [String] = []
+      if !n.subcommandsBesideArguments.isEmpty {
+        lines.append("entries=(" + n.subcommandsBesideArguments.map { zshEntry($0.name, $0.summary) }.joined(separator: " ") + ")")
+        lines.append("[[ -n $first ]] && _describe -t commands subcommand entries")
+      }
+      if n.positional != .none { lines.append(zshCompletion(n.positional, f)) }
+      s += "      '\(n.path)') " + lines.joined(separator: "\n        ") + " ;;\n"
     }
     s += "    esac\n  fi\n}\n\n"
     s += """
@@ -274,9 +294,11 @@ public struct ShellCompletions {
     if !valued.isEmpty { s += "        case " + valued.joined(separator: " ") + "\n            return 0\n" }
     s += "    end\n    return 1\nend\n\n"
     s += """
-      # The command (and subcommand) named by the words before the cursor.
+      # The command (and subcommand) named by the words before the cursor; with --first,
+      # '-' unless the word at the cursor is the first after the command.
       function \(f)_command
           set -l cmd ''
+          set -l first 0
           set -l expect 0
           set -l words (commandline -opc)
           set -e words[1]
@@ -292,16 +314,28 @@ public struct ShellCompletions {
                   case '*'
                       if test -z "$cmd"
                           set cmd $w
-                      else if not string match -q '* *' -- $cmd; and contains -- $cmd \(groups.joined(separator: " "))
-                          set cmd "$cmd $w"
+                          set first 1
+                      else if test $first = 1
+                          set first 0
+                          contains -- "$cmd $w" \(subcommandPaths.map(fishQuote).joined(separator: " ")); and set cmd "$cmd $w"
                       end
               end
           end
-          echo $cmd
+          if test "$argv[1]" = --first; and test $first = 0
+              echo -
+          else
+              echo $cmd
+          end
       end
 
       function \(f)_at
           set -l cmd (\(f)_command)
+          test "$cmd" = "$argv[1]"
+      end
+
+      # At the command's first argument, where a subcommand may be named.
+      function \(f)_at_first
+          set -l cmd (\(f)_command --first)
           test "$cmd" = "$argv[1]"
       end
 
@@ -328,10 +362,11 @@ public struct ShellCompletions {
     }
     for n in nodes {
       let at = "-n " + fishQuote("\(f)_at '\(n.path)'")
+      let atFirst = n.spec.isGroup ? at : "-n " + fishQuote("\(f)_at_first '\(n.path)'")
       for sub in n.spec.subcommands {
-        s += "complete -c \(program) \(at) -a \(sub.name) -d \(fishQuote(sub.summary))\n"
+        s += "complete -c \(program) \(atFirst) -a \(sub.name) -d \(fishQuote(sub.summary))\n"
       }
-      if n.spec.subcommands.isEmpty && n.positional != .none {
+      if !n.spec.isGroup && n.positional != .none {
         s += "complete -c \(program) \(at) " + fishCompletion(n.positional, f) + "\n"
       }
       for o in n.spec.options {

@@ -52,7 +52,7 @@ struct CommandPath: CustomTestStringConvertible, Sendable {
       #expect(r.status == 0 && r.stdout == help, "--\(option.name): \(r.stderr)")
     }
     let unknown = try CLI.run(command.words + ["--no-such-option", "--help"])
-    let refusal = command.spec.subcommands.isEmpty ? "unknown option '--no-such-option'" : "expected \(command.path) "
+    let refusal = command.spec.isGroup ? "expected \(command.path) " : "unknown option '--no-such-option'"
     #expect(unknown.status == 64 && unknown.stderr.hasPrefix("backtest: error: " + refusal), "\(unknown.stderr)")
   }
 
@@ -88,6 +88,8 @@ struct CommandPath: CustomTestStringConvertible, Sendable {
       (["help", "montecralo"], "unknown command 'montecralo'; did you mean 'montecarlo'?"),
       (["screen", "dividend-etfs.yaml", "--sort", "yeild"], "expected --sort score, yield or performance, found 'yeild'; did you mean 'yield'?"),
       (["completions", "zhs"], "expected one shell: bash, zsh or fish, found 'zhs'; did you mean 'zsh'?"),
+      (["help", "fetch", "GPIX"], "expected fetch mf, found 'GPIX'"),
+      (["ledger", "Data/ledger.csv", "--by", "onwer"], "expected --by account or owner, found 'onwer'; did you mean 'owner'?"),
     ]
     for (arguments, message) in cases {
       let r = try CLI.run(arguments)
@@ -95,6 +97,21 @@ struct CommandPath: CustomTestStringConvertible, Sendable {
       #expect(r.stderr.hasPrefix("backtest: error: " + message + "\nrun 'backtest "), "\(arguments): \(r.stderr)")
     }
     #expect(try CLI.run(["run", "gpix.yaml", "--sed", "1"]).stderr.contains("\nrun 'backtest run --help' for usage\n"))
+  }
+
+  @Test("a command with arguments and subcommands (fetch SYMBOL, fetch mf CODE) runs as the subcommand its first argument names, else as itself")
+  func argumentsBesideSubcommands() throws {
+    let fetch = try CLI.run(["fetch", "--help"]).stdout
+    #expect(fetch.hasPrefix("usage: backtest fetch SYMBOL --from DATE --to DATE --out FILE"), "\(fetch)")
+    #expect(fetch.contains("\n       backtest fetch mf SCHEME_CODE [options]\n\n") && fetch.contains("\nsubcommands:\n  mf "), "\(fetch)")
+    #expect(try CLI.run(["fetch", "mf", "-h"]).stdout.hasPrefix("usage: backtest fetch mf SCHEME_CODE --out FILE.json [--base-url URL]"))
+    // Each is checked against its own options before the helper runs.
+    let mf = try CLI.run(["fetch", "mf", "122639", "--from", "2024-01-01"])
+    #expect(mf.status == 64 && mf.stderr.hasPrefix("backtest: error: unknown option '--from'"), "\(mf.stderr)")
+    let symbol = try CLI.run(["fetch", "GPIX", "--out", "x.json"])
+    #expect(symbol.status == 64 && symbol.stderr.hasPrefix("backtest: error: expected --from DATE"), "\(symbol.stderr)")
+    let search = try CLI.run(["funds", "search", "--top", "0"])
+    #expect(search.status == 64 && search.stderr.hasPrefix("backtest: error: expected words to look for"), "\(search.stderr)")
   }
 
   @Test("--version and version print the engine's version, as BacktestVersion gives it")
@@ -208,6 +225,14 @@ enum Shell {
     (["backtest", "screen", "x.yaml", "--sort", "p"], ["performance"]),
     (["backtest", "help", "mo"], ["montecarlo"]),
     (["backtest", "run", "x.yaml", "--set", "strategy.type=s"], ["strategy.type=sma_cross"]),
+    (["backtest", "fetch", "m"], ["mf"]),
+    (["backtest", "fetch", "GPIX", "m"], []),
+    (["backtest", "fetch", "GPIX", "--o"], ["--out"]),
+    (["backtest", "fetch", "mf", "--b"], ["--backoff", "--base-url"]),
+    (["backtest", "funds", "sea"], ["search"]),
+    (["backtest", "funds", "search", "--r"], ["--rate", "--refresh", "--retries"]),
+    (["backtest", "ledger", "x.csv", "--by", "o"], ["owner"]),
+    (["backtest", "signal", "x.yaml", "--on"], ["--on-change", "--on-change-timeout"]),
   ]
 
   @Test("bash: the script loads, and completes commands, subcommands, options, values and strategy names")

@@ -36,7 +36,7 @@ import Testing
     let config = RunConfig(name: "app", data: DataSettings(bars: "GOOG (app)", timeZone: ny),
                            strategy: ConfiguredStrategy(BollingerRSI.self, parameters: parameters), cycle: cycleSettings)
     let rows = try CycleClassifier.classify(macro, settings: cycleSettings.classifier)
-    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count, cycle: Backtest.cycle(cycleSettings, rows: rows, bars: bars))
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count, cycle: Backtest.cycle(cycleSettings, data: macro, rows: rows, bars: bars))
 
     #expect(output.run.result.trades == fromFile.run.result.trades)
     #expect(output.run.result.equity == fromFile.run.result.equity)

@@ -145,7 +145,8 @@ struct ScreenCommand {
       guard let symbol = try u.string("symbol"), let barsPath = try u.string("bars"), let divPath = try u.string("dividends") else {
         throw InputError("expected symbol, bars and dividends in 'universe[\(k + 1)]'", at: item.location)
       }
-      let expense = try u.fraction("expense_ratio", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
+      let expense = try u.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: HoldingsReport.bareRateLimit,
+                                   where: { $0 >= 0 }) ?? 0
       try u.finish()
       let bars = try BarCSVReader(timeZone: zone).read(file: resolvePath(barsPath, relativeTo: directory))
       let file = resolvePath(divPath, relativeTo: directory)
@@ -198,10 +199,12 @@ struct FundsCommand {
     options: [
       .option("sort", "PERIOD", "rank by the total return over", default: .value(FundPerformance.Period.year.rawValue),
               completion: .choices(FundPerformance.Period.allCases.map(\.rawValue))),
-      .out("write fund_performance.csv and funds.md into this folder"),
+      .out("write fund_performance.csv, funds.md and funds.html (the table and a NAV chart per fund) into this folder"),
     ],
-    details: "Total return, CAGR (a year or more) and annualized volatility per period; periods longer than the history show as unavailable.",
-    examples: ["funds Data/funds/flexi_cap.json Data/funds/liquid.json", "funds Data/funds/flexi_cap.json --sort 3Y --out /tmp/funds"])
+    subcommands: [.fundSearch],
+    details: "Total return, CAGR (a year or more) and annualized volatility per period; periods longer than the history show as unavailable. Fetch a fund's NAVs with fetch mf SCHEME_CODE; find its code with funds search.",
+    examples: ["funds Data/funds/flexi_cap.json Data/funds/liquid.json", "funds Data/funds/flexi_cap.json --sort 3Y --out /tmp/funds",
+               "funds search flexi cap direct"])
 
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "funds")
@@ -215,19 +218,14 @@ struct FundsCommand {
     var funds = try files.map { FundPerformance(try NAVHistory.read(try readInputFile($0), file: $0)) }
     func key(_ f: FundPerformance) -> Double { f.rows.first { $0.period == sort }?.totalReturn ?? -.infinity }
     funds.sort { (key($0), $1.history.name) > (key($1), $0.history.name) }
-    let header = ["Fund", "NAV", "Day"] + FundPerformance.Period.allCases.map(\.rawValue) + ["CAGR 3Y", "Vol 1Y"]
-    let rows = funds.map { f -> [String] in
-      [f.history.name, String(format: "%.4f", f.latest), HumanFormat.percent(f.dailyChangeFraction)]
-        + f.rows.map { HumanFormat.percent($0.totalReturn) }
-        + [HumanFormat.percent(f.rows.first { $0.period == .threeYears }?.cagr), HumanFormat.percent(f.rows.first { $0.period == .year }?.volatility)]
-    }
+    let (header, rows) = FundsReport.table(funds)
     printTable(header, rows)
-    let conventions = "Periods start at the last NAV on or before the end date minus the period (calendar weeks, months, years); total return = end / start − 1; CAGR = (end / start)^(365 / days) − 1 for periods of a year or more; volatility = sample standard deviation of daily simple returns in (start, end] × √252; — where the history is too short."
-    print(conventions)
+    print(FundsReport.conventions)
     if let out {
       try AtomicWriter.write([ReportFile(name: "fund_performance.csv", contents: FundPerformance.csv(funds)),
-                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + conventions + "\n")], into: out)
-      print("wrote fund_performance.csv and funds.md to \(out)/")
+                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + FundsReport.conventions + "\n"),
+                              ReportFile(name: "funds.html", contents: FundsReport.html(funds))], into: out)
+      print("wrote fund_performance.csv, funds.md and funds.html to \(out)/")
     }
     return ExitCode.ok
   }

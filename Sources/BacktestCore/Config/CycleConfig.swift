@@ -71,9 +71,12 @@ extension CycleRunSettings {
   }
 
   /// Loads and classifies the macro files.
-  public func classify() throws -> [QuarterRow] {
+  public func classify() throws -> [QuarterRow] { try load().rows }
+
+  /// Loads the macro files and classifies them: the series as read and the quarters.
+  public func load() throws -> (data: MacroData, rows: [QuarterRow]) {
     var data = MacroData()
     for file in macroFiles { try data.merge(try MacroReader.read(file: file)) }
-    return try CycleClassifier.classify(data, settings: classifier)
+    return (data, try CycleClassifier.classify(data, settings: classifier))
   }
 }

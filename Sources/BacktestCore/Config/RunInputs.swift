@@ -17,7 +17,8 @@ extension Backtest {
   /// - Throws: `InputError` for a missing or bad macro file.
   public static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
     guard let settings = config.cycle else { return nil }
-    return cycle(settings, rows: try settings.classify(), bars: bars)
+    let (data, rows) = try settings.load()
+    return cycle(settings, data: data, rows: rows, bars: bars)
   }
 
   /// Reads `data.intrabar`, the finer bars that settle ambiguous exits, when configured.

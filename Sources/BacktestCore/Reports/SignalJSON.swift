@@ -7,7 +7,9 @@ public enum SignalJSON {
   /// Keys the schema's first version requires whatever the strategy: `null` when the strategy reports no such value.
   static let requiredStrategyKeys = ["bb_lower", "bb_mid", "bb_upper", "percent_b", "rsi", "rsi_zone", "distance_from_mean"]
 
-  public static func render(_ s: LiveSignal, strategy: String, data: String) -> JSONValue {
+  /// - Parameter state: with `--state`, whether the signal changed since the stored one and that stored one
+  ///   (`SignalState.summary`; `null` on the first check). Without, both keys are `null`.
+  public static func render(_ s: LiveSignal, strategy: String, data: String, state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
     let position: JSONValue = s.position.map { p in
       .object([
         ("entry_price", .number(p.entryPrice)), ("entry_time", .string(p.entryTime)), ("shares", .number(p.shares)),
@@ -37,6 +39,40 @@ public enum SignalJSON {
       ("seconds_to_next_bar_close", s.secondsToNextBarClose.map { .integer(Int($0)) } ?? .null),
       ("strategy", .string(strategy)), ("data", .string(data)),
       ("indicators", .object(s.indicators.map { ($0.name, .optional($0.value)) })),
+      ("exit_reason", s.exitReason.map { .string($0.rawValue) } ?? .null),
+      ("cycle_details", s.cycleDetails.map(cycleDetails) ?? .null),
+      ("changed", state.map { .bool($0.changed) } ?? .null),
+      ("previous", state?.previous ?? .null),
     ] + values)
+  }
+
+  /// The classifier's inputs: figures it computes in percent are written as fractions (`gdp_growth` 0.016 for 1.6%);
+  /// each series' value is as written in the macro file.
+  static func cycleDetails(_ d: LiveSignal.CycleDetails) -> JSONValue {
+    let q = d.quarter
+    func fraction(_ percent: Double?) -> JSONValue { .optional(percent.map { $0 / 100 }) }
+    func text(_ x: String?) -> JSONValue { x.map { .string($0) } ?? .null }
+    func flag(_ x: Bool?) -> JSONValue { x.map { .bool($0) } ?? .null }
+    let series: [JSONValue] = d.series.map { r in
+      let fields: [(String, JSONValue)] = [("name", .string(r.series.rawValue)), ("value", .number(r.value)), ("period", .string(r.period)),
+                                           ("released", .string(isoInstant(r.releasedAt)))]
+      return .object(fields)
+    }
+    var fields: [(String, JSONValue)] = [
+      ("stage", .string(d.stage.rawValue)), ("quarter", text(q?.period)), ("released", text(q?.availableAt.map(isoInstant))),
+      ("age_days", d.ageDays.map { .integer($0) } ?? .null), ("max_age_days", .integer(d.maxAgeDays)),
+      ("stage_since", text(d.stageSince.map(isoInstant))), ("quarter_stage", text(q?.stage.rawValue)), ("reason", text(q?.reason)),
+    ]
+    fields += [
+      ("gdp_growth", fraction(q?.gdpYoY)), ("trend_growth", fraction(q?.trend)), ("growth_gap", fraction(q?.gap)),
+      ("momentum", fraction(q?.gapChange)), ("momentum_quarters", .integer(d.momentumQuarters)),
+      ("direction", text(q?.rising.map { $0 ? "rising" : "falling" })),
+    ]
+    fields += [
+      ("unemployment_rate", fraction(q?.unemploymentRate)), ("unemployment_low", fraction(q?.unemploymentMinPrior)),
+      ("unemployment_rise", fraction(q?.unemploymentGap)), ("unemployment_rule_triggered", flag(q?.unemploymentTriggered)),
+      ("inflation", fraction(q?.inflationYoY)), ("term_spread", fraction(q?.termSpread)), ("series", .array(series)),
+    ]
+    return .object(fields)
   }
 }

@@ -22,6 +22,8 @@ public struct RunOutput: Sendable {
 /// The classified quarters and the stage of every bar.
 public struct CycleContext: Sendable {
   public var settings: CycleRunSettings
+  /// The macro series as read (for the latest released values).
+  public var data: MacroData
   public var rows: [QuarterRow]
   public var timeline: StageTimeline
   public var gate: CycleGate
@@ -54,12 +56,13 @@ public enum Backtest {
     return bars
   }
 
-  /// The economic-cycle stage of every bar from classified quarters (`CycleClassifier.classify` of the macro series).
-  public static func cycle(_ settings: CycleRunSettings, rows: [QuarterRow], bars: BarSeries) -> CycleContext {
+  /// The economic-cycle stage of every bar from the macro series as read and their classified quarters
+  /// (`CycleClassifier.classify` of `data`).
+  public static func cycle(_ settings: CycleRunSettings, data: MacroData, rows: [QuarterRow], bars: BarSeries) -> CycleContext {
     let timeline = StageTimeline(rows: rows, settings: settings.classifier)
     let gate = CycleGate(stages: timeline.stages(at: bars.time), filter: settings.filter,
                          buyStages: settings.buyStages, exitStages: settings.exitStages)
-    return CycleContext(settings: settings, rows: rows, timeline: timeline, gate: gate)
+    return CycleContext(settings: settings, data: data, rows: rows, timeline: timeline, gate: gate)
   }
 
   /// The dividends and expense drag of a run's single asset, `nil` when it has neither.

@@ -21,6 +21,11 @@ public struct PriceAlert: Sendable, Equatable {
   public enum Direction: String, Sendable { case above, below }
   public var direction: Direction
   public var level: Double
+
+  public init(direction: Direction, level: Double) {
+    self.direction = direction
+    self.level = level
+  }
 }
 
 /// The answer to "what is the signal now?" for the newest closed bar.
@@ -34,6 +39,9 @@ public struct LiveSignal: Sendable {
 
   public var action: Action
   public var reason: String
+  /// Why a SELL sells: the strategy's rule (`TECHNICAL`), the cycle (`CYCLE_EXIT`), or the stop or
+  /// target the newest bar traded through (`STOP_LOSS`, `PROFIT_TARGET`); `nil` for BUY and HOLD.
+  public var exitReason: ExitReason?
   public var time: String
   public var close: Double
   /// Change against the last close of the previous day (nil on the first day).
@@ -44,11 +52,31 @@ public struct LiveSignal: Sendable {
   /// Every indicator column at the newest bar, `nil` where undefined.
   public var indicators: [(name: String, value: Double?)]
   public var cycle: CycleStage?
+  /// What the cycle classifier used for the stage at the newest bar; `nil` without a `cycle:` section.
+  public var cycleDetails: CycleDetails?
   public var position: PositionStatus?
   public var alerts: [(alert: PriceAlert, crossed: Bool)]
   /// Seconds until the bar after the newest one closes (market hours, weekends and holidays skipped).
   public var secondsToNextBarClose: Int64?
   public var nextBarClose: Int64?
+
+  /// The classifier's inputs behind the stage at the newest bar (point in time: only what was released by then).
+  public struct CycleDetails: Sendable {
+    /// The stage a decision at the newest bar uses (`unknown` when the release in force is stale).
+    public var stage: CycleStage
+    /// The quarter in force (released by the newest bar), with its growth, trend, gap, momentum and unemployment figures.
+    public var quarter: QuarterRow?
+    /// Days from the quarter's release to the newest bar (whole days, rounded down).
+    public var ageDays: Int?
+    /// Beyond this age the stage is `unknown` (`cycle.max_stage_age_days`).
+    public var maxAgeDays: Int
+    /// Quarters over which the momentum (the gap's change) is measured.
+    public var momentumQuarters: Int
+    /// When the stage in force began (a release, or the moment the last one went stale).
+    public var stageSince: Int64?
+    /// Each series' newest value released by the newest bar.
+    public var series: [MacroRelease]
+  }
 
   /// A value the strategy reports by `key` (`rsi`, `percent_b`), if defined.
   public func value(_ key: String) -> Double? { details.values.first { $0.key == key }?.value ?? nil }
@@ -63,10 +91,46 @@ public struct LiveSignal: Sendable {
     public var stopLevel: Double?
     public var targetLevel: Double?
     public var barsHeld: Int?
-    /// Whether an exit condition of the strategy is met at the newest close (with its reason).
+    /// Why the position is sold now (the strategy's exit, the cycle, or a stop or target the newest bar traded through); `nil` while held.
     public var exitCondition: String?
     /// `backtest` when the position is the one the backtest holds, `user` otherwise.
     public var source: String
+  }
+}
+
+extension LiveSignal.CycleDetails {
+  /// Lines for people about the classifier's inputs at the newest bar: the quarter in force and its age,
+  /// growth against trend with the gap and momentum, unemployment, inflation, the term spread, each series.
+  public var lines: [String] {
+    func p(_ x: Double) -> String { String(format: "%.2f", x) }
+    var out: [String] = []
+    guard let q = quarter else { return ["no macro release yet at the newest bar"] }
+    let released = q.availableAt.map { CivilDate.isoDate(days: CivilDate.day(ofSeconds: $0)) } ?? "?"
+    var head = "\(q.period) released \(released)" + (ageDays.map { ", \($0) days ago (stale after \(maxAgeDays))" } ?? "")
+    if let since = stageSince { head += "; stage since \(CivilDate.isoDate(days: CivilDate.day(ofSeconds: since)))" }
+    out.append(head + (q.reason.isEmpty ? "" : ": " + q.reason))
+    if let g = q.gdpYoY {
+      var line = "GDP growth \(p(g))%"
+      if let t = q.trend, let gap = q.gap { line += " vs trend \(p(t))% (gap \(p(gap)) pp" + (q.gapChange.map { ", momentum \(p($0)) pp over \(momentumQuarters) quarters" } ?? "") + ")" }
+      if let rising = q.rising { line += ", \(rising ? "rising" : "falling")" }
+      out.append(line)
+    }
+    if let u = q.unemploymentRate {
+      var line = "unemployment \(String(format: "%.1f", u))%"
+      if let low = q.unemploymentMinPrior, let rise = q.unemploymentGap {
+        line += " (low \(String(format: "%.1f", low))%, up \(p(rise)) pp: rule \(q.unemploymentTriggered == true ? "triggered" : "not triggered"))"
+      }
+      out.append(line)
+    }
+    var other: [String] = []
+    if let i = q.inflationYoY { other.append("inflation \(p(i))%") }
+    if let t = q.termSpread { other.append("term spread \(p(t)) pp") }
+    if !other.isEmpty { out.append(other.joined(separator: ", ")) }
+    if !series.isEmpty {
+      out.append("latest: " + series.map { "\($0.series.rawValue) \(formatPlain($0.value)) (\($0.period), released \(CivilDate.isoDate(days: CivilDate.day(ofSeconds: $0.releasedAt))))" }
+        .joined(separator: ", "))
+    }
+    return out
   }
 }
 
@@ -116,6 +180,15 @@ public enum LiveSignalAnalyzer {
     }
     let stage = output.cycle?.gate.stages[i]
     signal.cycle = stage
+    if let cycle = output.cycle, let stage {
+      let t = bars.time[i]
+      let row = cycle.timeline.row(at: t)
+      signal.cycleDetails = LiveSignal.CycleDetails(
+        stage: stage, quarter: row, ageDays: row.map { Int(Double(t - $0.availableAt!) / 86_400) },
+        maxAgeDays: cycle.settings.classifier.maxStageAgeDays, momentumQuarters: cycle.settings.classifier.momentumQuarters,
+        stageSince: cycle.timeline.changes.last { $0.instant <= t }?.instant,
+        series: CycleClassifier.latestReleased(cycle.data, settings: cycle.settings.classifier, at: t))
+    }
 
     // The position: the user's, or the backtest's after the newest bar.
     let result = output.run.result
@@ -141,6 +214,7 @@ public enum LiveSignalAnalyzer {
     case .enter(let order): signal.action = order.side == .long ? .buy : .short
     case .exitLong(let reason), .exitShort(let reason):
       if case .exitShort = final.signal { signal.action = .cover } else { signal.action = .sell }
+      signal.exitReason = reason
       if reason == .cycleExit, case .hold = final.unfiltered, let stage {
         signal.reason = "the economic cycle stage is \(stage.rawValue), one of the exit stages"
       }
@@ -149,14 +223,27 @@ public enum LiveSignalAnalyzer {
         signal.reason = "entry conditions met (\(final.reason)) but the cycle stage \(stage.rawValue) is not allowed"
       }
     }
+    let f = { (x: Double) in String(format: "%.2f", x) }
     if var position {
-      let f = { (x: Double) in String(format: "%.2f", x) }
-      let stopHit = position.stopLevel.map { bars.low[i] <= $0 } ?? false
-      let targetHit = position.targetLevel.map { bars.high[i] >= $0 } ?? false
-      let strategyExit: String? = if case .exitLong = final.signal { signal.reason } else { nil }
-      position.exitCondition = strategyExit
-        ?? (stopHit ? "the bar traded down to the stop \(f(position.stopLevel!))" : targetHit ? "the bar reached the target \(f(position.targetLevel!))" : nil)
+      // The newest bar traded through the user's stop or target: the broker's rule (a gap exits at the
+      // open; both touched goes by `broker.intrabar_rule`) says the position is sold, whatever the close decides.
+      if case .user = source,
+        let exit = BrokerRules.intrabarExit(open: bars.open[i], high: bars.high[i], low: bars.low[i], stop: position.stopLevel ?? -.infinity,
+                                            target: position.targetLevel ?? .infinity, rule: output.config.broker.intrabarRule) {
+        signal.action = .sell
+        signal.exitReason = exit.reason
+        signal.reason = Self.levelExitText(exit, open: bars.open[i], stop: position.stopLevel, target: position.targetLevel, f)
+      }
+      // (The backtest's own position has already left at a level the bar touched.)
+      position.exitCondition = signal.action == .sell ? signal.reason : nil
       signal.position = position
+    } else if case .backtest = source, signal.action == .hold, let last = result.trades.last, last.exitBar == i,
+      last.exitReason == .stopLoss || last.exitReason == .profitTarget {
+      // The backtest's position left at its stop or target during the newest bar.
+      signal.action = .sell
+      signal.exitReason = last.exitReason
+      signal.reason = "the backtest's position \(last.exitReason == .stopLoss ? "hit its stop" : "reached its target") at \(f(last.exitPrice)) "
+        + "on the newest bar (\(last.exitReason.rawValue))"
     }
 
     // Alerts: the newest close crossed the level from the previous close.
@@ -174,6 +261,16 @@ public enum LiveSignalAnalyzer {
       signal.secondsToNextBarClose = next.map { $0 - now }
     }
     return signal
+  }
+
+  /// `the bar traded down to the stop 39.20 (STOP_LOSS)`, or `the bar opened at 38.90, through the stop 39.20 (STOP_LOSS)` on a gap.
+  static func levelExitText(_ exit: (price: Double, reason: ExitReason, ambiguous: Bool), open: Double, stop: Double?, target: Double?,
+                            _ f: (Double) -> String) -> String {
+    let level = exit.reason == .stopLoss ? "the stop \(f(stop!))" : "the target \(f(target!))"
+    let what = exit.price == open && exit.price != (exit.reason == .stopLoss ? stop : target)
+      ? "the bar opened at \(f(open)), through \(level)"
+      : exit.reason == .stopLoss ? "the bar traded down to \(level)" : "the bar reached \(level)"
+    return what + (exit.ambiguous ? " (it touched both levels; the intrabar rule takes this one)" : "") + " (\(exit.reason.rawValue))"
   }
 
   static func status(entryPrice: Double, entryTime: String, shares: Double, close: Double, final: FinalDecision,

@@ -77,18 +77,27 @@ public final class ConfigTable {
   /// Reads a fraction written `0.02` or `2%`. `null`, `none` and `off` read as `nil`.
   ///
   /// A bare number above 1 is refused with a hint (`2` is not 2%), as is a
-  /// value outside `valid`.
+  /// value outside `valid`. With `bareAtMost`, a bare number above it is
+  /// refused too, with both readings shown: for rates that are small (an
+  /// expense ratio, a yield), `0.35` is far more often a mistyped 0.35% than 35%.
   public func fraction(_ key: String, default fallback: Double?, expected: String = "a fraction",
-                       where valid: (Double) -> Bool = { _ in true }) throws -> Double? {
+                       bareAtMost: Double? = nil, where valid: (Double) -> Bool = { _ in true }) throws -> Double? {
     guard contains(key) else { _ = node(key); return fallback }
     guard let node = node(key) else { return nil }
     let text = try scalar(key, node, expected: "\(expected) like 0.02 or 2%")
     if ["none", "off"].contains(text.lowercased()) { return nil }
     let value: Double?
     if text.hasSuffix("%") {
-      value = Double(String(text.dropLast()).trimmingSpaces()).map { $0 / 100 }
+      value = percentValue(String(text.dropLast()).trimmingSpaces())
     } else {
       value = Double(text)
+      if let v = value, let limit = bareAtMost, v > limit, v.isFinite {
+        throw InputError(
+          "expected \(expected) for '\(keyPath(key))', found \(text), "
+            + "which reads as \(formatPercentPlain(v)) as a fraction or as \(text)% (= \(formatPlain(v / 100))) as a percentage; "
+            + "a bare number above \(formatPlain(limit)) is ambiguous here: write \(text)% or \(formatPercentPlain(v))",
+          at: node.location)
+      }
       if let v = value, v > 1 {
         throw InputError(
           "expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found \(text); did you mean \(text)%?",
@@ -177,6 +186,15 @@ public final class ConfigTable {
       throw InputError("unknown key '\(entry.key)'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)
     }
   }
+}
+
+/// Returns the fraction a percentage's number means (`0.35` → `0.0035`): the
+/// double nearest the decimal shifted two places, so `0.35%` and `0.0035`
+/// read as the same double (`0.35 / 100` is one unit in the last place off).
+func percentValue(_ number: String) -> Double? {
+  guard let value = Double(number) else { return nil }
+  guard !number.contains(where: { $0 == "e" || $0 == "E" }), value.isFinite else { return value / 100 }
+  return Double(number + "e-2")
 }
 
 /// Returns the day (since 1970-01-01) of a `YYYY-MM-DD` text, or `nil`.

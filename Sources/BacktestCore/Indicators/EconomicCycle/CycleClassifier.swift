@@ -104,21 +104,34 @@ public enum CycleClassifier {
 
   static func midnight(_ day: Int) -> Int64 { Int64(day) * 86_400 }
 
+  /// Whether a series is monthly: some quarter holds more than one of its observations (§3.1).
+  static func isMonthly(_ observations: [MacroObservation]) -> Bool {
+    var seen = Set<Int>()
+    return observations.contains { !seen.insert(quarterIndex(day: $0.day)).inserted }
+  }
+
+  /// The last day of an observation's period: its month when the series is monthly, else its quarter.
+  static func periodEnd(_ o: MacroObservation, monthly: Bool) -> Int {
+    let c = CivilDate.components(days: o.day)
+    let month = monthly ? c.month : 3 * ((c.month - 1) / 3 + 1)
+    return CivilDate.days(year: c.year, month: month, day: CivilDate.daysInMonth(year: c.year, month: month))
+  }
+
+  /// When an observation may be used (§3.2): its own release instant, else midnight UTC `lag` days after its period ends.
+  static func release(_ o: MacroObservation, monthly: Bool, lag: Int) -> Int64 {
+    o.availableAt ?? midnight(periodEnd(o, monthly: monthly) + lag)
+  }
+
   /// Reduces one series to quarterly values and release instants (§3.1, §3.2).
   static func toQuarterly(_ name: MacroSeries, _ observations: [MacroObservation], lag: Int) throws -> Quarterly {
     var byQuarter: [Int: [MacroObservation]] = [:]
     for o in observations { byQuarter[quarterIndex(day: o.day), default: []].append(o) }
-    let monthly = byQuarter.values.contains { $0.count > 1 }
+    let monthly = isMonthly(observations)
     if monthly && name == .realGDP {
       let second = byQuarter.sorted { $0.key < $1.key }.first { $0.value.count > 1 }!.value[1]
       throw InputError("a second real_gdp value in one quarter; expected quarterly real GDP", at: second.location)
     }
-    func periodEnd(_ o: MacroObservation) -> Int {
-      let c = CivilDate.components(days: o.day)
-      let month = monthly ? c.month : 3 * ((c.month - 1) / 3 + 1)
-      return CivilDate.days(year: c.year, month: month, day: CivilDate.daysInMonth(year: c.year, month: month))
-    }
-    func release(_ o: MacroObservation) -> Int64 { o.availableAt ?? midnight(periodEnd(o) + lag) }
+    func release(_ o: MacroObservation) -> Int64 { Self.release(o, monthly: monthly, lag: lag) }
     // Within one series, releases must not go back in time from one period to the next (§2.3).
     let ordered = observations.enumerated().sorted {
       let a = monthly ? monthIndex(day: $0.element.day) : quarterIndex(day: $0.element.day)
@@ -288,6 +301,18 @@ public enum CycleClassifier {
     return rows
   }
 
+  /// The newest value of each series released by `t` (the value a decision at `t` may read), in series order.
+  public static func latestReleased(_ data: MacroData, settings s: CycleSettings, at t: Int64) -> [MacroRelease] {
+    data.series.sorted { $0.key < $1.key }.compactMap { name, observations in
+      let monthly = isMonthly(observations)
+      let lag = s.releaseLagDays[name] ?? name.defaultReleaseLagDays
+      guard let o = observations.filter({ release($0, monthly: monthly, lag: lag) <= t }).max(by: { $0.day < $1.day }) else { return nil }
+      let c = CivilDate.components(days: o.day)
+      let period = monthly ? "\(c.year)-\(CivilDate.pad(c.month, 2))" : "\(c.year)Q\((c.month - 1) / 3 + 1)"
+      return MacroRelease(series: name, value: o.value, period: period, releasedAt: release(o, monthly: monthly, lag: lag))
+    }
+  }
+
   static func reasonText(_ base: CycleStage) -> String {
     switch base {
     case .expansion: return "gap above trend and rising"
@@ -297,6 +322,17 @@ public enum CycleClassifier {
     case .unknown: return ""
     }
   }
+}
+
+/// One released value of a macro series, as read from the file.
+public struct MacroRelease: Sendable, Equatable {
+  public var series: MacroSeries
+  /// In the file's units (`unemployment_rate` 4.1 is 4.1%).
+  public var value: Double
+  /// `2024Q2` for a quarterly series, `2024-06` for a monthly one.
+  public var period: String
+  /// Seconds since 1970 UTC.
+  public var releasedAt: Int64
 }
 
 /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.

@@ -15,26 +15,13 @@ public struct NAVHistory: Sendable {
   /// Reads the Indian mutual-fund API's JSON (`{"meta": {...}, "data": [{"date": "DD-MM-YYYY", "nav": "123.45"}]}`,
   /// newest first) or a `date,nav` CSV (dates `YYYY-MM-DD` or `DD-MM-YYYY`).
   public static func read(_ data: Data, file: String) throws -> NAVHistory {
-    var rows: [(Int, Double, String)] = []
+    var rows: [(Int, Double)] = []
     var name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "{") {
-      guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["data"] as? [[String: Any]] else {
-        throw InputError("expected JSON with a 'data' list of {date, nav} (the mutual-fund API's format)", file: file)
-      }
-      if let meta = object["meta"] as? [String: Any] {
-        if let n = meta["scheme_name"] as? String { name = n }
-        else if let code = meta["scheme_code"] { name = "\(code)" }
-      }
-      for (k, entry) in list.enumerated() {
-        guard let date = entry["date"] as? String, let d = day(date) else {
-          throw InputError("data[\(k)]: expected 'date' as DD-MM-YYYY, found \(entry["date"].map { "\($0)" } ?? "nothing")", file: file)
-        }
-        let navText = (entry["nav"] as? String) ?? (entry["nav"] as? NSNumber)?.stringValue ?? ""
-        guard let nav = Double(navText), nav.isFinite, nav > 0 else {
-          throw InputError("data[\(k)] (\(date)): expected a positive 'nav', found '\(navText)'", file: file)
-        }
-        rows.append((d, nav, date))
-      }
+      let scheme = try MutualFundAPI.parseScheme(data, file: file)
+      if let n = scheme.meta.first(where: { $0.0 == "scheme_name" })?.1, case .string(let text) = n { name = text }
+      else if let code = scheme.meta.first(where: { $0.0 == "scheme_code" })?.1 { name = code.rendered().replacingOccurrences(of: "\"", with: "") }
+      rows = scheme.navs.map { ($0.day, Double($0.nav)!) }
     } else {
       let bytes = [UInt8](data)
       try bytes.withUnsafeBufferPointer { b in
@@ -55,7 +42,7 @@ public struct NAVHistory: Sendable {
           guard let nav = parseDecimal(b, fields[nc].start, fields[nc].end), nav.isFinite, nav > 0 else {
             throw InputError("expected a positive number for 'nav', found '\(scanner.shown(fields[nc]))'", at: scanner.location(fields[nc]))
           }
-          rows.append((d, nav, scanner.text(fields[dc])))
+          rows.append((d, nav))
         }
       }
     }
