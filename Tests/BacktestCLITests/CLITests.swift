@@ -26,9 +26,11 @@ struct CLI {
     var stderr: String
   }
 
-  static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:]) throws -> Result {
+  /// Runs `executable` (the `backtest` binary unless told otherwise) and waits for it to exit.
+  static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:],
+                  executable: String = binary) throws -> Result {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var env = ProcessInfo.processInfo.environment
