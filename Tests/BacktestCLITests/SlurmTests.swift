@@ -141,7 +141,7 @@ struct SlurmTests {
     let dir = try CLI.temporaryFolder(), out = dir + "/out"
     // Bars enough for a shard to run a few seconds, so that it can be cancelled halfway. (Only the shards run on
     // them: merging recomputes every combination's daily returns, minutes in a debug build.)
-    #expect(try CLI.run(["synth", "--bars", "300000", "--out", dir + "/bars.csv"]).status == 0)
+    #expect(try CLI.run(["synth", "--bars", "150000", "--out", dir + "/bars.csv"]).status == 0)
     let set = ["--set", "data.bars=" + dir + "/bars.csv"]
     let (array, merge) = try Self.submit(cluster, out: out, set)
 
@@ -161,7 +161,7 @@ struct SlurmTests {
     for task in tasks { #expect(task.state == "COMPLETED" && task.exitCode == "0:0", "\(task)") }
     let log = Self.contents(out + "/logs/shard-1.log")
     #expect(log.contains("shard 1/4: stopped by SIGTERM") && log.contains("shard 1/4: attempt 2 on "), "\(log)")
-    #expect(log.contains("\(45 - kept) combinations run, \(kept) resumed on 300,000 bars"), "\(log)")
+    #expect(log.contains("\(45 - kept) combinations run, \(kept) resumed on 150,000 bars"), "\(log)")
     #expect(Self.contents(results) == Self.contents(dir + "/single-1/results.csv"))
     // Slurm keeps the cancelled task's failure on the array: the merge's afterok can no longer be met,
     // and the merge is cancelled rather than left pending (it is submitted again by hand; see the README).
