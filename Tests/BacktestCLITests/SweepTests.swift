@@ -30,8 +30,10 @@ import Glibc
     let dir = try CLI.temporaryFolder()
     let lines = Self.contents(CLI.root + "/Data/synthetic_gpix_30min.csv").split(separator: "\n", omittingEmptySubsequences: false)
     try (lines[0...3000].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    let sweepFile = Self.contents(CLI.root + "/Strategies/gpix-sweep.yaml")
+    try sweepFile.write(toFile: dir + "/sweep.yaml", atomically: false, encoding: .utf8)
     func shard(_ i: Int, _ folder: String, _ set: [String] = []) throws {
-      let r = try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "\(i)/3", "--out", dir + "/" + folder, "--quiet", "--set", "data.bars=" + dir + "/bars.csv"]
+      let r = try CLI.run(["sweep", dir + "/sweep.yaml", "--shard", "\(i)/3", "--out", dir + "/" + folder, "--quiet", "--set", "data.bars=" + dir + "/bars.csv"]
         + set.flatMap { ["--set", $0] })
       #expect(r.status == 0, "\(r.stderr)")
     }
@@ -61,7 +63,15 @@ import Glibc
     #expect(try merge(["s0", "s1", "s2"]).status == 0)
     try (lines[0...3001].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
     r = try merge(["s0", "s1", "s2"])
-    #expect(r.status == 65 && r.stderr.contains("error: the shards (\(dir)/s0, \(dir)/s1, \(dir)/s2) were made from other data or settings than Strategies/gpix-sweep.yaml and its data have now"),
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/sweep.yaml: error: the shards (\(dir)/s0, \(dir)/s1, \(dir)/s2) were made from other data or settings than \(dir)/sweep.yaml and its data have now"),
+            "\(r.stderr)")
+    // The grid changed after the shards ran.
+    try (lines[0...3000].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    #expect(try merge(["s0", "s1", "s2"]).status == 0)
+    try sweepFile.replacingOccurrences(of: "oversold: {from: 20, to: 35, step: 5}", with: "oversold: {from: 20, to: 40, step: 5}")
+      .write(toFile: dir + "/sweep.yaml", atomically: false, encoding: .utf8)
+    r = try merge(["s0", "s1", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/sweep.yaml: error: the shards (\(dir)/s0, \(dir)/s1, \(dir)/s2) ran another plan of combinations than \(dir)/sweep.yaml has now"),
             "\(r.stderr)")
   }
 
