@@ -26,6 +26,7 @@ struct CLI {
     var stderr: String
   }
 
+  /// Runs `executable` (the `backtest` binary unless told otherwise) and waits for it to exit.
   static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:],
                   executable: String = binary) throws -> Result {
     let process = Process()

@@ -106,6 +106,15 @@ struct SweepCommand {
         throw InputError("results.csv was made from other data or settings (fingerprint \(other.fingerprint), now \(fingerprint)); run with --fresh to start over, or choose another --out",
                          file: resultsPath)
       }
+      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's.
+      let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
+      let foreign = old.filter { !mineKeys.contains($0.key) }
+      if let first = foreign.first {
+        throw InputError("\(foreign.count) of its results are not in this \(shard == nil ? "sweep" : "shard") (for example "
+                         + zip(settings.parameters.map(\.name), first.values).map { "\($0)=\($1)" }.joined(separator: " ")
+                         + "): it was made by another shard or with another grid; run with --fresh to start over, or choose another --out",
+                         file: resultsPath)
+      }
       records = old
       if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
     } else if let newHeader {
@@ -146,8 +155,8 @@ struct SweepCommand {
     let batch = try AtomicBatch(into: folder)
     let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
-      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
-                                                              total: plan.count, shard: shard).rendered() + "\n"),
+      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: path, overrides: overrides,
+                                                              fingerprint: fingerprint, shard: shard).rendered() + "\n"),
     ]
     batch.add(first)
     let files = first + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
@@ -196,10 +205,21 @@ struct SweepCommand {
     return f.hex
   }
 
-  static func planJSON(settings: SweepSettings, path: String, fingerprint: String, total: Int,
+  /// A fingerprint of the plan: the parameters' names and every combination's values, in order.
+  static func planFingerprint(settings: SweepSettings, plan: [SweepCombination]) -> String {
+    var f = Fingerprint()
+    for p in settings.parameters { f.add(p.name) }
+    for c in plan { f.add(c.values.joined(separator: "\u{1F}")) }
+    return f.hex
+  }
+
+  /// What `backtest merge` needs to know of a shard: the sweep file and `--set` overrides it ran with,
+  /// the fingerprints of its inputs and of its plan, and which shard it is.
+  static func planJSON(settings: SweepSettings, plan: [SweepCombination], path: String, overrides: [String], fingerprint: String,
                        shard: (index: Int, count: Int)?) -> JSONValue {
     .object([
-      ("sweep_file", .string(path)), ("fingerprint", .string(fingerprint)), ("combinations", .integer(total)),
+      ("sweep_file", .string(path)), ("overrides", .array(overrides.map { .string($0) })), ("fingerprint", .string(fingerprint)),
+      ("plan", .string(planFingerprint(settings: settings, plan: plan))), ("combinations", .integer(plan.count)),
       ("shard", .integer(shard?.index ?? 0)), ("shards", .integer(shard?.count ?? 1)),
       ("parameters", .array(settings.parameters.map { .string($0.name) })), ("metric", .string(settings.metric)),
     ])
