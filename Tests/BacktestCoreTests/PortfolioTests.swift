@@ -404,7 +404,7 @@ struct PortfolioConfigTests {
     #expect(abs(r.dividendsPending - shares * (earned.count - paid.count == 0 ? 0 : earned.last!.amount)) < 1e-9)
     let json = RunReport.summaryJSON(output).rendered()
     #expect(json.contains("\"dividend_income\": ") && json.contains("\"next_ex_date_estimate\": \"2024-12-"))
-    #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends"))
+    #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends,side"))
   }
 }
 

@@ -134,6 +134,8 @@ extension RunConfig {
     broker.slippageBasisPoints = try table.double("slippage_bps", default: 0, where: { $0 >= 0 && $0 < 10_000 },
                                                   expected: "basis points from 0 to 10000")!
     broker.intrabarRule = IntrabarRule(rawValue: try table.choice("intrabar_rule", ["conservative", "optimistic"], default: "conservative")!)!
+    broker.borrowRate = try table.fraction("borrow_rate", default: 0, expected: "a yearly rate from 0 to 1 (3% or 0.03)",
+                                           where: { $0 >= 0 && $0 < 1 }) ?? 0
     if let node = table.node("sizing") {
       switch node.kind {
       case .scalar(let text, _) where text == "all_in":
