@@ -42,6 +42,7 @@ enum CommandTable {
     Command(MergeCommand.spec) { try MergeCommand($0, catalog: $1).run() },
     Command(CycleCommand.spec) { try CycleCommand($0, catalog: $1).run() },
     Command(RegressCommand.spec) { try RegressCommand($0, catalog: $1).run() },
+    Command(CompareCommand.spec) { args, _ in try CompareCommand(args).run() },
     Command(BenchCommand.spec) { args, _ in try BenchCommand(args).run() },
     Command(StrategiesCommand.spec) { try StrategiesCommand.run($0, catalog: $1) },
     Command(CompletionsCommand.spec) { try CompletionsCommand.run($0, catalog: $1) },
