@@ -68,7 +68,7 @@ struct RunCommand {
     let ran = clock.now
     if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let files = RunReport.files(output)
-    try AtomicWriter.write(files, into: config.report.out)
+    try AtomicWriter.replaceFolder(config.report.out, with: files)
     let written = clock.now
     if !quiet { printSummary(output, files: files) }
     if timing {
@@ -108,7 +108,7 @@ struct RunCommand {
       printError("backtest: " + ExpenseRatioNote.notice(charged: charged.map { "\($0.symbol) \(formatPercentPlain($0.expenseRatio))" }.joined(separator: ", ")))
     }
     let files = PortfolioReport.files(output)
-    try AtomicWriter.write(files, into: config.report.out)
+    try AtomicWriter.replaceFolder(config.report.out, with: files)
     if timing {
       func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
       printError("timing: load \(ms(loaded - start)) (\(assets.count) assets), engine \(ms(ran - loaded)), reports \(ms(clock.now - ran))")
