@@ -350,12 +350,18 @@ public struct BarCSVReader {
   /// Bytes both halves of a parallel read only read, for the duration of the read.
   struct SharedBytes: @unchecked Sendable { let bytes: UnsafeBufferPointer<UInt8> }
 
+  /// The range of a price: every amount, share count and statistic computed
+  /// from prices in it (and cash up to 1e15) stays finite.
+  public static let priceRange = 1e-12...1e12
+  /// The largest volume.
+  public static let largestVolume = 1e18
+
   /// Parses one price or volume field; a static function, so the hot loop
   /// captures no mutable state (no dynamic exclusivity checks).
   @inline(__always)
   static func number(_ f: CSVField, _ name: String, positive: Bool, _ bytes: UnsafeBufferPointer<UInt8>,
                      _ scanner: CSVScanner) throws -> Double {
-    if let x = parseDecimal(bytes, f.start, f.end), x.isFinite, positive ? x > 0 : x >= 0 { return x }
+    if let x = parseDecimal(bytes, f.start, f.end), positive ? priceRange.contains(x) : x >= 0 && x <= largestVolume { return x }
     throw numberError(f, name, positive: positive, bytes, scanner)
   }
 
@@ -367,6 +373,10 @@ public struct BarCSVReader {
                                       : "expected a number for '\(name)', found '\(found)'", at: scanner.location(f))
     }
     if !x.isFinite { return InputError("expected a finite number for '\(name)', found '\(found)'", at: scanner.location(f)) }
+    if positive ? x > 0 : x >= 0 {
+      return InputError(positive ? "expected a price from 1e-12 to 1e12 for '\(name)', found '\(found)'"
+                                 : "expected a volume up to 1e18 for '\(name)', found '\(found)'", at: scanner.location(f))
+    }
     return InputError("expected a \(positive ? "positive" : "non-negative") number for '\(name)', found '\(found)'",
                       at: scanner.location(f))
   }

@@ -60,7 +60,7 @@ public final class ConfigTable {
       throw InputError("expected \(expected) for '\(keyPath(key))', found '\(text)'\(hint)", at: node.location)
     }
     guard abs(value) <= Self.largestNumber else {
-      throw InputError("expected \(expected) of at most 1e15 in magnitude for '\(keyPath(key))', found \(text)", at: node.location)
+      throw InputError("expected \(expected) (at most 1e15 in magnitude) for '\(keyPath(key))', found \(text)", at: node.location)
     }
     guard valid(value) else {
       throw InputError("expected \(expected) for '\(keyPath(key))', found \(text)", at: node.location)
