@@ -127,6 +127,7 @@ public final class AtomicBatch: @unchecked Sendable {
     let parent = ReportFolder.parent(of: folder)
     try makeFolder(parent)
     ReportFolder.removeStaleTemporaries(in: parent, legacy: false)
+    try ReportFolder.checkReplaceable(folder)
     let staging = ReportFolder.temporaryName(for: folder)
     guard mkdir(staging, 0o755) == 0 else {
       throw OutputError(path: folder, message: "cannot create a folder beside it to write into (\(systemReason(errno)))")
