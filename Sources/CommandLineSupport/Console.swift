@@ -162,6 +162,10 @@ public func exitCode(path: String? = nil, of command: () throws -> Int32) -> Int
   } catch let error as InputError {
     report(error)
     return error.kind == .missingInput ? ExitCode.noInput : ExitCode.dataError
+  } catch let error as OutputError {
+    // It names its path: `path: error: message`.
+    printErrorMessage(error.description)
+    return ExitCode.failure
   } catch {
     printErrorMessage("\(Program.name): error: \(error)")
     return ExitCode.failure

@@ -167,6 +167,13 @@ public final class AtomicBatch: @unchecked Sendable {
       var pending = files[...]
       defer { for p in pending { unlink(p.temporary) } }
       if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+      // A rename would put a file in place of a device, a pipe or a folder.
+      for p in files {
+        var info = stat()
+        if lstat(p.final, &info) == 0, ![S_IFREG, S_IFLNK].contains(info.st_mode & S_IFMT) {
+          throw OutputError(path: p.final, message: "is not a regular file (a folder, a device or a pipe); expected a file to replace")
+        }
+      }
       while let p = pending.first {
         if rename(p.temporary, p.final) != 0 {
           let reason = systemReason(errno)
@@ -401,7 +408,8 @@ public final class ExclusiveLock {
   public init(_ path: String, create: Bool = false, waiting: () -> Void = {}) throws {
     var told = false
     while true {
-      let fd = open(path, O_RDONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
+      // Non-blocking: opening a pipe must not wait for a writer.
+      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (create ? O_CREAT : 0), 0o644)
       guard fd >= 0 else { throw OutputError(path: path, message: "cannot open to lock (\(systemReason(errno)))") }
       var result = flock(fd, LOCK_EX | LOCK_NB)
       if result != 0 && errno == EWOULDBLOCK {

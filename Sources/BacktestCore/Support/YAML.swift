@@ -20,7 +20,7 @@ public struct YAMLNode: Sendable, Equatable {
   public var typeDescription: String {
     switch kind {
     case .null: return "null"
-    case .scalar(let text, let quoted): return quoted ? "the string \"\(text)\"" : "'\(text)'"
+    case .scalar(let text, let quoted): return quoted ? "the string \"\(excerpt(text))\"" : "'\(excerpt(text))'"
     case .sequence: return "a list"
     case .mapping: return "a mapping"
     }
