@@ -138,8 +138,11 @@ public func report(_ error: InputError) {
       let number = String(location.line)
       let gutter = String(repeating: " ", count: number.count)
       let line = lines[location.line - 1]
-      text += "\n    \(number) | \(line.prefix(200))\n    \(gutter) | "
-      text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
+      // At most 200 characters of the line, around the column when it is far right.
+      let skipped = max(0, location.column - 1 - 150)
+      let shown = (skipped > 0 ? "…" : "") + line.dropFirst(skipped).prefix(200)
+      text += "\n    \(number) | \(shown)\n    \(gutter) | "
+      text += String(repeating: " ", count: max(0, location.column - 1 - skipped + (skipped > 0 ? 1 : 0))) + "^"
     }
   }
   printErrorMessage(text)
