@@ -100,7 +100,7 @@ struct FetchCommand {
       guard let next = page.nextURL, !next.isEmpty else { break }
       // The key goes only where --base-url points: a next page elsewhere is not followed.
       guard Self.origin(next) == client.origin else {
-        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin), the only host the API key is sent to")
+        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
       }
       url = next
     }
@@ -159,14 +159,14 @@ final class RateLimitedClient: @unchecked Sendable {
   let interval: Double
   let retries: Int
   let backoff: Double
-  /// `scheme://host:port`: the only place requests (and so the key) go.
-  let origin: String
+  /// `scheme://host:port`: the only place requests (and so the key) go; `nil` when no key is sent.
+  let origin: String?
   private let clock = ContinuousClock()
   private var last: ContinuousClock.Instant?
   private let session: URLSession
   private let redirects: SameOriginRedirects
 
-  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String) {
+  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String? = nil) {
     interval = 60 / requestsPerMinute
     self.retries = retries
     backoff = backoffSeconds
@@ -188,7 +188,7 @@ final class RateLimitedClient: @unchecked Sendable {
       last = clock.now
       let (status, headers, body, failure) = perform(u)
       if let refused = redirects.takeRefused() {
-        throw OutputError(path: redactingKeys(url), message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin), the only host the API key is sent to")
+        throw OutputError(path: redactingKeys(url), message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
       }
       if let failure {
         if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
@@ -202,7 +202,8 @@ final class RateLimitedClient: @unchecked Sendable {
       case 429, 500..<600:
         if attempt < retries {
           attempt += 1
-          let retryAfter = headers["retry-after"].flatMap(Double.init)
+          // A server's wait, at most 5 minutes (a huge or infinite one would hang the fetch).
+          let retryAfter = headers["retry-after"].flatMap { parseDecimal($0) }.flatMap { $0 >= 0 ? min($0, 300) : nil }
           Thread.sleep(forTimeInterval: retryAfter ?? backoff * pow(2, Double(attempt - 1)))
           continue
         }
@@ -230,16 +231,16 @@ final class RateLimitedClient: @unchecked Sendable {
 /// Follows a redirect only within one origin (scheme, host and port): the
 /// request URL carries the key, and a server's `Location` may carry it on.
 private final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-  let origin: String
+  let origin: String?
   private let lock = NSLock()
   private var refused: String?
 
-  init(origin: String) { self.origin = origin }
+  init(origin: String?) { self.origin = origin }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                   newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
     let target = request.url?.absoluteString ?? ""
-    if FetchCommand.origin(target) == origin { return completionHandler(request) }
+    if origin == nil || FetchCommand.origin(target) == origin { return completionHandler(request) }
     lock.lock()
     refused = target
     lock.unlock()

@@ -54,7 +54,7 @@ struct SignalCommand {
     overrides = a.values("set")
     statePath = a.option("state")
     let limitText = a.option("on-change-timeout")!
-    guard let limit = Double(limitText), limit > 0, limit.isFinite else {
+    guard let limit = parseDecimal(limitText), limit > 0, limit.isFinite else {
       throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
     }
     if let command = a.option("on-change") {
