@@ -21,7 +21,7 @@ public struct NAVHistory: Sendable {
       let scheme = try MutualFundAPI.parseScheme(data, file: file)
       if let n = scheme.meta.first(where: { $0.0 == "scheme_name" })?.1, case .string(let text) = n { name = escapingControlCharacters(excerpt(text, limit: 200)) }
       else if let code = scheme.meta.first(where: { $0.0 == "scheme_code" })?.1 { name = code.rendered().replacingOccurrences(of: "\"", with: "") }
-      rows = scheme.navs.map { ($0.day, Double($0.nav)!) }
+      rows = scheme.navs.map { ($0.day, parseDecimal($0.nav)!) }
     } else {
       let bytes = [UInt8](data)
       try bytes.withUnsafeBufferPointer { b in
