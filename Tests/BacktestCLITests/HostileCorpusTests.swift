@@ -255,7 +255,8 @@ func runBounded(_ arguments: [String], seconds: Double = 60, environment: [Strin
       p.arguments = ["sweep", file, "--out", out, "--quiet"]
       try p.run()
       usleep(useconds_t(delayMilliseconds * 1000))
-      kill(p.processIdentifier, SIGKILL)
+      // (Once it has ended its id may be another process's.)
+      if p.isRunning { kill(p.processIdentifier, SIGKILL) }
       p.waitUntilExit()
       #expect(try CLI.run(["sweep", file, "--out", out, "--quiet"]).status == 0)
       #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == clean, "after a kill at \(delayMilliseconds) ms")

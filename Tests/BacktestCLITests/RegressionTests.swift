@@ -57,7 +57,7 @@ import Glibc
       process.arguments = ["run", dir + "/run.yaml", "--quiet", "--set", "strategy.rsi.period=9"]
       try process.run()
       usleep(useconds_t(delayMilliseconds * 1000))
-      kill(process.processIdentifier, SIGKILL)
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
       // The whole folder is one run's: never some files old and others new.
       let now = snapshot()
