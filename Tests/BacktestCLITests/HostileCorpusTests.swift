@@ -267,6 +267,27 @@ func runBounded(_ arguments: [String], seconds: Double = 60, environment: [Strin
     }
   }
 
+  @Test("a run whose equity would compound past 1e308 is refused, naming the bar file; nothing infinite is written")
+  func overflowingEquity() throws {
+    let dir = try CLI.temporaryFolder()
+    // Prices climbing from 1e-12 to 1e12 and back, 26 times: a moving-average crossover rides each climb.
+    var csv = "timestamp,open,high,low,close\n"
+    var day = 0
+    for _ in 0..<26 {
+      for k in Array(0...60) + Array((0..<60).reversed()) {
+        let p = pow(10, -12 + 24 * Double(k) / 60)
+        csv += CivilDate.isoDate(days: 18_000 + day) + ",\(p),\(p),\(p),\(p)\n"
+        day += 1
+      }
+    }
+    try csv.write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    try "name: x\ndata: {bars: bars.csv}\nstrategy: {type: sma_cross, fast: 2, slow: 4}\n".write(toFile: dir + "/run.yaml", atomically: false, encoding: .utf8)
+    let r = try CLI.run(["run", dir + "/run.yaml", "--out", dir + "/out"])
+    #expect(r.status == 65 && r.stderr.hasPrefix("\(dir)/bars.csv: error: the equity reaches inf at "), "\(r.stderr)")
+    #expect(r.stderr.hasSuffix(": these prices swing by factors too large to compound (a number holds 1e-308 to 1e308); expected prices that move as markets do\n"))
+    #expect(!FileManager.default.fileExists(atPath: dir + "/out"))
+  }
+
   @Test("a pipe as input is refused at once, even with no writer; a pipe as output is not replaced by a file")
   func pipes() throws {
     let dir = try CLI.temporaryFolder()

@@ -51,6 +51,7 @@ struct MonteCarloCommand {
   func run() throws -> Int32 {
     let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides, catalog: catalog)
     let output = try Backtest.run(config)
+    try RunCommand.requireFinite(output.run.result.equity, "the equity", bars: output.bars, input: config.data.bars)
     let daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
     guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.data.bars) }
     let initial = config.broker.initialCash
