@@ -95,6 +95,7 @@ struct JournalCommand {
     }
     // Read, change and write under a lock: of several processes at once, each sees the others' trades.
     let folder = (file as NSString).deletingLastPathComponent
+    let folderExisted = folder.isEmpty || FileManager.default.fileExists(atPath: folder)
     try makeFolder(folder.isEmpty ? "." : folder)
     let existed = FileManager.default.fileExists(atPath: file)
     let lock = try ExclusiveLock(file, create: true)
@@ -114,7 +115,9 @@ struct JournalCommand {
                              into: folder.isEmpty ? "." : folder)
     } catch {
       // The empty file the lock needed is not left behind.
-      if !existed, (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 0 { unlink(file) }
+      var info = stat()
+      if !existed, stat(file, &info) == 0, info.st_size == 0 { unlink(file) }
+      if !folderExisted { rmdir(folder) }
       throw error
     }
     lock.unlock()
