@@ -86,7 +86,7 @@ package enum HumanFormat {
   package static func integer(_ x: Int) -> String { grouped(String(x)) }
 
   /// The whole part of `x`, grouped: `13,348,744` (any magnitude; `—` for nan).
-  public static func integer(_ x: Double) -> String {
+  package static func integer(_ x: Double) -> String {
     guard x.isFinite else { return "—" }
     return abs(x) < 9e18 ? integer(Int(x)) : grouped(String(format: "%.0f", x.rounded(.towardZero)))
   }
