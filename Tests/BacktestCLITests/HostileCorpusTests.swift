@@ -206,7 +206,7 @@ func runBounded(_ arguments: [String], seconds: Double = 60, environment: [Strin
     #expect(try CLI.run(["sweep", try Self.sweepFile(dir, periods: "10, 20"), "--out", dir + "/out", "--quiet"]).status == 0)
     let r = try CLI.run(["sweep", try Self.sweepFile(dir, periods: "20"), "--out", dir + "/out", "--quiet"])
     #expect(r.status == 65)
-    #expect(r.stderr == "\(dir)/out/results.csv:2:1: error: the combination bb_period=10 oversold=25 is not in this sweep's grid; expected only this sweep's combinations, once each (run with --fresh to start over, or choose another --out)\n")
+    #expect(r.stderr == "\(dir)/out/results.csv: error: 3 of its results are not in this sweep (for example bb_period=10 oversold=25): it was made by another shard or with another grid; run with --fresh to start over, or choose another --out\n")
     // A results.csv with CRLF line ends (edited on Windows) resumes like its LF twin.
     let wide = try Self.sweepFile(dir, periods: "10, 20")
     let results = try String(contentsOfFile: dir + "/out/results.csv", encoding: .utf8)
