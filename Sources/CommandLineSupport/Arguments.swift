@@ -133,11 +133,23 @@ public struct Arguments {
     return match
   }
 
-  /// The option's value (given or default) as an integer >= `minimum`; `nil` when it has neither.
-  public func integer(_ name: String, minimum: Int = 1) throws -> Int? {
+  /// The option's value (given or default) as an integer from `minimum` to
+  /// `maximum`; `nil` when it has neither.
+  public func integer(_ name: String, minimum: Int = 1, maximum: Int = .max) throws -> Int? {
     guard let text = option(name) else { return nil }
-    guard let v = Int(text.replacingOccurrences(of: "_", with: "")), v >= minimum else {
-      throw UsageError(message: "expected an integer >= \(minimum) for '--\(name)', found '\(text)'")
+    guard let v = Int(text.replacingOccurrences(of: "_", with: "")), v >= minimum, v <= maximum else {
+      let range = maximum == .max ? ">= \(minimum)" : "from \(minimum) to \(maximum)"
+      throw UsageError(message: "expected an integer \(range) for '--\(name)', found '\(excerpt(text))'")
+    }
+    return v
+  }
+
+  /// The option's value (given or default) as a decimal number (`2.5`, `1e-3`;
+  /// not `0x10`, `inf` or `nan`) for which `valid` holds; `nil` when it has neither.
+  public func number(_ name: String, expected: String, where valid: (Double) -> Bool) throws -> Double? {
+    guard let text = option(name) else { return nil }
+    guard let v = parseDecimal(text), v.isFinite, valid(v) else {
+      throw UsageError(message: "expected \(expected) for '--\(name)', found '\(excerpt(text))'")
     }
     return v
   }

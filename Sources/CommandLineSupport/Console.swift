@@ -69,13 +69,59 @@ public enum TextStyle: String, Sendable {
   func apply(_ text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
 }
 
-/// Writes one line to standard error.
-public func printError(_ text: String) {
-  FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+/// Values this process must never print (an API key): every line written to
+/// standard error, and whatever a command passes through `redact`, has each
+/// of them replaced by `***`, as written and as URL-encoded.
+public enum Secrets {
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var values: [String] = []
+
+  /// Hides `secret` from every message from now on.
+  public static func hide(_ secret: String) {
+    guard !secret.isEmpty else { return }
+    let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+    let encoded = secret.addingPercentEncoding(withAllowedCharacters: unreserved) ?? secret
+    let forms = [secret, encoded, lowercasedEscapes(encoded), secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret]
+    lock.lock()
+    defer { lock.unlock() }
+    // Longest first: a form that contains another is replaced whole.
+    values = Array(Set(values + forms)).sorted { $0.count > $1.count }
+  }
+
+  /// `text` with every hidden value replaced by `***`.
+  public static func redact(_ text: String) -> String {
+    lock.lock()
+    let values = self.values
+    lock.unlock()
+    var text = text
+    for value in values where text.contains(value) { text = text.replacingOccurrences(of: value, with: "***") }
+    return text
+  }
+
+  /// `%2F` written `%2f`, as some servers echo it.
+  private static func lowercasedEscapes(_ text: String) -> String {
+    var out = ""
+    var rest = Substring(text)
+    while let percent = rest.firstIndex(of: "%") {
+      out += rest[..<percent] + "%"
+      rest = rest[rest.index(after: percent)...]
+      out += rest.prefix(2).lowercased()
+      rest = rest.dropFirst(2)
+    }
+    return out + rest
+  }
 }
 
-/// Writes a message to standard error with its first `error:` in bold red where colours are on.
+/// Writes one line to standard error (hidden values redacted).
+public func printError(_ text: String) {
+  FileHandle.standardError.write((Secrets.redact(text) + "\n").data(using: .utf8)!)
+}
+
+/// Writes a message to standard error with its first `error:` in bold red where
+/// colours are on. Control characters in it (from an input it quotes) are
+/// written as `\u{1B}`, so they cannot act on the terminal.
 public func printErrorMessage(_ text: String) {
+  let text = escapingControlCharacters(text)
   guard Terminal.colorsOnStderr, let range = text.range(of: "error:") else { return printError(text) }
   printError(text.replacingCharacters(in: range, with: TextStyle.boldRed.stderr("error:")))
 }
@@ -87,13 +133,16 @@ public func report(_ error: InputError) {
     location.file.hasSuffix(".yaml") || location.file.hasSuffix(".yml"),
     let source = try? String(contentsOfFile: location.file, encoding: .utf8)
   {
-    let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+    let lines = source.textLines
     if location.line >= 1 && location.line <= lines.count {
       let number = String(location.line)
       let gutter = String(repeating: " ", count: number.count)
-      let line = lines[location.line - 1].replacingOccurrences(of: "\r", with: "")
-      text += "\n    \(number) | \(line.prefix(200))\n    \(gutter) | "
-      text += String(repeating: " ", count: max(0, location.column - 1)) + "^"
+      let line = lines[location.line - 1]
+      // At most 200 characters of the line, around the column when it is far right.
+      let skipped = max(0, location.column - 1 - 150)
+      let shown = (skipped > 0 ? "…" : "") + line.dropFirst(skipped).prefix(200)
+      text += "\n    \(number) | \(shown)\n    \(gutter) | "
+      text += String(repeating: " ", count: max(0, location.column - 1 - skipped + (skipped > 0 ? 1 : 0))) + "^"
     }
   }
   printErrorMessage(text)
@@ -116,6 +165,10 @@ public func exitCode(path: String? = nil, of command: () throws -> Int32) -> Int
   } catch let error as InputError {
     report(error)
     return error.kind == .missingInput ? ExitCode.noInput : ExitCode.dataError
+  } catch let error as OutputError {
+    // It names its path: `path: error: message`.
+    printErrorMessage(error.description)
+    return ExitCode.failure
   } catch {
     printErrorMessage("\(Program.name): error: \(error)")
     return ExitCode.failure

@@ -11,10 +11,8 @@ struct MutualFundClientOptions {
   init(_ a: Arguments) throws {
     base = a.option("base-url")!
     while base.hasSuffix("/") { base.removeLast() }
-    let rate = a.option("rate")!
-    guard let r = Double(rate), r > 0 else { throw UsageError(message: "expected requests per minute > 0 for '--rate', found '\(rate)'") }
-    let backoff = a.option("backoff")!
-    guard let b = Double(backoff), b >= 0 else { throw UsageError(message: "expected seconds >= 0 for '--backoff', found '\(backoff)'") }
+    let r = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
+    let b = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
     client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b)
   }
 }

@@ -36,15 +36,20 @@ struct CLI {
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
     process.environment = env
-    let out = Pipe(), err = Pipe()
+    // Output goes to files, read once the process has ended: reading a pipe can fail with EINTR when
+    // another test's child exits (FileHandle then traps), and a full pipe could stall the child.
+    let folder = try temporaryFolder()
+    let outPath = folder + "/stdout", errPath = folder + "/stderr"
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    defer { try? out.close(); try? err.close() }
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                  stderr: String(decoding: errData, as: UTF8.self))
+    return Result(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self),
+                  stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
   }
 
   /// Where this test process's temporary folders go; removed when the process exits.

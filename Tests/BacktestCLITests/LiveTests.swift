@@ -13,9 +13,14 @@ import Testing
     #expect(json["next_bar_close"] as? String == "2024-11-13T21:00:00Z" && json["seconds_to_next_bar_close"] as? Int == 900)
     let position = try #require(json["position"] as? [String: Any])
     #expect(position["source"] as? String == "user" && position["entry_price"] as? Double == 40 && position["stop"] as? Double == 39.2)
-    let text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T20:45:00Z"])
-    #expect(text.status == 0 && text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:30:00-05:00"))
-    #expect(text.stdout.contains("RSI (14): 37.0 neutral") && text.stdout.contains("next bar closes in 15m 0s"))
+    // At 15:45 the 15:30 bar is still forming: the decision is the 15:00 bar's (closed at 15:30).
+    var text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T20:45:00Z"])
+    #expect(text.status == 0 && text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:00:00-05:00"))
+    #expect(text.stdout.contains("RSI (14): 44.0 neutral") && text.stdout.contains("next bar closes in 15m 0s"))
+    text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T21:00:00Z"])
+    #expect(text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:30:00-05:00") && text.stdout.contains("RSI (14): 37.0 neutral"))
+    text = try CLI.run(["signal", "gpix.yaml", "--now", "2020-01-01"])
+    #expect(text.status == 65 && text.stderr.hasSuffix("error: no bar closes by 2020-01-01T00:00:00Z (the first closes at 2021-01-04T15:00:00Z); expected a later --now\n"))
   }
 
   @Test("journal enter, exit and list keep a CSV history with its analytics")

@@ -36,11 +36,19 @@ struct ConvertCommand {
   }
 
   func run() throws -> Int32 {
-    let page = try PolygonAggregates.parse(try readInputFile(input), file: input)
-    let text = PolygonAggregates.csv(page.bars.sorted { $0.time < $1.time }, timeZone: timeZone, daily: daily)
-    // Check what we wrote reads back as valid bars before replacing anything.
+    let data = try readInputFile(input)
+    let page = try PolygonAggregates.parse(data, file: input)
+    let order = page.bars.indices.sorted { page.bars[$0].time < page.bars[$1].time }
+    let text = PolygonAggregates.csv(order.map { page.bars[$0] }, timeZone: timeZone, daily: daily)
+    // Check what we wrote reads back as valid bars before replacing anything; a bad
+    // bar is reported at its result in the input (line k + 2 of the CSV is the k-th bar in time order).
     let bytes = Array(text.utf8)
-    _ = try bytes.withUnsafeBufferPointer { try BarCSVReader(timeZone: timeZone).read($0, file: out) }
+    do {
+      _ = try bytes.withUnsafeBufferPointer { try BarCSVReader(timeZone: timeZone).read($0, file: out) }
+    } catch let error as InputError {
+      guard let line = error.location?.line, line >= 2, line - 2 < order.count else { throw InputError(error.message, file: input) }
+      throw PolygonAggregates.resultError(order[line - 2], error.message, in: data, file: input)
+    }
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: text)], into: folder.isEmpty ? "." : folder)
     if !quiet { print("wrote \(page.bars.count) bars to \(out)") }

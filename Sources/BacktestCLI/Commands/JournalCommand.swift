@@ -2,6 +2,12 @@ import BacktestCore
 import CommandLineSupport
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `backtest journal enter|exit|list`: the history of trades actually taken.
 struct JournalCommand {
   var catalog: StrategyCatalog
@@ -60,7 +66,9 @@ struct JournalCommand {
     self.file = file
     func number(_ name: String) throws -> Double? {
       guard let text = a.option(name) else { return nil }
-      guard let v = Double(text), v.isFinite, v > 0 else { throw UsageError(message: "expected a number > 0 for '--\(name)', found '\(text)'") }
+      guard let v = parseDecimal(text), v > 0, v <= ConfigTable.largestNumber else {
+        throw UsageError(message: "expected a number > 0 up to 1e15 for '--\(name)', found '\(text)'")
+      }
       return v
     }
     if action != "list" {
@@ -76,33 +84,57 @@ struct JournalCommand {
   }
 
   func run() throws -> Int32 {
-    var journal = Journal()
-    if FileManager.default.fileExists(atPath: file) {
-      journal = try Journal.parse(String(decoding: try readInputFile(file), as: UTF8.self), file: file)
-    }
-    switch action {
-    case "list":
-      printList(journal)
+    if action == "list" {
+      printList(try Self.read(file))
       return ExitCode.ok
-    case "enter":
-      let (p, t) = try priceAndTime()
-      guard let shares = shares ?? config.map({ ($0.broker.initialCash / p).rounded(.down) }), shares > 0 else {
-        throw UsageError(message: "expected --shares N (or --config to size from its initial cash)")
-      }
-      do { try journal.enter(JournalEntry(entryTime: t, entryPrice: p, shares: shares, note: note)) } catch let e as InputError {
+    }
+    let (p, t) = try priceAndTime()
+    let shares = action == "enter" ? self.shares ?? config.map({ ($0.broker.initialCash / p).rounded(.down) }) : nil
+    if action == "enter", (shares ?? 0) <= 0 {
+      throw UsageError(message: "expected --shares N (or --config to size from its initial cash)")
+    }
+    // Read, change and write under a lock: of several processes at once, each sees the others' trades.
+    let folder = (file as NSString).deletingLastPathComponent
+    let folderExisted = folder.isEmpty || FileManager.default.fileExists(atPath: folder)
+    try makeFolder(folder.isEmpty ? "." : folder)
+    let existed = FileManager.default.fileExists(atPath: file)
+    let lock = try ExclusiveLock(file, create: true)
+    var journal: Journal
+    do {
+      journal = try Self.read(file)
+      do {
+        if action == "enter" {
+          try journal.enter(JournalEntry(entryTime: t, entryPrice: p, shares: shares!, note: note))
+        } else {
+          try journal.exit(time: t, price: p, reason: reason)
+        }
+      } catch let e as InputError {
         throw InputError(e.message, file: file)
       }
-      if !quiet { print("entered \(formatNumber(shares)) shares at \(HumanFormat.price(p)) on \(t)") }
-    default:
-      let (p, t) = try priceAndTime()
-      do { try journal.exit(time: t, price: p, reason: reason) } catch let e as InputError { throw InputError(e.message, file: file) }
-      let last = journal.entries.last!
-      if !quiet { print("exited at \(HumanFormat.price(p)) on \(t) (\(reason.rawValue)): \(HumanFormat.money(last.pnl)), \(HumanFormat.percent(last.returnFraction))") }
+      try AtomicWriter.write([ReportFile(name: (file as NSString).lastPathComponent, contents: journal.text)],
+                             into: folder.isEmpty ? "." : folder)
+    } catch {
+      // The empty file the lock needed is not left behind.
+      var info = stat()
+      if !existed, stat(file, &info) == 0, info.st_size == 0 { unlink(file) }
+      if !folderExisted { rmdir(folder) }
+      throw error
     }
-    let folder = (file as NSString).deletingLastPathComponent
-    try AtomicWriter.write([ReportFile(name: (file as NSString).lastPathComponent, contents: journal.text)],
-                           into: folder.isEmpty ? "." : folder)
+    lock.unlock()
+    guard !quiet else { return ExitCode.ok }
+    if action == "enter" {
+      print("entered \(formatNumber(shares!)) shares at \(HumanFormat.price(p)) on \(t)")
+    } else {
+      let last = journal.entries.last!
+      print("exited at \(HumanFormat.price(p)) on \(t) (\(reason.rawValue)): \(HumanFormat.money(last.pnl)), \(HumanFormat.percent(last.returnFraction))")
+    }
     return ExitCode.ok
+  }
+
+  /// The journal in `file`; empty when there is no such file.
+  static func read(_ file: String) throws -> Journal {
+    guard FileManager.default.fileExists(atPath: file) else { return Journal() }
+    return try Journal.parse(String(decoding: try readInputFile(file), as: UTF8.self), file: file)
   }
 
   /// `--price` and `--time`, or the newest bar's close and time from `--config`.
@@ -120,8 +152,9 @@ struct JournalCommand {
   func printList(_ journal: Journal) {
     print("\(file): \(journal.entries.count) trade(s)")
     for (k, e) in journal.entries.enumerated() {
-      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(e.exitTime ?? "") \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
-      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(e.entryTime) \(exit)")
+      // The times are the file's text: shown with any control characters escaped.
+      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(escapingControlCharacters(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
+      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(escapingControlCharacters(e.entryTime)) \(exit)")
     }
     let s = journal.summary
     print("  closed trades \(s.totalTrades), win rate \(HumanFormat.percent(s.winRate)), average win \(HumanFormat.percent(s.avgWin)), "

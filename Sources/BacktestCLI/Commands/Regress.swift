@@ -34,7 +34,7 @@ struct RegressCommand {
     update = a.flag("update")
     quiet = a.flag("quiet")
     let t = a.option("tolerance")!
-    guard let v = Double(t), v >= 0 else { throw UsageError(message: "expected a number >= 0 for '--tolerance', found '\(t)'") }
+    guard let v = parseDecimal(t), v.isFinite, v >= 0 else { throw UsageError(message: "expected a number >= 0 for '--tolerance', found '\(t)'") }
     tolerance = v
   }
 

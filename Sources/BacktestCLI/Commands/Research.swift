@@ -116,7 +116,9 @@ struct ScreenCommand {
     out = a.option("out")
     sort = try a.choice("sort")!
     if let s = a.option("shares") {
-      guard let v = Double(s), v > 0 else { throw UsageError(message: "expected a number > 0 for '--shares', found '\(s)'") }
+      guard let v = parseDecimal(s), v > 0, v <= ConfigTable.largestNumber else {
+        throw UsageError(message: "expected a number > 0 up to 1e15 for '--shares', found '\(excerpt(s))'")
+      }
       shares = v
     }
     top = try a.integer("top")

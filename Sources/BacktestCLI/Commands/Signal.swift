@@ -54,7 +54,7 @@ struct SignalCommand {
     overrides = a.values("set")
     statePath = a.option("state")
     let limitText = a.option("on-change-timeout")!
-    guard let limit = Double(limitText), limit > 0, limit.isFinite else {
+    guard let limit = parseDecimal(limitText), limit > 0, limit.isFinite else {
       throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
     }
     if let command = a.option("on-change") {
@@ -106,7 +106,8 @@ struct SignalCommand {
       nowInstant = Int64(Date().timeIntervalSince1970)
     }
     // The run answers the question for this position as it decides at the newest close.
-    let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    var (bars, barsInFile) = try Backtest.loadBars(config.data)
+    bars = try Self.closed(bars, by: nowInstant, data: config.data)
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
                                   intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
                                   explain: LiveSignalAnalyzer.question(for: source, bars: bars))
@@ -149,6 +150,25 @@ struct SignalCommand {
     let folder = (statePath as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (statePath as NSString).lastPathComponent, contents: next.text)], into: folder.isEmpty ? "." : folder)
     return status
+  }
+
+  /// The bars that closed by `now`: a bar still forming (or after `--now`) is no
+  /// input to the decision. An intraday bar closes one bar length after it
+  /// starts, a bar stamped with a date at its session's end.
+  static func closed(_ bars: BarSeries, by now: Int64, data: DataSettings) throws -> BarSeries {
+    let step = NextBarClose.interval(bars)
+    var resolver = TimeZoneResolver(data.timeZone)
+    let sessionEnd: Int64 = switch data.session { case .all: 86_400; case .window(_, let end): Int64(end) * 60 }
+    func close(_ i: Int) -> Int64 {
+      if bars.isDateOnly { return resolver.instant(ofLocal: Int64(bars.day[i]) * 86_400 + sessionEnd, after: nil) ?? bars.time[i] + 86_400 }
+      return step < 86_400 ? bars.time[i] + step : bars.time[i]
+    }
+    var n = bars.count
+    while n > 0 && close(n - 1) > now { n -= 1 }
+    if n == 0 {
+      throw InputError("no bar closes by \(isoInstant(now)) (the first closes at \(isoInstant(close(0)))); expected a later --now", file: data.bars)
+    }
+    return n == bars.count ? bars : bars.prefix(n)
   }
 
   func printText(_ s: LiveSignal, _ c: RunConfig) {

@@ -77,12 +77,22 @@ struct SweepCommand {
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
     let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
+    // One sweep at a time in a folder: another waits, then resumes from what this one wrote.
+    // (The folder is replaced as a whole at the end; refuse now one that is not a report.)
+    try ReportFolder.checkReplaceable(folder)
+    let created = !FileManager.default.fileExists(atPath: folder)
+    try makeFolder(folder)
+    var succeeded = false
+    // A bad value or bar file leaves no new, empty folder behind.
+    defer { if created && !succeeded { rmdir(folder) } }
+    let lock = try ExclusiveLock(folder) { printError("\(Program.name): waiting for another sweep writing to \(folder)/") }
+    defer { lock.unlock() }
     // A new results.csv starts as its header, written and flushed meanwhile too; it
-    // replaces the old file only once the bars have loaded (in an existing folder:
-    // a bad bar file must not leave a new, empty one behind).
+    // replaces the old file only once the bars have loaded (a bad bar file must
+    // not leave a new, empty one behind).
     let resultsPath = folder + "/results.csv"
-    let previous = fresh ? nil : FileManager.default.contents(atPath: resultsPath)
-    let newHeader = previous == nil && FileManager.default.fileExists(atPath: folder) ? try AtomicBatch(into: folder) : nil
+    let previous = fresh || !FileManager.default.fileExists(atPath: resultsPath) ? nil : try readInputFile(resultsPath)
+    let newHeader = previous == nil ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: Background<Result<String, Error>>?
     let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleContext?, [Dividend]) in
@@ -117,10 +127,8 @@ struct SweepCommand {
       }
       records = old
       if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
-    } else if let newHeader {
-      try newHeader.commit()
     } else {
-      try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
+      try newHeader!.commit()
     }
     mark("resume")
     let done = Set(records.map(\.key))
@@ -151,8 +159,9 @@ struct SweepCommand {
       shard == nil && cycle == nil
         ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, dividends: dividends, known: blockSums, bestReturns: best) : nil
     }
-    // The first files are written and flushed while the others are made.
-    let batch = try AtomicBatch(into: folder)
+    // The first files are written and flushed while the others are made, into a
+    // new folder that replaces the old one as a whole.
+    let batch = try AtomicBatch(replacing: folder)
     let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: path, overrides: overrides,
@@ -167,6 +176,7 @@ struct SweepCommand {
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
     try batch.commit()
+    succeeded = true
 
     mark("reports")
     let ranked = SweepRanking.ranking(all, settings: settings)
@@ -238,7 +248,7 @@ final class ResultSink: @unchecked Sendable {
   init(path: String, fingerprint: String) throws {
     self.path = path
     fd = open(path, O_WRONLY | O_APPEND)
-    if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(String(cString: strerror(errno))))") }
+    if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(systemReason(errno)))") }
   }
 
   func append(_ record: SweepRecord, progress: ProgressLine) {
@@ -246,14 +256,12 @@ final class ResultSink: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     records.append(record)
-    line.withUTF8 { b in
-      if write(fd, b.baseAddress!, b.count) != b.count && failure == nil { failure = String(cString: strerror(errno)) }
-    }
+    if failure == nil, let error = line.withUTF8({ writeAll(fd, $0) }) { failure = systemReason(error) }
     progress.update(done: records.count)
   }
 
   func close() throws {
-    fsync(fd)
+    if fsync(fd) != 0 && failure == nil { failure = systemReason(errno) }
     _ = closeDescriptor(fd)
     if let failure { throw OutputError(path: path, message: "cannot append results (\(failure))") }
   }

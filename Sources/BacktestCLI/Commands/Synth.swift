@@ -19,7 +19,7 @@ struct SynthCommand {
     "synth", summary: "write seeded synthetic bars (standard CSV) to test a strategy on prices it has never seen",
     options: [
       .option("out", "FILE.csv", "the CSV to write", required: true, completion: .file),
-      .option("bars", "N", "how many bars", default: .value("13000")),
+      .option("bars", "N", "how many bars (at most 10,000,000)", default: .value("13000")),
       .option("seed", "N", "the random seed: the same seed gives the same bars", default: .value("1")),
       .option("model", "MODEL", "the price model (regime: calm and volatile spells)", default: .value(SyntheticBars.Model.regime.rawValue),
               completion: .choices(SyntheticBars.Model.allCases.map(\.rawValue))),
@@ -38,7 +38,7 @@ struct SynthCommand {
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "synth")
     if !a.positionals.isEmpty { throw UsageError(message: "synth takes options only, found '\(a.positionals[0])'") }
-    count = try a.integer("bars")!
+    count = try a.integer("bars", maximum: 10_000_000)!
     seed = UInt64(try a.integer("seed", minimum: 0)!)
     out = a.option("out")!
     settings.model = SyntheticBars.Model(rawValue: try a.choice("model")!)!
@@ -47,8 +47,8 @@ struct SynthCommand {
     func fraction(_ name: String) throws -> Double {
       let text = a.option(name)!
       let percent = text.hasSuffix("%")
-      guard let v = Double(percent ? String(text.dropLast()) : text), v.isFinite else {
-        throw UsageError(message: "expected a number like 0.06 or 6% for '--\(name)', found '\(text)'")
+      guard let v = parseDecimal(percent ? text.dropLast() : Substring(text)), abs(v) <= ConfigTable.largestNumber else {
+        throw UsageError(message: "expected a number like 0.06 or 6% for '--\(name)', found '\(excerpt(text))'")
       }
       return percent ? v / 100 : v
     }
@@ -63,11 +63,15 @@ struct SynthCommand {
     start = d
     price = try fraction("price")
     quiet = a.flag("quiet")
-    guard price > 0 else { throw UsageError(message: "expected --price > 0") }
+    guard BarCSVReader.priceRange.contains(price) else { throw UsageError(message: "expected --price from 1e-12 to 1e12") }
   }
 
   func run() throws -> Int32 {
     let bars = SyntheticBars.generate(count: count, seed: seed, startDay: start, startPrice: price, settings: settings)
+    // A drift or volatility so large that prices leave the range a bar file may hold: say so, write nothing.
+    if let i = bars.indices.first(where: { !BarCSVReader.priceRange.contains(bars.low[$0]) || !BarCSVReader.priceRange.contains(bars.high[$0]) }) {
+      throw UsageError(message: "the prices leave the range 1e-12 to 1e12 at bar \(i + 1) (\(bars.timeLabel(i))); expected a smaller --drift, --vol or --vol-high, or fewer --bars")
+    }
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: SyntheticBars.csv(bars))], into: folder.isEmpty ? "." : folder)
     if !quiet { print("wrote \(HumanFormat.integer(bars.count)) SYNTHETIC bars (\(settings.model.rawValue), seed \(seed)) to \(out)") }

@@ -104,7 +104,9 @@ public struct SummaryAccumulator: Sendable {
     s.totalReturn = marks.lastEquity / initialCash - 1
     s.twr = s.totalReturn
     if calendarDays > 0 && marks.lastEquity > 0 {
-      s.cagr = pow(marks.lastEquity / initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
+      // Undefined when a short period's growth, compounded to a year, overflows.
+      let cagr = pow(marks.lastEquity / initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
+      s.cagr = cagr.isFinite ? cagr : nil
     }
     s.xirr = s.cagr
     s.maxDrawdown = marks.worstDrawdown

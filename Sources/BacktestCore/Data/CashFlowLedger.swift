@@ -109,7 +109,7 @@ public enum LedgerReader {
       guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'date,amount,category,note'", at: start) }
       let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
       guard let d = header.firstIndex(of: "date"), let a = header.firstIndex(of: "amount") else {
-        throw InputError("expected a header with date and amount (and optionally category, note), found '\(header.joined(separator: ","))'", at: start)
+        throw InputError("expected a header with date and amount (and optionally category, note), found '\(excerpt(header.joined(separator: ",")))'", at: start)
       }
       let c = header.firstIndex(of: "category"), n = header.firstIndex(of: "note")
       let account = header.firstIndex(of: "account"), owner = header.firstIndex(of: "owner")
@@ -135,6 +135,9 @@ public enum LedgerReader {
                              at: scanner.location(fields[a]))
           }
           throw InputError("expected an amount (income positive, expenses negative), found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
+        }
+        guard abs(amount) <= ConfigTable.largestNumber else {
+          throw InputError("expected an amount of at most 1e15, found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
         }
         let category = c.map { scanner.text(fields[$0]).trimmingSpaces() } ?? ""
         entries.append(LedgerEntry(day: day, amount: amount, category: category.isEmpty ? "uncategorized" : category,

@@ -23,7 +23,7 @@ public enum DividendReader {
       guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'ex_date,pay_date,amount'", at: SourceLocation(file: file, line: 1, column: 1)) }
       let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
       guard let e = header.firstIndex(of: "ex_date"), let a = header.firstIndex(of: "amount") else {
-        throw InputError("expected a header with ex_date, pay_date and amount, found '\(header.joined(separator: ","))'", at: SourceLocation(file: file, line: 1, column: 1))
+        throw InputError("expected a header with ex_date, pay_date and amount, found '\(excerpt(header.joined(separator: ",")))'", at: SourceLocation(file: file, line: 1, column: 1))
       }
       let p = header.firstIndex(of: "pay_date"), s = header.firstIndex(of: "symbol")
       if s != nil && symbol == nil {
@@ -44,8 +44,8 @@ public enum DividendReader {
           }
           return d
         }
-        guard let amount = parseDecimal(b, fields[a].start, fields[a].end), amount.isFinite, amount > 0 else {
-          throw InputError("expected a positive amount per share, found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
+        guard let amount = parseDecimal(b, fields[a].start, fields[a].end), BarCSVReader.priceRange.contains(amount) else {
+          throw InputError("expected a positive amount per share up to 1e12, found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
         }
         let ex = try day(e)
         let pay = try p.map(day) ?? ex

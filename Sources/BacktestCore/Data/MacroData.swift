@@ -96,8 +96,8 @@ public enum MacroReader {
       guard let v = parseDecimal(bytes, f.start, f.end) else {
         throw InputError("expected a number for '\(name)', found '\(scanner.shown(f))'", at: scanner.location(f))
       }
-      guard v.isFinite else {
-        throw InputError("expected a finite number for '\(name)', found '\(scanner.shown(f))'", at: scanner.location(f))
+      guard abs(v) <= ConfigTable.largestNumber else {
+        throw InputError("expected a finite number of at most 1e15 for '\(name)', found '\(scanner.shown(f))'", at: scanner.location(f))
       }
       return v
     }
@@ -142,7 +142,7 @@ public enum MacroReader {
     let yearColumn = column("year"), quarterColumn = column("quarter")
     guard dateColumn != nil || (yearColumn != nil && quarterColumn != nil) else {
       throw InputError(
-        "expected columns date,series,value (tidy), or date, observation_date or year,quarter followed by series columns (wide), found '\(header.joined(separator: ","))'",
+        "expected columns date,series,value (tidy), or date, observation_date or year,quarter followed by series columns (wide), found '\(excerpt(header.joined(separator: ",")))'",
         at: SourceLocation(file: file, line: headerLine, column: 1))
     }
     let releaseColumn = column("available_at", "release_date")

@@ -14,6 +14,24 @@ package enum WrittenTimestamp: Equatable, Sendable {
 }
 
 extension WrittenTimestamp {
+  /// Reads a time as people write one (`2024-11-13`, `2024-11-13 10:00`,
+  /// with an offset, epoch seconds); `nil` for anything else.
+  package init?(_ text: String) {
+    let bytes = Array(text.utf8)
+    guard let t = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else { return nil }
+    self = t
+  }
+
+  /// Seconds since 1970 to order times by: the instant when it names one, a
+  /// wall-clock time or a day's midnight read as UTC.
+  package var secondsForOrdering: Int64 {
+    switch self {
+    case .zoned(let t, _), .epoch(let t): return t
+    case .local(let s): return s
+    case .date(let d): return Int64(d) * 86_400
+    }
+  }
+
   /// Whether it names an instant by itself (an offset or epoch), not a wall-clock time or date.
   package var isZoned: Bool {
     switch self {

@@ -114,7 +114,7 @@ public enum MarkdownReport {
     md += "|---:|---|---:|---|---:|---:|---:|---:|---|---:|\n"
     for (k, t) in trades.prefix(tradeListLimit).enumerated() {
       md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice)) | \(bars.timeLabel(t.exitBar)) | "
-      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(Int(t.shares))) | \(HumanFormat.money(t.pnl)) | "
+      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(t.shares)) | \(HumanFormat.money(t.pnl)) | "
       md += "\(HumanFormat.percent(t.returnFraction)) | \(t.exitReason.rawValue) | \(t.barsHeld) |\n"
     }
     return md

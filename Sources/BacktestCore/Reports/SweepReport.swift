@@ -39,10 +39,10 @@ public enum SweepReport {
   ///
   /// - Throws: `InputError` when the header does not match the sweep's columns or a line is malformed.
   public static func parse(_ text: String, file: String, settings: SweepSettings) throws -> (records: [SweepRecord], complete: Bool) {
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    var complete = true
-    if let last = lines.last, !last.isEmpty { lines.removeLast(); complete = false }  // no final newline: cut short
-    if lines.last == "" { lines.removeLast() }
+    var lines = text.textLines.map(String.init)
+    // No final line break: the last line was cut short.
+    let complete = text.isEmpty || text.utf8.last == UInt8(ascii: "\n")
+    if !complete { lines.removeLast() }
     guard let first = lines.first else { return ([], complete) }
     guard first == header(settings) else {
       throw InputError("the columns of results.csv differ from this sweep's (\(header(settings).prefix(60))…); expected the same parameters, or use --fresh or another --out",

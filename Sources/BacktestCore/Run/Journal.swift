@@ -49,9 +49,20 @@ public struct Journal: Sendable, Equatable {
     guard !entries.isEmpty, entries[entries.count - 1].isOpen else {
       throw InputError("no open trade to exit; expected 'journal enter' first", file: "journal")
     }
+    if let message = Self.exitBeforeEntry(entry: entries[entries.count - 1].entryTime, exit: time) {
+      throw InputError(message, file: "journal")
+    }
     entries[entries.count - 1].exitTime = time
     entries[entries.count - 1].exitPrice = price
     entries[entries.count - 1].exitReason = reason
+  }
+
+  /// The complaint when `exit` is earlier than `entry` (both read as times); `nil` when it is not, or either is free text.
+  static func exitBeforeEntry(entry: String, exit: String) -> String? {
+    guard let e = WrittenTimestamp(entry), let x = WrittenTimestamp(exit), x.secondsForOrdering < e.secondsForOrdering else {
+      return nil
+    }
+    return "the exit time \(excerpt(exit)) is before the entry time \(excerpt(entry)); expected an exit at or after its entry"
   }
 
   /// The statistics of the closed trades, as a backtest's summary computes them.
@@ -93,8 +104,8 @@ public struct Journal: Sendable, Equatable {
           throw InputError("expected 9 fields as in the header, found \(fields.count)", at: SourceLocation(file: file, line: scanner.line, column: 1))
         }
         func price(_ k: Int, _ name: String) throws -> Double {
-          guard let v = parseDecimal(b, fields[k].start, fields[k].end), v.isFinite, v > 0 else {
-            throw InputError("expected a positive number for '\(name)', found '\(scanner.shown(fields[k]))'", at: scanner.location(fields[k]))
+          guard let v = parseDecimal(b, fields[k].start, fields[k].end), v > 0, v <= ConfigTable.largestNumber else {
+            throw InputError("expected a positive number up to 1e15 for '\(name)', found '\(scanner.shown(fields[k]))'", at: scanner.location(fields[k]))
           }
           return v
         }
@@ -102,6 +113,9 @@ public struct Journal: Sendable, Equatable {
                                  shares: try price(2, "shares"), note: scanner.text(fields[8]))
         if !scanner.text(fields[4]).isEmpty {
           entry.exitTime = scanner.text(fields[3])
+          if let message = exitBeforeEntry(entry: entry.entryTime, exit: scanner.text(fields[3])) {
+            throw InputError(message, at: scanner.location(fields[3]))
+          }
           entry.exitPrice = try price(4, "exit_price")
           guard let reason = JournalExitReason(rawValue: scanner.text(fields[5])) else {
             throw InputError("expected an exit reason (\(JournalExitReason.allCases.map(\.rawValue).joined(separator: ", "))), found '\(scanner.shown(fields[5]))'",

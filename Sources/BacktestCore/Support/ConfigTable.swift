@@ -44,17 +44,26 @@ public final class ConfigTable {
     return text
   }
 
-  /// Reads a number; `nil` when absent and no default.
+  /// The largest magnitude a number in a run file may have. Amounts, prices
+  /// and levels stay far below it, and so every result computed from them
+  /// stays finite (a cash of 1.7e308 would make the equity infinite).
+  public static let largestNumber = 1e15
+
+  /// Reads a number written in decimal (`12`, `-0.5`, `1e6`; not `0x10`, `inf`
+  /// or `nan`) of magnitude at most `largestNumber`; `nil` when absent and no default.
   public func double(_ key: String, default fallback: Double? = nil, where valid: (Double) -> Bool = { _ in true },
                      expected: String = "a number") throws -> Double? {
     guard let node = node(key) else { return fallback }
     let text = try scalar(key, node, expected: expected)
-    guard let value = Double(text), value.isFinite, !text.hasSuffix("%") else {
+    guard let value = parseDecimal(text), !text.hasSuffix("%") else {
       let hint = text.hasSuffix("%") ? " (a percentage is not allowed here)" : ""
-      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(text)'\(hint)", at: node.location)
+      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(excerpt(text))'\(hint)", at: node.location)
+    }
+    guard abs(value) <= Self.largestNumber else {
+      throw InputError("expected \(expected) (at most 1e15 in magnitude) for '\(keyPath(key))', found \(excerpt(text))", at: node.location)
     }
     guard valid(value) else {
-      throw InputError("expected \(expected) for '\(keyPath(key))', found \(text)", at: node.location)
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(excerpt(text))", at: node.location)
     }
     return value
   }
@@ -66,7 +75,7 @@ public final class ConfigTable {
     let expected = range.upperBound == .max ? "an integer >= \(range.lowerBound)"
       : "an integer from \(range.lowerBound) to \(range.upperBound)"
     guard let value = Int(text) else {
-      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(text)'", at: node.location)
+      throw InputError("expected \(expected) for '\(keyPath(key))', found '\(excerpt(text))'", at: node.location)
     }
     guard range.contains(value) else {
       throw InputError("expected \(expected) for '\(keyPath(key))', found \(value)", at: node.location)
@@ -90,25 +99,25 @@ public final class ConfigTable {
     if text.hasSuffix("%") {
       value = percentValue(String(text.dropLast()).trimmingSpaces())
     } else {
-      value = Double(text)
-      if let v = value, let limit = bareAtMost, v > limit, v.isFinite {
+      value = parseDecimal(text)
+      if let v = value, let limit = bareAtMost, v > limit, v <= Self.largestNumber, text.utf8.count <= 40 {
         throw InputError(
           "expected \(expected) for '\(keyPath(key))', found \(text), "
             + "which reads as \(formatPercentPlain(v)) as a fraction or as \(text)% (= \(formatPlain(v / 100))) as a percentage; "
             + "a bare number above \(formatPlain(limit)) is ambiguous here: write \(text)% or \(formatPercentPlain(v))",
           at: node.location)
       }
-      if let v = value, v > 1 {
+      if let v = value, v > 1, v <= Self.largestNumber, text.utf8.count <= 40 {
         throw InputError(
-          "expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found \(text); did you mean \(text)%?",
+          "expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found \(excerpt(text)); did you mean \(text)%?",
           at: node.location)
       }
     }
-    guard let value, value.isFinite else {
-      throw InputError("expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found '\(text)'", at: node.location)
+    guard let value, abs(value) <= Self.largestNumber else {
+      throw InputError("expected \(expected) like 0.02 or 2% for '\(keyPath(key))', found '\(excerpt(text))'", at: node.location)
     }
     guard valid(value) else {
-      throw InputError("expected \(expected) for '\(keyPath(key))', found \(text)", at: node.location)
+      throw InputError("expected \(expected) for '\(keyPath(key))', found \(excerpt(text))", at: node.location)
     }
     return value
   }
@@ -125,7 +134,7 @@ public final class ConfigTable {
     let text = try scalar(key, node, expected: "one of \(choices.joined(separator: ", "))")
     guard choices.contains(text) else {
       let hint = closestMatch(to: text, in: choices).map { "; did you mean '\($0)'?" } ?? ""
-      throw InputError("expected one of \(choices.joined(separator: ", ")) for '\(keyPath(key))', found '\(text)'\(hint)",
+      throw InputError("expected one of \(choices.joined(separator: ", ")) for '\(keyPath(key))', found '\(excerpt(text))'\(hint)",
                        at: node.location)
     }
     return text
@@ -152,7 +161,7 @@ public final class ConfigTable {
   public func date(_ key: String) throws -> Int? {
     guard let text = try string(key) else { return nil }
     guard let day = parseDate(text) else {
-      throw InputError("expected a date YYYY-MM-DD for '\(keyPath(key))', found '\(text)'", at: node(key)!.location)
+      throw InputError("expected a date YYYY-MM-DD for '\(keyPath(key))', found '\(excerpt(text))'", at: node(key)!.location)
     }
     return day
   }
@@ -161,7 +170,7 @@ public final class ConfigTable {
   public func timeZone(_ key: String, default fallback: String) throws -> TimeZone {
     let name = try string(key, default: fallback)!
     guard let zone = TimeZone(identifier: name) else {
-      throw InputError("expected an IANA time zone such as America/New_York or UTC for '\(keyPath(key))', found '\(name)'",
+      throw InputError("expected an IANA time zone such as America/New_York or UTC for '\(keyPath(key))', found '\(excerpt(name))'",
                        at: node(key)!.location)
     }
     return zone
@@ -183,7 +192,7 @@ public final class ConfigTable {
     for entry in entries where !known.contains(entry.key) {
       let hint = closestMatch(to: entry.key, in: known).map { "; did you mean '\($0)'?" }
         ?? (known.isEmpty ? "" : "; expected one of \(known.joined(separator: ", "))")
-      throw InputError("unknown key '\(entry.key)'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)
+      throw InputError("unknown key '\(excerpt(entry.key))'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)
     }
   }
 }
@@ -192,9 +201,9 @@ public final class ConfigTable {
 /// double nearest the decimal shifted two places, so `0.35%` and `0.0035`
 /// read as the same double (`0.35 / 100` is one unit in the last place off).
 func percentValue(_ number: String) -> Double? {
-  guard let value = Double(number) else { return nil }
+  guard let value = parseDecimal(number) else { return nil }
   guard !number.contains(where: { $0 == "e" || $0 == "E" }), value.isFinite else { return value / 100 }
-  return Double(number + "e-2")
+  return parseDecimal(number + "e-2")
 }
 
 /// Returns the day (since 1970-01-01) of a `YYYY-MM-DD` text, or `nil`.

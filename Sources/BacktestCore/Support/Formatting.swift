@@ -85,6 +85,12 @@ package enum HumanFormat {
   /// `13,348,744`.
   package static func integer(_ x: Int) -> String { grouped(String(x)) }
 
+  /// The whole part of `x`, grouped: `13,348,744` (any magnitude; `—` for nan).
+  package static func integer(_ x: Double) -> String {
+    guard x.isFinite else { return "—" }
+    return abs(x) < 9e18 ? integer(Int(x)) : grouped(String(format: "%.0f", x.rounded(.towardZero)))
+  }
+
   /// `1.23`; `—` for `nil`.
   package static func ratio(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }

@@ -34,11 +34,15 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
   /// Optional lines shown under the message (a source excerpt with a caret).
   public var excerpt: String?
 
+  /// The longest message kept, in characters: a message quoting a whole line of a
+  /// hostile file is cut there (readers quote short excerpts; this bounds the rest).
+  public static let messageLimit = 500
+
   public init(_ message: String, at location: SourceLocation, excerpt: String? = nil) {
     self.kind = .badInput
     self.location = location
     self.file = location.file
-    self.message = message
+    self.message = Self.bounded(message)
     self.excerpt = excerpt
   }
 
@@ -46,7 +50,11 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     self.kind = kind
     self.location = nil
     self.file = file
-    self.message = message
+    self.message = Self.bounded(message)
+  }
+
+  static func bounded(_ message: String) -> String {
+    message.utf8.count <= messageLimit ? message : BacktestCore.excerpt(message, limit: messageLimit)
   }
 
   public var description: String {
@@ -60,9 +68,11 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Returns the candidate closest to `word` by edit distance, if it is close enough
 /// to be a likely typo (at most a third of the word's length, and at least 1).
 package func closestMatch(to word: String, in candidates: [String]) -> String? {
+  // No name is this long: a suggestion would only cost time (the distance is quadratic).
+  guard word.utf8.count <= 100 else { return nil }
   let limit = max(1, word.count / 3)
   var best: (String, Int)?
-  for candidate in candidates {
+  for candidate in candidates where abs(candidate.count - word.count) <= limit {
     let d = editDistance(word.lowercased(), candidate.lowercased())
     if d <= limit, best == nil || d < best!.1 { best = (candidate, d) }
   }

@@ -20,7 +20,7 @@ public struct YAMLNode: Sendable, Equatable {
   public var typeDescription: String {
     switch kind {
     case .null: return "null"
-    case .scalar(let text, let quoted): return quoted ? "the string \"\(text)\"" : "'\(text)'"
+    case .scalar(let text, let quoted): return quoted ? "the string \"\(excerpt(text))\"" : "'\(excerpt(text))'"
     case .sequence: return "a list"
     case .mapping: return "a mapping"
     }
@@ -79,6 +79,7 @@ public struct YAMLReader {
   /// Parses one inline value (as written after `key:` or in `--set k=v`).
   public static func parseInline(_ text: String, file: String, line: Int, column: Int) throws -> YAMLNode {
     let reader = YAMLReader(file: file)
+    try refuseControlCharacters(Substring(text), at: SourceLocation(file: file, line: line, column: column))
     let l = Line(number: line, indent: column - 1, text: Substring(text))
     return try reader.parseInlineValue(l, from: text.startIndex, depth: 0)
   }
@@ -89,11 +90,11 @@ public struct YAMLReader {
 
   private mutating func splitLines(_ text: String) throws {
     var number = 0
-    for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    for raw in text.textLines {
       number += 1
       var line = raw
-      if line.hasSuffix("\r") { line = line.dropLast() }
       if number == 1 && line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+      try Self.refuseControlCharacters(line, at: SourceLocation(file: file, line: number, column: 1))
       var indent = 0
       var i = line.startIndex
       while i < line.endIndex {
@@ -111,6 +112,16 @@ public struct YAMLReader {
       }
       lines.append(Line(number: number, indent: indent, text: content))
     }
+  }
+
+  /// Throws for the first control character (a run file's text is printed to terminals).
+  static func refuseControlCharacters(_ line: Substring, at start: SourceLocation) throws {
+    guard let control = line.unicodeScalars.firstIndex(where: isControlCharacter) else { return }
+    var place = start
+    place.column += line.unicodeScalars.distance(from: line.unicodeScalars.startIndex, to: control)
+    let scalar = line.unicodeScalars[control]
+    throw InputError(scalar == "\r" ? "a carriage return inside a line; expected LF or CRLF line endings"
+                                    : "a control character (\(codePoint(scalar))); expected printable text", at: place)
   }
 
   /// Removes a `#` comment (outside quotes, at the start or after a space) and trailing spaces.
@@ -198,6 +209,7 @@ public struct YAMLReader {
   private mutating func parseMapping(indent: Int, depth: Int) throws -> YAMLNode {
     let start = SourceLocation(file: file, line: lines[index].number, column: indent + 1)
     var entries: [YAMLEntry] = []
+    var seen: [String: SourceLocation] = [:]
     while index < lines.count, lines[index].indent == indent {
       let line = lines[index]
       if Self.isSequenceItem(line.text) {
@@ -209,8 +221,7 @@ public struct YAMLReader {
       let keyText = line.text[line.text.startIndex..<colon]
       let keyLocation = location(line, line.text.startIndex)
       let key = try scalarKey(keyText, line: line)
-      if entries.contains(where: { $0.key == key }) {
-        let first = entries.first(where: { $0.key == key })!.keyLocation
+      if let first = seen.updateValue(keyLocation, forKey: key) {
         throw InputError("duplicate key '\(key)' (first written on line \(first.line)); expected each key once",
                          at: keyLocation)
       }
@@ -286,10 +297,22 @@ public struct YAMLReader {
   struct Cursor {
     var text: Substring
     var index: Substring.Index
+    /// Characters from the start of `text` to `index`, counted as it moves (no rescan per node).
+    var offset: Int
+    init(text: Substring, index: Substring.Index) {
+      self.text = text
+      self.index = index
+      offset = text.distance(from: text.startIndex, to: index)
+    }
     var atEnd: Bool { index >= text.endIndex }
     var current: Character? { atEnd ? nil : text[index] }
-    mutating func advance() { index = text.index(after: index) }
+    mutating func advance() { index = text.index(after: index); offset += 1 }
     mutating func skipSpaces() { while let c = current, c == " " { advance() } }
+  }
+
+  /// The place `back` characters before the cursor.
+  private func location(_ line: Line, _ c: Cursor, back: Int = 0) -> SourceLocation {
+    SourceLocation(file: file, line: line.number, column: line.indent + 1 + c.offset - back)
   }
 
   private func parseInlineValue(_ line: Line, from start: Substring.Index, depth: Int) throws -> YAMLNode {
@@ -298,14 +321,14 @@ public struct YAMLReader {
     cursor.skipSpaces()
     if !cursor.atEnd {
       throw InputError("unexpected '\(cursor.current!)' after the value; expected the end of the line",
-                       at: location(line, cursor.index))
+                       at: location(line, cursor))
     }
     return node
   }
 
   private func parseFlowNode(_ c: inout Cursor, line: Line, depth: Int, inFlow: Bool) throws -> YAMLNode {
     c.skipSpaces()
-    let here = location(line, c.index)
+    let here = location(line, c)
     if depth > Self.maximumDepth {
       throw InputError("nesting deeper than \(Self.maximumDepth) levels; expected a flatter document", at: here)
     }
@@ -325,17 +348,18 @@ public struct YAMLReader {
         c.advance()
         if d == "]" { return YAMLNode(.sequence(items), at: here) }
         if d != "," {
-          throw InputError("expected ',' or ']' in the list, found '\(d)'", at: location(line, c.text.index(before: c.index)))
+          throw InputError("expected ',' or ']' in the list, found '\(d)'", at: location(line, c, back: 1))
         }
       }
     case "{":
       c.advance()
       var entries: [YAMLEntry] = []
+      var seen: Set<String> = []
       c.skipSpaces()
       if c.current == "}" { c.advance(); return YAMLNode(.mapping(entries), at: here) }
       while true {
         c.skipSpaces()
-        let keyLocation = location(line, c.index)
+        let keyLocation = location(line, c)
         let key: String
         if c.current == "\"" || c.current == "'" {
           key = try readQuoted(&c, line: line)
@@ -355,11 +379,11 @@ public struct YAMLReader {
           if c.atEnd {
             throw InputError("unclosed '{'; expected '}' before the end of the line (flow mappings must fit on one line)", at: here)
           }
-          throw InputError("expected ':' after the key '\(key)'", at: location(line, c.index))
+          throw InputError("expected ':' after the key '\(key)'", at: location(line, c))
         }
         c.advance()
         let value = try parseFlowNode(&c, line: line, depth: depth + 1, inFlow: true)
-        if entries.contains(where: { $0.key == key }) {
+        if !seen.insert(key).inserted {
           throw InputError("duplicate key '\(key)'; expected each key once", at: keyLocation)
         }
         entries.append(YAMLEntry(key: key, keyLocation: keyLocation, value: value))
@@ -370,7 +394,7 @@ public struct YAMLReader {
         c.advance()
         if d == "}" { return YAMLNode(.mapping(entries), at: here) }
         if d != "," {
-          throw InputError("expected ',' or '}' in the mapping, found '\(d)'", at: location(line, c.text.index(before: c.index)))
+          throw InputError("expected ',' or '}' in the mapping, found '\(d)'", at: location(line, c, back: 1))
         }
       }
     case "\"", "'":
@@ -398,7 +422,7 @@ public struct YAMLReader {
           let next = c.text.index(after: c.index)
           if next == c.text.endIndex || c.text[next] == " " {
             throw InputError("unexpected ': ' in a value; quote the value or put the mapping on its own lines",
-                             at: location(line, c.index))
+                             at: location(line, c))
           }
         }
         text.append(ch)
@@ -423,25 +447,33 @@ public struct YAMLReader {
       }
       if quote == "\"" && ch == "\\" {
         guard let e = c.current else { break }
+        let escape = c
         c.advance()
+        let scalar: Unicode.Scalar
         switch e {
-        case "\"": out.append("\"")
-        case "\\": out.append("\\")
-        case "/": out.append("/")
-        case "n": out.append("\n")
-        case "t": out.append("\t")
-        case "r": out.append("\r")
-        case "0": out.append("\0")
+        case "\"": scalar = "\""
+        case "\\": scalar = "\\"
+        case "/": scalar = "/"
+        case "n": scalar = "\n"
+        case "t": scalar = "\t"
+        case "r": scalar = "\r"
+        case "0": scalar = "\0"
         case "u":
           var hex = ""
           for _ in 0..<4 { if let h = c.current { hex.append(h); c.advance() } }
-          guard hex.count == 4, let v = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(v) else {
-            throw InputError("expected four hex digits after '\\u'", at: location(line, c.index))
+          guard hex.count == 4, let v = UInt32(hex, radix: 16), let s = Unicode.Scalar(v) else {
+            throw InputError("expected four hex digits after '\\u'", at: location(line, c))
           }
-          out.unicodeScalars.append(scalar)
+          scalar = s
         default:
-          throw InputError("unknown escape '\\\(e)' in a double-quoted string", at: location(line, c.text.index(c.index, offsetBy: -2)))
+          throw InputError("unknown escape '\\\(e)' in a double-quoted string", at: location(line, c, back: 2))
         }
+        // What a run file holds is printed to terminals: no escape may make a control character.
+        if isControlCharacter(scalar) {
+          throw InputError("the escape makes a control character (\(codePoint(scalar))); expected printable text",
+                           at: location(line, escape, back: 1))
+        }
+        out.unicodeScalars.append(scalar)
         continue
       }
       out.append(ch)

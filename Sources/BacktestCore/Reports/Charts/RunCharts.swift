@@ -243,7 +243,7 @@ package struct RunCharts {
     }
     let wide = vmax - vmin >= 10
     var svg = open(height, panel.title, top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: SVGBuilder.escape(panel.id))
-    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? String(Int($0)) : String(format: "%.2f", $0) }, dates: true)
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? formatNumber($0.rounded(.towardZero)) : String(format: "%.2f", $0) }, dates: true)
     let levelColor = columns.first?.color ?? "#8e8e93"
     for level in panel.levels {
       let yl = y(level, top, bottom, vmin, vmax)

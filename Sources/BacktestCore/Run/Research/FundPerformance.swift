@@ -19,9 +19,9 @@ public struct NAVHistory: Sendable {
     var name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "{") {
       let scheme = try MutualFundAPI.parseScheme(data, file: file)
-      if let n = scheme.meta.first(where: { $0.0 == "scheme_name" })?.1, case .string(let text) = n { name = text }
+      if let n = scheme.meta.first(where: { $0.0 == "scheme_name" })?.1, case .string(let text) = n { name = escapingControlCharacters(excerpt(text, limit: 200)) }
       else if let code = scheme.meta.first(where: { $0.0 == "scheme_code" })?.1 { name = code.rendered().replacingOccurrences(of: "\"", with: "") }
-      rows = scheme.navs.map { ($0.day, Double($0.nav)!) }
+      rows = scheme.navs.map { ($0.day, parseDecimal($0.nav)!) }
     } else {
       let bytes = [UInt8](data)
       try bytes.withUnsafeBufferPointer { b in
@@ -30,7 +30,7 @@ public struct NAVHistory: Sendable {
         guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'date,nav'", at: SourceLocation(file: file, line: 1, column: 1)) }
         let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
         guard let dc = header.firstIndex(of: "date"), let nc = header.firstIndex(of: "nav") else {
-          throw InputError("expected a header with 'date' and 'nav', found '\(header.joined(separator: ","))'", at: SourceLocation(file: file, line: 1, column: 1))
+          throw InputError("expected a header with 'date' and 'nav', found '\(excerpt(header.joined(separator: ",")))'", at: SourceLocation(file: file, line: 1, column: 1))
         }
         while try scanner.next(into: &fields) {
           guard fields.count == header.count else {
@@ -41,6 +41,9 @@ public struct NAVHistory: Sendable {
           }
           guard let nav = parseDecimal(b, fields[nc].start, fields[nc].end), nav.isFinite, nav > 0 else {
             throw InputError("expected a positive number for 'nav', found '\(scanner.shown(fields[nc]))'", at: scanner.location(fields[nc]))
+          }
+          guard BarCSVReader.priceRange.contains(nav) else {
+            throw InputError("expected a price from 1e-12 to 1e12 for 'nav', found '\(scanner.shown(fields[nc]))'", at: scanner.location(fields[nc]))
           }
           rows.append((d, nav))
         }

@@ -75,14 +75,14 @@ public enum MutualFundAPI {
     var seen = Set<Int>()
     for (k, entry) in list.enumerated() {
       guard let dateText = entry["date"]?.string, let day = NAVHistory.day(dateText) else {
-        throw InputError("data[\(k)]: expected 'date' as DD-MM-YYYY, found \(entry["date"].map { $0.string.map { "'\($0)'" } ?? $0.typeDescription } ?? "nothing")",
+        throw InputError("data[\(k)]: expected 'date' as DD-MM-YYYY, found \(entry["date"].map { $0.string.map { "'\(excerpt($0))'" } ?? $0.typeDescription } ?? "nothing")",
                          at: entry["date"]?.location ?? entry.location)
       }
       let navNode = entry["nav"]
       guard let text = navNode?.string ?? navNode.flatMap({ if case .number(let t) = $0.kind { t } else { nil } }),
-        let nav = Double(text), nav.isFinite, nav > 0
+        let nav = parseDecimal(text), BarCSVReader.priceRange.contains(nav)
       else {
-        throw InputError("data[\(k)] (\(dateText)): expected a positive 'nav', found \(navNode.map { $0.string.map { "'\($0)'" } ?? $0.typeDescription } ?? "nothing")",
+        throw InputError("data[\(k)] (\(dateText)): expected a positive 'nav', found \(navNode.map { $0.string.map { "'\(excerpt($0))'" } ?? $0.typeDescription } ?? "nothing")",
                          at: navNode?.location ?? entry.location)
       }
       guard seen.insert(day).inserted else {

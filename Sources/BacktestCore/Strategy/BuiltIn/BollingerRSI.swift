@@ -27,6 +27,14 @@ public struct BollingerRSI: Strategy {
       .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2% or none)"),
       .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
     ]
+
+    /// An oversold level above the overbought one has no reading (the RSI would
+    /// be both at once); equal levels are allowed.
+    public func validate() throws(ParameterConflict) {
+      if oversold > overbought {
+        throw ParameterConflict(path: "rsi.oversold", message: "expected 'strategy.rsi.oversold' <= 'strategy.rsi.overbought', found \(formatPlain(oversold)) and \(formatPlain(overbought))")
+      }
+    }
   }
 
   public static let name = "bollinger_rsi"
