@@ -8,6 +8,7 @@ Data/etfs/<SYMBOL>_dividends.csv  ex_date,pay_date,amount (monthly or quarterly)
 Data/funds/*.json                 NAV history in the Indian mutual-fund API's JSON (newest first)
 Data/funds/young_fund.csv         date,nav with only about 2 years of history
 Data/ledger.csv                   an income/expense tracker export: date,amount,category,note
+Data/tracker_export.json          the income tracker's JSON export (two owners, three accounts, 2024)
 None of these are real prices, dividends or NAVs.
 """
 import datetime as dt, json, math, os, random
@@ -98,4 +99,43 @@ def ledger(path, seed):
             f.write(f"{d.isoformat()},{amount:.2f},{category},{text}\n")
 
 ledger(os.path.join(here, "ledger.csv"), 31)
+
+def tracker_export(path, seed):
+    """A household's year in the income tracker's JSON export: salaries, rent, subscriptions, spending, a refund."""
+    rng = random.Random(seed)
+    rows = []
+    def add(day, kind, category, amount, description, account, owner, notes="", stamp="T12:00:00Z"):
+        rows.append({"date": day.isoformat() + stamp, "description": description, "category": category, "type": kind,
+                     "amount": round(amount, 2), "account": account, "owner": owner, "notes": notes})
+    for month in range(1, 13):
+        first = dt.date(2024, month, 1)
+        add(first + dt.timedelta(days=27), "income", "salary", 3800.00, "Payroll ACME", "checking", "alex")
+        add(first + dt.timedelta(days=14), "income", "salary", 2900.00, "Payroll Globex", "checking", "sam")
+        add(first, "expense", "rent", 1600.00, "Rent", "checking", "alex")
+        add(first + dt.timedelta(days=4), "expense", "subscriptions", 15.99, "Streaming", "credit card", "alex")
+        if month >= 3:
+            add(first + dt.timedelta(days=9), "expense", "subscriptions", 39.00, "Gym", "credit card", "sam", "joined in March")
+        for _ in range(rng.randrange(3, 6)):
+            add(first + dt.timedelta(days=rng.randrange(0, 27)), "expense", "groceries", rng.uniform(40, 160), "Supermarket",
+                rng.choice(["checking", "credit card"]), rng.choice(["alex", "sam"]))
+        add(first + dt.timedelta(days=rng.randrange(0, 27)), "expense", "utilities", rng.uniform(110, 190), "Power and water", "checking", "sam")
+        for _ in range(rng.randrange(1, 4)):
+            add(first + dt.timedelta(days=rng.randrange(0, 27)), "expense", "dining", rng.uniform(25, 120), "Restaurant", "credit card",
+                rng.choice(["alex", "sam"]))
+        add(first + dt.timedelta(days=rng.randrange(0, 27)), "expense", "transport", rng.uniform(60, 140), "Fuel and transit", "credit card", "alex")
+        add(dt.date(2024, month, 28) if month != 2 else dt.date(2024, 2, 28), "income", "interest", rng.uniform(8, 14), "Savings interest",
+            "savings", "alex")
+    # A refund counts as income of its category; a purchase late at night in New York is dated as written there.
+    add(dt.date(2024, 6, 18), "income", "groceries", 23.40, "Refund: spoiled milk", "credit card", "sam", "returned at the store")
+    add(dt.date(2024, 3, 31), "expense", "dining", 64.10, "Late dinner", "credit card", "alex", "", "T23:30:00-04:00")
+    add(dt.date(2024, 11, 30), "expense", "transport", 212.75, "Car service", "checking", "alex", None, "T08:15:00.000Z")
+    rows.sort(key=lambda r: r["date"][:10])
+    for k, r in enumerate(rows):
+        r["id"] = f"tx-{k + 1:04d}"
+    order = ["id", "date", "description", "category", "type", "amount", "account", "owner", "notes"]
+    with open(path, "w") as f:
+        json.dump([{key: r[key] for key in order} for r in rows], f, indent=2)
+        f.write("\n")
+
+tracker_export(os.path.join(here, "tracker_export.json"), 41)
 print("ok")

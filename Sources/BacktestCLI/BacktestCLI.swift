@@ -29,85 +29,54 @@ public enum BacktestCLI {
   /// Runs one command (the arguments after the executable's name) and returns its exit status.
   public static func run(_ arguments: [String], catalog: StrategyCatalog) -> Int32 {
     let args = arguments[...]
-    guard let command = args.first else {
-      printError(usage)
+    guard let name = args.first else {
+      printError(String(overview().dropLast()))
       return ExitCode.usage
     }
-    let rest = args.dropFirst()
-    return exitCode {
-      switch command {
-      case "run": return try RunCommand(rest, catalog: catalog).run()
-      case "bench": return try BenchCommand(rest).run()
-      case "regress": return try RegressCommand(rest, catalog: catalog).run()
-      case "cycle": return try CycleCommand(rest, catalog: catalog).run()
-      case "sweep": return try SweepCommand(rest, catalog: catalog).run()
-      case "merge": return try MergeCommand(rest, catalog: catalog).run()
-      case "signal": return try SignalCommand(rest, catalog: catalog).run()
-      case "journal": return try JournalCommand(rest, catalog: catalog).run()
-      case "fetch": return try runHelper("backtest-fetch", arguments: rest)
-      case "convert": return try ConvertCommand(rest).run()
-      case "analyze": return try AnalyzeCommand(rest).run()
-      case "screen": return try ScreenCommand(rest).run()
-      case "funds": return try FundsCommand(rest).run()
-      case "montecarlo": return try MonteCarloCommand(rest, catalog: catalog).run()
-      case "synth": return try SynthCommand(rest).run()
-      case "strategies":
-        print(StrategiesCommand.listing(catalog), terminator: "")
-        return ExitCode.ok
-      case "help", "--help", "-h":
-        print(usage)
-        return ExitCode.ok
-      default:
-        let hint = closestMatch(to: command, in: ["run", "signal", "journal", "fetch", "convert", "analyze", "screen", "funds", "montecarlo", "synth", "sweep", "merge", "cycle", "regress", "bench", "strategies", "help"]).map { "; did you mean '\($0)'?" } ?? ""
-        throw UsageError(message: "unknown command '\(command)'\(hint)")
+    switch name {
+    case "--help", "-h":
+      print(overview(), terminator: "")
+      return ExitCode.ok
+    case "--version":
+      print(versionLine)
+      return ExitCode.ok
+    default:
+      break
+    }
+    guard let command = CommandTable.command(named: name) else {
+      return exitCode {
+        if name.hasPrefix("-") {
+          let hint = closestMatch(to: name, in: ["--help", "--version"]).map { "did you mean '\($0)'?" } ?? "expected a command first"
+          throw UsageError(message: "unknown option '\(name)'; \(hint)")
+        }
+        let hint = closestMatch(to: name, in: CommandTable.commands.map(\.spec.name)).map { "; did you mean '\($0)'?" } ?? ""
+        throw UsageError(message: "unknown command '\(name)'\(hint)")
       }
     }
+    return exitCode(path: name) { try command.run(args.dropFirst(), catalog) }
   }
 
-  static let usage = """
-    usage: backtest <command> [options]
+  /// `backtest --version`: the program's name and the engine's version.
+  static var versionLine: String { "\(Program.name) \(BacktestVersion.string)" }
 
-    commands:
-      run CONFIG [--out DIR] [--set key.path=value]... [--quiet] [--timing]
-          run a strategy file (Strategies/gpix.yaml; a bare name is also looked up in Strategies/);
-          strategy type portfolio: target weights, rebalancing, dividends (DRIP), deposits and withdrawals
-      signal CONFIG [--position FILE] [--journal FILE] [--json] [--now TIME]
-          the BUY / SELL / HOLD signal for the newest closed bar, with its reason
-      journal enter|exit|list [--file F] [--config C] [--price P] [--shares N] [--time T] [--reason R]
-          the history of trades actually taken, with the same analytics as a backtest
-      fetch SYMBOL --from DATE --to DATE --out FILE [--interval 30min] [--source polygon|fred] [--rate N] [--timezone TZ]
-          download bars from Polygon (POLYGON_API_KEY) or a series from FRED (FRED_API_KEY); appends only new data
-      convert polygon FILE.json --out FILE.csv [--timezone TZ] [--daily]
-          turn saved Polygon aggregates JSON into the standard bar CSV
-      analyze HOLDINGS.yaml [--out DIR]
-          what did my ETFs return: appreciation, yield income, expenses, annualized return, allocation
-      screen FILE [--sort score|yield|performance] [--shares N] [--top N] [--out DIR]
-          rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio
-      funds FILE... [--sort 1Y] [--out DIR]
-          mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y, 5Y (mfapi JSON or date,nav CSV)
-      montecarlo CONFIG [--runs 10000] [--seed 7] [--block N] [--drawdown 20%] [--jobs N] [--out DIR]
-          resample the daily returns (stationary block bootstrap) and the trade order; percentiles
-      synth --out FILE [--bars N] [--seed S] [--model gbm|regime] [--interval 30min|1h|1d] [--drift 6%] [--vol 16%]
-          seeded synthetic bars (standard CSV) to test a strategy on prices it has never seen
-      sweep FILE [--out DIR] [--jobs N] [--shard i/n] [--set key.path=value]... [--fresh] [--quiet]
-          run a parameter sweep (a run file plus a sweep: section) on all cores; resumes
-          from DIR/results.csv; --shard runs every n-th combination from i (0-based)
-      merge DIR... --out DIR
-          combine sweep shards (checks none is missing or duplicated) and rank
-      cycle CONFIG [--out DIR] [--set key.path=value]...
-          print the economic-cycle stage timeline and write DIR/cycle_stages.csv
-      regress [DIR] [--update] [--reference DIR] [--tolerance X]
-          run every run file in DIR (default Strategies) and compare its reports with
-          Reports/reference/<name>/: numbers within X relative (default 1e-9), text exactly
-      bench [--bars N] [--seed S]
-          time CSV loading and the engine on generated 30-minute bars (release build)
-      strategies
-          list the strategies with their parameters (type, default, range)
-      help
-          show this text
+  /// `backtest help`: every command with its summary.
+  static func overview() -> String {
+    let program = Program.name
+    return """
+      usage: \(program) COMMAND [options]
+             \(program) COMMAND --help
+             \(program) --version
 
-    exit codes: 0 ok, 64 bad command line, 65 bad data or config, 66 missing input, 1 anything else
-    """
+      commands:
+
+      """
+      + HelpText.table(CommandTable.commands.map { ($0.spec.name, $0.spec.summary) }) + "\n"
+      + HelpText.paragraphs("""
+        Run '\(program) help COMMAND' or '\(program) COMMAND --help' for a command's options and examples.
+
+        Results go to stdout; errors, warnings and progress to stderr. NO_COLOR turns colours off; in a pipe or a log there are no colours and no progress bar. Exit codes: 0 ok, 64 bad command line, 65 bad data or config, 66 missing input, 1 anything else.
+        """)
+  }
 
   /// Keeps freed memory for reuse instead of returning it to the kernel: fresh
   /// pages cost ~0.5 ms per MB here (page faults and zeroing), and a sweep frees
@@ -128,18 +97,37 @@ public enum BacktestCLI {
   }
 }
 
-/// `backtest strategies`: every strategy of the catalog with its parameters.
+/// `backtest strategies [NAME]`: the strategies of the catalog with their parameters.
 enum StrategiesCommand {
-  static func listing(_ catalog: StrategyCatalog) -> String {
+  static let spec = CommandSpec(
+    "strategies", summary: "list the strategies with their parameters (type, default, range)",
+    arguments: [ArgumentSpec("NAME", "show only this strategy", count: .optional, completion: .strategy(prefix: ""))],
+    examples: ["strategies", "strategies bollinger_rsi"])
+
+  static let portfolio = (name: "portfolio", summary: "target weights over several assets, rebalanced monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)")
+
+  static func run(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws -> Int32 {
+    let a = try Arguments(args, command: spec, path: "strategies")
+    guard a.positionals.count <= 1 else { throw UsageError(message: "expected at most one strategy name") }
+    let only = a.positionals.first
+    if let only, only != portfolio.name, !catalog.names.contains(only) {
+      let hint = closestMatch(to: only, in: catalog.names + [portfolio.name]).map { "; did you mean '\($0)'?" } ?? ""
+      throw UsageError(message: "unknown strategy '\(only)'\(hint); expected one of \((catalog.names + [portfolio.name]).joined(separator: ", "))")
+    }
+    print(listing(catalog, only: only), terminator: "")
+    return ExitCode.ok
+  }
+
+  static func listing(_ catalog: StrategyCatalog, only: String? = nil) -> String {
     var out = ""
-    for e in catalog.entries {
+    for e in catalog.entries where only == nil || only == e.name {
       out += "\(e.name): \(e.summary)\n"
       for p in e.parameters {
         out += "    \(p.path)" + (p.alias.map { $0 == p.path ? "" : " (\($0))" } ?? "")
           + ": \(p.type.name), default \(p.defaultText), \(p.type.rangeText); \(p.doc)\n"
       }
     }
-    out += "portfolio: target weights over several assets, rebalanced monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)\n"
+    if only == nil || only == portfolio.name { out += "\(portfolio.name): \(portfolio.summary)\n" }
     return out
   }
 }

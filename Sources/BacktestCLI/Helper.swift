@@ -7,11 +7,13 @@ import Darwin
 #endif
 
 /// Runs a helper executable that is built next to `backtest`, in place of
-/// this process (same arguments, output and exit code).
+/// this process (same arguments, output and exit code). The helper is started
+/// as `PROGRAM COMMAND` (its `argv[0]`), so that its messages name the
+/// program the user typed.
 ///
 /// `backtest fetch` lives in `backtest-fetch` so that this binary does not
 /// link the HTTP and TLS libraries: loading them took ~8 ms of every start.
-func runHelper(_ name: String, arguments: ArraySlice<String>) throws -> Int32 {
+func runHelper(_ name: String, command: String, arguments: ArraySlice<String>) throws -> Int32 {
   guard let directory = executableDirectory() else {
     throw HelperError(message: "cannot find the folder of the running backtest executable to start \(name)")
   }
@@ -19,7 +21,7 @@ func runHelper(_ name: String, arguments: ArraySlice<String>) throws -> Int32 {
   guard access(path, X_OK) == 0 else {
     throw HelperError(message: "\(name) is missing from \(directory); it is built with backtest (swift build) and must be installed next to it")
   }
-  let argv = ([name] + arguments).map { strdup($0) } + [nil]
+  let argv = ([Program.name + " " + command] + arguments).map { strdup($0) } + [nil]
   execv(path, argv)
   throw HelperError(message: "cannot start \(path) (\(String(cString: strerror(errno))))")
 }

@@ -15,6 +15,17 @@ public struct OutputError: Error, CustomStringConvertible {
   public var description: String { "\(path): error: \(message)" }
 }
 
+/// The system's reason for `error`, in lower case as messages write it (`permission denied`).
+public func systemReason(_ error: Int32) -> String {
+  switch error {
+  case ELOOP: return "a loop of symbolic links"
+  case ENOSPC: return "no space left on the device"
+  default:
+    let text = String(cString: strerror(error))
+    return text.prefix(1).lowercased() + text.dropFirst()
+  }
+}
+
 /// Writes report files so that a reader never sees a half-written one.
 ///
 /// Every file is first written in full to a temporary file in the same folder
@@ -28,59 +39,119 @@ public enum AtomicWriter {
     try batch.commit()
   }
 
+  /// Replaces the folder `folder` as a whole by one holding exactly `files`
+  /// (see `AtomicBatch.init(replacing:)`).
+  public static func replaceFolder(_ folder: String, with files: [ReportFile]) throws {
+    let batch = try AtomicBatch(replacing: folder)
+    batch.add(files)
+    try batch.commit()
+  }
+
   public static func writeFully(_ text: String, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
-      throw OutputError(path: path, message: "cannot create the file (\(String(cString: strerror(errno))))")
+      throw OutputError(path: path, message: "cannot create the file (\(systemReason(errno)))")
     }
     defer { close(fd) }
     var text = text
-    try text.withUTF8 { buffer in
-      var offset = 0
-      while offset < buffer.count {
-        let n = posixWrite(fd, buffer.baseAddress! + offset, buffer.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          unlink(path)
-          throw OutputError(path: path, message: "cannot write (\(String(cString: strerror(errno))))")
-        }
-        offset += n
-      }
+    if let failure = text.withUTF8({ writeAll(fd, $0) }) {
+      unlink(path)
+      throw OutputError(path: path, message: "cannot write (\(systemReason(failure)))")
     }
     if fsync(fd) != 0 {
-      throw OutputError(path: path, message: "cannot flush to disk (\(String(cString: strerror(errno))))")
+      let failure = errno
+      unlink(path)
+      throw OutputError(path: path, message: "cannot flush to disk (\(systemReason(failure)))")
     }
   }
 }
 
-/// Report files written as they become ready and moved into place together,
-/// with `AtomicWriter`'s guarantees: each is written in full to a temporary
-/// file in the folder and flushed to disk on its own thread as soon as it is
-/// added (the flushes wait on the disk, not the CPU, so they overlap whatever
-/// the caller does next); `commit` waits for them all and only then renames
-/// them, in the order added. If anything fails, or nothing is committed, the
-/// temporary files are removed and the previous report stays as it was.
+/// Writes all of `bytes` to `fd`, again after a short write; the `errno` of a
+/// failed write, or `nil`. (A short write is not a failure by itself: the
+/// `errno` it leaves is stale.)
+public func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32? {
+  var offset = 0
+  while offset < bytes.count {
+    let n = posixWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+    if n < 0 {
+      if errno == EINTR { continue }
+      return errno
+    }
+    if n == 0 { return ENOSPC }
+    offset += n
+  }
+  return nil
+}
+
+/// Report files written as they become ready and moved into place together.
+///
+/// Each file is written in full and flushed to disk on its own thread as soon
+/// as it is added (the flushes wait on the disk, not the CPU, so they overlap
+/// whatever the caller does next); `commit` waits for them all and only then
+/// moves them into place. If anything fails, or nothing is committed, what
+/// was written is removed and the previous report stays as it was.
+///
+/// Temporary files and folders carry the host and process id in their names
+/// (`.trades.csv.tmp-HOST-PID`); those of processes on this host that are no
+/// longer running (killed mid-write) are removed by the next batch in the folder.
 public final class AtomicBatch: @unchecked Sendable {
-  private let directory: String
+  fileprivate enum Mode {
+    /// Files renamed one by one over those of `directory`; others there stay.
+    case files(directory: String)
+    /// Files written into `staging`, a sibling of `folder`, swapped in as a whole.
+    case folder(folder: String, staging: String)
+  }
+  private let mode: Mode
   private var files: [(temporary: String, final: String, written: Background<OutputError?>)] = []
   private var committed = false
 
+  /// Files written next to their final names in `directory` (created if needed),
+  /// each renamed over the old one at commit; other files in `directory` stay.
   public init(into directory: String) throws {
-    do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    } catch {
-      throw OutputError(path: directory, message: "cannot create the output folder (\(error.localizedDescription))")
+    try makeFolder(directory)
+    ReportFolder.removeStaleTemporaries(in: directory, legacy: true)
+    mode = .files(directory: directory)
+  }
+
+  /// A new version of the whole folder `folder`: written into a temporary
+  /// sibling folder, then swapped in with one rename, so a reader sees the
+  /// previous run or this one, never a mix, and a file of the previous run
+  /// that this one does not write (a format dropped) is gone. Of concurrent
+  /// batches into one folder, the last to commit wins, complete.
+  ///
+  /// An existing folder is replaced only if it looks like a report (see
+  /// `ReportFolder.checkReplaceable`): pointing `--out` at a folder of other
+  /// files is refused rather than emptied.
+  public init(replacing folder: String) throws {
+    let folder = ReportFolder.resolved(folder)
+    let parent = ReportFolder.parent(of: folder)
+    try makeFolder(parent)
+    ReportFolder.removeStaleTemporaries(in: parent, legacy: false)
+    try ReportFolder.checkReplaceable(folder)
+    let staging = ReportFolder.temporaryName(for: folder)
+    guard mkdir(staging, 0o755) == 0 else {
+      throw OutputError(path: folder, message: "cannot create a folder beside it to write into (\(systemReason(errno)))")
     }
-    self.directory = directory
+    mode = .folder(folder: folder, staging: staging)
   }
 
   /// Starts writing `files` to their temporary files.
   public func add(_ files: [ReportFile]) {
     for file in files {
-      let temporary = directory + "/." + file.name + ".tmp-\(getpid())"
-      self.files.append((temporary, directory + "/" + file.name, Background {
+      let temporary: String, final: String
+      switch mode {
+      case .files(let directory):
+        temporary = ReportFolder.temporaryName(for: directory + "/" + file.name)
+        final = directory + "/" + file.name
+      case .folder(_, let staging):
+        temporary = staging + "/" + file.name
+        final = temporary
+      }
+      let shown = ReportFolder.finalName(of: file.name, mode)
+      self.files.append((temporary, final, Background {
         do { try AtomicWriter.writeFully(file.contents, to: temporary); return nil } catch {
-          return error as? OutputError ?? OutputError(path: temporary, message: "\(error)")
+          // Named as the file it was to become, not as its temporary.
+          return OutputError(path: shown, message: (error as? OutputError)?.message ?? "\(error)")
         }
       }))
     }
@@ -89,24 +160,294 @@ public final class AtomicBatch: @unchecked Sendable {
   /// Waits for every file, then moves them all into place.
   public func commit() throws {
     committed = true
-    var pending = files[...]
-    defer { for p in pending { unlink(p.temporary) } }
-    // Every write finishes (or fails) before any temporary file is removed.
+    // Every write finishes (or fails) before anything is removed.
     let failures = files.map { $0.written.value }
-    if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
-    while let p = pending.first {
-      if rename(p.temporary, p.final) != 0 {
-        let reason = String(cString: strerror(errno))
-        pending.removeFirst()
-        throw OutputError(path: p.final, message: "cannot move the finished file into place (\(reason))")
+    switch mode {
+    case .files:
+      var pending = files[...]
+      defer { for p in pending { unlink(p.temporary) } }
+      if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+      // A rename would put a file in place of a device, a pipe or a folder.
+      for p in files {
+        var info = stat()
+        if lstat(p.final, &info) == 0, ![S_IFREG, S_IFLNK].contains(info.st_mode & S_IFMT) {
+          throw OutputError(path: p.final, message: "is not a regular file (a folder, a device or a pipe); expected a file to replace")
+        }
       }
-      pending.removeFirst()
+      while let p = pending.first {
+        if rename(p.temporary, p.final) != 0 {
+          let reason = systemReason(errno)
+          pending.removeFirst()
+          throw OutputError(path: p.final, message: "cannot move the finished file into place (\(reason))")
+        }
+        pending.removeFirst()
+      }
+    case .folder(let folder, let staging):
+      defer { ReportFolder.removeTree(staging) }
+      if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
+      try ReportFolder.checkReplaceable(folder, writing: files.map { ($0.final as NSString).lastPathComponent })
+      syncFolder(staging)
+      try ReportFolder.swap(staging, into: folder)
+      syncFolder(ReportFolder.parent(of: folder))
     }
   }
 
   deinit {
     guard !committed else { return }
     for p in files { _ = p.written.value; unlink(p.temporary) }
+    if case .folder(_, let staging) = mode { ReportFolder.removeTree(staging) }
+  }
+}
+
+/// Report folders: what may be replaced, temporary names, the swap.
+public enum ReportFolder {
+  /// Files some report writes (besides charts, `*.svg`). A folder holding
+  /// anything else is not replaced: it is not only a report.
+  public static let reportFileNames: Set<String> = [
+    "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv",
+    "cashflow.csv", "results.csv", "sweep.json", "sweep.md", "sweep.html", "validation.csv", "walkforward.csv",
+    "montecarlo.json",
+  ]
+  /// Files only a report writes: an existing folder holds one of them, or it is not a report folder.
+  static let signatureNames: Set<String> = ["trades.csv", "summary.json", "report.md", "report.html", "results.csv", "sweep.json"]
+
+  fileprivate static func finalName(of name: String, _ mode: AtomicBatch.Mode) -> String {
+    switch mode {
+    case .files(let directory): return directory + "/" + name
+    case .folder(let folder, _): return folder + "/" + name
+    }
+  }
+
+  /// Refuses to replace `folder` unless it is absent, empty, or a report: only
+  /// files (no folders) named as reports name them (or as `writing` does,
+  /// or charts), hidden files, and at least one file only a report writes.
+  public static func checkReplaceable(_ folder: String, writing: [String] = []) throws {
+    var info = stat()
+    guard lstat(folder, &info) == 0 else { return }
+    guard Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) else {
+      throw OutputError(path: folder, message: "is a file; expected a folder for the reports")
+    }
+    let entries = try folderEntries(folder)
+    let allowed = reportFileNames.union(writing)
+    var signed = false
+    for name in entries where !name.hasPrefix(".") {
+      var entry = stat()
+      let isFile = lstat(folder + "/" + name, &entry) == 0 && Int(entry.st_mode) & Int(S_IFMT) == Int(S_IFREG)
+      guard isFile, allowed.contains(name) || name.hasSuffix(".svg") else {
+        throw OutputError(path: folder, message: "holds '\(escapingControlCharacters(name))', which is not part of a report; expected a report folder to replace as a whole (choose another folder, or move that away)")
+      }
+      signed = signed || signatureNames.contains(name)
+    }
+    if !signed && entries.contains(where: { !$0.hasPrefix(".") }) {
+      throw OutputError(path: folder, message: "holds no report (no trades.csv, summary.json, report.md, report.html or results.csv); expected a report folder to replace as a whole (choose another folder)")
+    }
+  }
+
+  /// Puts `staging` where `folder` is: one rename when `folder` is absent or
+  /// empty, else an atomic exchange of the two (the old folder then sits at
+  /// `staging`, for the caller to remove).
+  static func swap(_ staging: String, into folder: String) throws {
+    if rename(staging, folder) == 0 { return }
+    let error = errno
+    guard error == ENOTEMPTY || error == EEXIST else {
+      throw OutputError(path: folder, message: error == ENOTDIR ? "is a file; expected a folder for the reports"
+                                                                : "cannot move the finished report into place (\(systemReason(error)))")
+    }
+    if exchange(staging, folder) { return }
+    // No atomic exchange here (an old kernel or a file system without it): move the old folder aside first.
+    let aside = temporaryName(for: folder)
+    guard rename(folder, aside) == 0 else {
+      throw OutputError(path: folder, message: "cannot move the old report aside (\(systemReason(errno)))")
+    }
+    if rename(staging, folder) != 0 {
+      let reason = systemReason(errno)
+      _ = rename(aside, folder)
+      throw OutputError(path: folder, message: "cannot move the finished report into place (\(reason))")
+    }
+    _ = rename(aside, staging)
+  }
+
+  /// Exchanges two paths atomically (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)` on Darwin).
+  static func exchange(_ a: String, _ b: String) -> Bool {
+    #if os(Linux)
+    typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+    // glibc 2.28 and later have it; the Swift overlay does not declare it.
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
+    let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+    let renameExchange: UInt32 = 2
+    return renameat2(AT_FDCWD, a, AT_FDCWD, b, renameExchange) == 0
+    #elseif canImport(Darwin)
+    return renamex_np(a, b, UInt32(RENAME_SWAP)) == 0
+    #else
+    return false
+    #endif
+  }
+
+  /// `path` without trailing slashes (`out/` and `out` are one folder), and
+  /// the folder it links to when it is a symbolic link (the link stays).
+  static func resolved(_ path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+    var info = stat()
+    if lstat(String(p), &info) == 0, Int(info.st_mode) & Int(S_IFMT) == Int(S_IFLNK), let real = realpath(String(p), nil) {
+      defer { free(real) }
+      return String(cString: real)
+    }
+    return String(p)
+  }
+
+  static func parent(of path: String) -> String {
+    let p = (path as NSString).deletingLastPathComponent
+    return p.isEmpty ? "." : p
+  }
+
+  static let host: String = {
+    var buffer = [CChar](repeating: 0, count: 256)
+    gethostname(&buffer, 255)
+    let name = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self).filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+    return name.isEmpty ? "host" : name
+  }()
+
+  /// A name beside `path` for writing into: `.NAME.tmp-HOST-PID-N`, unique in this process.
+  static func temporaryName(for path: String) -> String {
+    let parent = (path as NSString).deletingLastPathComponent
+    let name = (path as NSString).lastPathComponent
+    return (parent.isEmpty ? "" : parent + "/") + ".\(name).tmp-\(host)-\(getpid())-\(counter.next())"
+  }
+
+  private static let counter = Counter()
+
+  /// Removes temporaries (`.NAME.tmp-HOST-PID-N`) that processes of this host
+  /// left in `folder` when they were killed: those whose process no longer
+  /// runs. With `legacy`, also files named as before hosts were named (`.NAME.tmp-PID`).
+  static func removeStaleTemporaries(in folder: String, legacy: Bool) {
+    guard let entries = try? folderEntries(folder) else { return }
+    for name in entries where name.hasPrefix(".") && isStale(name, legacy: legacy) {
+      removeTree(folder + "/" + name)
+    }
+  }
+
+  /// Whether `name` is a temporary of a process of this host that no longer runs.
+  static func isStale(_ name: String, legacy: Bool) -> Bool {
+    guard let marker = name.range(of: ".tmp-", options: .backwards) else { return false }
+    let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+    let pid: Int32?
+    if parts.count >= 3 && Int(parts[parts.count - 1]) != nil && parts.dropLast(2).joined(separator: "-") == host {
+      pid = Int32(parts[parts.count - 2])
+    } else if legacy && parts.count == 1 {
+      pid = Int32(parts[0])
+    } else {
+      pid = nil
+    }
+    guard let pid, pid > 0 else { return false }
+    return kill(pid, 0) != 0 && errno == ESRCH
+  }
+
+  /// The names in `folder`, `.` and `..` left out.
+  static func folderEntries(_ folder: String) throws -> [String] {
+    guard let dir = opendir(folder) else {
+      throw OutputError(path: folder, message: "cannot list the folder (\(systemReason(errno)))")
+    }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafePointer(to: &entry.pointee.d_name) {
+        String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self))
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  static func removeTree(_ path: String) {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return }
+    if Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) {
+      try? FileManager.default.removeItem(atPath: path)
+    } else {
+      unlink(path)
+    }
+  }
+}
+
+/// Creates `path` and the folders above it, as `mkdir -p`.
+public func makeFolder(_ path: String) throws {
+  var prefix = ""
+  for (k, part) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+    prefix += (k == 0 ? "" : "/") + part
+    if part.isEmpty || part == "." || mkdir(prefix, 0o755) == 0 { continue }
+    let error = errno
+    var info = stat()
+    if stat(prefix, &info) == 0 {
+      if Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) { continue }
+      throw OutputError(path: prefix, message: "is a file; expected a folder")
+    }
+    throw OutputError(path: path, message: "cannot create the folder (\(systemReason(error)))")
+  }
+}
+
+/// Flushes a folder's entries (the names of the files renamed into it) to disk.
+func syncFolder(_ path: String) {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { return }
+  fsync(fd)
+  close(fd)
+}
+
+/// An exclusive advisory lock (`flock`) on a file or folder, held until
+/// `unlock()` or the process ends (a killed process holds nothing).
+///
+/// The lock is on what the path names when it is taken: if the path is
+/// replaced meanwhile (a journal renamed over, a report folder swapped), the
+/// lock is taken again on what it names now.
+public final class ExclusiveLock {
+  private var fd: Int32
+
+  /// Waits for the lock on `path`; `waiting` is called once if another process holds it.
+  /// With `create`, a missing file is created empty.
+  public init(_ path: String, create: Bool = false, waiting: () -> Void = {}) throws {
+    var told = false
+    while true {
+      // Non-blocking: opening a pipe must not wait for a writer.
+      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (create ? O_CREAT : 0), 0o644)
+      guard fd >= 0 else { throw OutputError(path: path, message: "cannot open to lock (\(systemReason(errno)))") }
+      var result = flock(fd, LOCK_EX | LOCK_NB)
+      if result != 0 && errno == EWOULDBLOCK {
+        if !told { waiting(); told = true }
+        repeat { result = flock(fd, LOCK_EX) } while result != 0 && errno == EINTR
+      }
+      if result != 0 {
+        let reason = systemReason(errno)
+        close(fd)
+        throw OutputError(path: path, message: "cannot lock (\(reason))")
+      }
+      var held = stat(), named = stat()
+      if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+        self.fd = fd
+        return
+      }
+      close(fd)
+    }
+  }
+
+  public func unlock() {
+    guard fd >= 0 else { return }
+    close(fd)
+    fd = -1
+  }
+
+  deinit { unlock() }
+}
+
+/// A counter shared by threads.
+private final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func next() -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    value += 1
+    return value - 1
   }
 }
 

@@ -1,17 +1,12 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Progress on stderr: a live bar on a terminal, a plain line every few
-/// seconds otherwise (logs of batch jobs stay readable).
+/// Progress on stderr: a live bar when stdout and stderr are both terminals
+/// (`Terminal.liveProgress`), a plain line every few seconds otherwise (logs
+/// of batch jobs stay readable, and a pipe gets no bar).
 public final class ProgressLine: @unchecked Sendable {
   private let total: Int
   private let label: String
-  private let terminal = isatty(2) != 0
+  private let terminal = Terminal.liveProgress
   private let clock = ContinuousClock()
   private let start: ContinuousClock.Instant
   private var last: ContinuousClock.Instant

@@ -9,7 +9,9 @@ import FoundationNetworking
 /// from FRED) into the standard CSV, appending only what is new.
 ///
 /// The API key comes from `POLYGON_API_KEY` / `FRED_API_KEY` and is never
-/// printed, logged or written: every URL shown has it replaced by `***`.
+/// printed, logged or written: it is hidden by value from every message
+/// (`Secrets`), sent URL-encoded, and only to the host of `--base-url` (a
+/// next page or a redirect elsewhere is refused).
 struct FetchCommand {
   var name: String
   var source: String
@@ -22,34 +24,29 @@ struct FetchCommand {
   var requestsPerMinute: Double
   var retries: Int
   var backoffSeconds: Double
+  var quiet: Bool
 
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["source", "interval", "from", "to", "out", "timezone", "base-url", "rate",
-                                                    "retries", "backoff"])
+    let a = try Arguments(args, command: .fetch, path: "fetch")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one symbol or series: backtest fetch SYMBOL --from DATE --to DATE --out FILE") }
     name = a.positionals[0]
-    source = a.option("source") ?? "polygon"
-    guard ["polygon", "fred"].contains(source) else { throw UsageError(message: "expected --source polygon or fred, found '\(source)'") }
-    let intervalText = a.option("interval") ?? "30min"
+    source = try a.choice("source")!
+    let intervalText = a.option("interval")!
     guard let interval = ResampleInterval(intervalText) else { throw UsageError(message: "expected --interval like 30min, 1h or 1d, found '\(intervalText)'") }
     self.interval = interval
-    guard let from = a.option("from"), let to = a.option("to") else { throw UsageError(message: "expected --from YYYY-MM-DD and --to YYYY-MM-DD") }
+    let from = a.option("from")!, to = a.option("to")!
     for d in [from, to] where !Self.isDate(d) { throw UsageError(message: "expected a date YYYY-MM-DD, found '\(d)'") }
     self.from = from
     self.to = to
-    guard let out = a.option("out") else { throw UsageError(message: "expected --out FILE.csv") }
-    self.out = out
-    let zone = a.option("timezone") ?? "America/New_York"
+    out = a.option("out")!
+    let zone = a.option("timezone")!
     guard let tz = TimeZone(identifier: zone) else { throw UsageError(message: "expected an IANA time zone for '--timezone', found '\(zone)'") }
     timeZone = tz
     baseURL = a.option("base-url") ?? (source == "polygon" ? "https://api.polygon.io" : "https://api.stlouisfed.org")
-    let rate = a.option("rate") ?? "5"
-    guard let r = Double(rate), r > 0 else { throw UsageError(message: "expected requests per minute > 0 for '--rate', found '\(rate)'") }
-    requestsPerMinute = r
-    retries = try a.integer("retries", default: 5, minimum: 0)
-    let backoff = a.option("backoff") ?? "2"
-    guard let b = Double(backoff), b >= 0 else { throw UsageError(message: "expected seconds >= 0 for '--backoff', found '\(backoff)'") }
-    backoffSeconds = b
+    requestsPerMinute = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
+    retries = try a.integer("retries", minimum: 0)!
+    backoffSeconds = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
+    quiet = a.flag("quiet")
   }
 
   static func isDate(_ s: String) -> Bool {
@@ -63,8 +60,31 @@ struct FetchCommand {
     guard let key = ProcessInfo.processInfo.environment[variable], !key.isEmpty else {
       throw UsageError(message: "\(variable) is not set; expected your \(source == "polygon" ? "Polygon" : "FRED") API key in that environment variable")
     }
-    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds)
-    return source == "polygon" ? try fetchPolygon(key: key, client: client) : try fetchFRED(key: key, client: client)
+    Secrets.hide(key)
+    guard let origin = Self.origin(baseURL) else {
+      throw UsageError(message: "expected --base-url like https://api.polygon.io, found '\(excerpt(baseURL))'")
+    }
+    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds, origin: origin)
+    let encodedKey = Self.queryValue(key)
+    return source == "polygon" ? try fetchPolygon(key: encodedKey, client: client) : try fetchFRED(key: encodedKey, client: client)
+  }
+
+  /// `scheme://host:port` of a URL, lower-cased, with the scheme's default port; `nil` when it has no host.
+  static func origin(_ url: String) -> String? {
+    guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased(), let host = u.host?.lowercased(), !host.isEmpty,
+      scheme == "http" || scheme == "https"
+    else { return nil }
+    return "\(scheme)://\(host):\(u.port ?? (scheme == "https" ? 443 : 80))"
+  }
+
+  /// `text` percent-encoded for a query value: only unreserved characters stay (a key with `&` or `+` arrives whole).
+  static func queryValue(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? text
+  }
+
+  /// Prints a line on standard output, with the key hidden.
+  func say(_ text: String) {
+    if !quiet { print(Secrets.redact(text)) }
   }
 
   func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
@@ -78,6 +98,10 @@ struct FetchCommand {
       bars += page.bars
       pages += 1
       guard let next = page.nextURL, !next.isEmpty else { break }
+      // The key goes only where --base-url points: a next page elsewhere is not followed.
+      guard Self.origin(next) == client.origin else {
+        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
+      }
       url = next
     }
     bars.sort { $0.time < $1.time }
@@ -95,7 +119,7 @@ struct FetchCommand {
     let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
                                 : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
     try writeAtomically(text)
-    print("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
+    say("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
     return ExitCode.ok
   }
 
@@ -110,8 +134,8 @@ struct FetchCommand {
       if page.isEmpty || offset >= count { break }
     }
     var existingRows: [(date: String, value: String)] = []
-    if let data = FileManager.default.contents(atPath: out) {
-      for line in String(decoding: data, as: UTF8.self).split(separator: "\n").dropFirst() {
+    if FileManager.default.fileExists(atPath: out) {
+      for line in String(decoding: try readInputFile(out), as: UTF8.self).textLines.dropFirst() where !line.isEmpty {
         let parts = line.split(separator: ",", maxSplits: 1).map(String.init)
         if parts.count == 2 { existingRows.append((parts[0], parts[1])) }
       }
@@ -119,7 +143,7 @@ struct FetchCommand {
     let last = existingRows.last?.date ?? ""
     let fresh = rows.filter { $0.date > last }
     try writeAtomically(FREDObservations.csv(series: name, rows: existingRows + fresh))
-    print("fetched \(rows.count) observations of \(name); \(existingRows.isEmpty ? "wrote" : "appended") \(fresh.count) new to \(out)")
+    say("fetched \(rows.count) observations of \(name); \(existingRows.isEmpty ? "wrote" : "appended") \(fresh.count) new to \(out)")
     return ExitCode.ok
   }
 
@@ -135,17 +159,22 @@ final class RateLimitedClient: @unchecked Sendable {
   let interval: Double
   let retries: Int
   let backoff: Double
+  /// `scheme://host:port`: the only place requests (and so the key) go; `nil` when no key is sent.
+  let origin: String?
   private let clock = ContinuousClock()
   private var last: ContinuousClock.Instant?
   private let session: URLSession
+  private let redirects: SameOriginRedirects
 
-  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double) {
+  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String? = nil) {
     interval = 60 / requestsPerMinute
     self.retries = retries
     backoff = backoffSeconds
+    self.origin = origin
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = 60
-    session = URLSession(configuration: configuration)
+    redirects = SameOriginRedirects(origin: origin)
+    session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
   }
 
   func get(_ url: String) throws -> Data {
@@ -158,6 +187,9 @@ final class RateLimitedClient: @unchecked Sendable {
       }
       last = clock.now
       let (status, headers, body, failure) = perform(u)
+      if let refused = redirects.takeRefused() {
+        throw OutputError(path: redactingKeys(url), message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
+      }
       if let failure {
         if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
         throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
@@ -170,7 +202,8 @@ final class RateLimitedClient: @unchecked Sendable {
       case 429, 500..<600:
         if attempt < retries {
           attempt += 1
-          let retryAfter = headers["retry-after"].flatMap(Double.init)
+          // A server's wait, at most 5 minutes (a huge or infinite one would hang the fetch).
+          let retryAfter = headers["retry-after"].flatMap { parseDecimal($0) }.flatMap { $0 >= 0 ? min($0, 300) : nil }
           Thread.sleep(forTimeInterval: retryAfter ?? backoff * pow(2, Double(attempt - 1)))
           continue
         }
@@ -192,6 +225,33 @@ final class RateLimitedClient: @unchecked Sendable {
     task.resume()
     done.wait()
     return box.result
+  }
+}
+
+/// Follows a redirect only within one origin (scheme, host and port): the
+/// request URL carries the key, and a server's `Location` may carry it on.
+private final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+  let origin: String?
+  private let lock = NSLock()
+  private var refused: String?
+
+  init(origin: String?) { self.origin = origin }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                  newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+    let target = request.url?.absoluteString ?? ""
+    if origin == nil || FetchCommand.origin(target) == origin { return completionHandler(request) }
+    lock.lock()
+    refused = target
+    lock.unlock()
+    completionHandler(nil)
+  }
+
+  /// The redirect target refused during the last request, if any (cleared).
+  func takeRefused() -> String? {
+    lock.lock()
+    defer { refused = nil; lock.unlock() }
+    return refused
   }
 }
 

@@ -6,6 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-// `backtest fetch …` runs this executable with the same arguments (see
-// `runHelper` in backtest): it is the only one that links the HTTP client.
-exit(exitCode { try FetchCommand(CommandLine.arguments.dropFirst()).run() })
+// `backtest fetch …` and `backtest funds search …` run this executable with the
+// command's arguments, started as `NAME fetch` or `NAME funds` (see `runHelper`
+// in backtest): it is the only one that links the HTTP client.
+let arguments = CommandLine.arguments.dropFirst()
+if CommandLine.arguments.first?.hasSuffix(" funds") == true {
+  exit(exitCode(path: "funds") { try FundSearchCommand(arguments).run() })
+} else {
+  exit(exitCode(path: "fetch") {
+    let (command, _, rest) = try Arguments.subcommand(arguments, of: .fetch, path: "fetch")
+    return command.name == CommandSpec.mutualFund.name ? try MutualFundFetchCommand(rest).run() : try FetchCommand(rest).run()
+  })
+}

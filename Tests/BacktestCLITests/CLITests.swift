@@ -26,23 +26,30 @@ struct CLI {
     var stderr: String
   }
 
-  static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:]) throws -> Result {
+  /// Runs `executable` (the `backtest` binary unless told otherwise) and waits for it to exit.
+  static func run(_ arguments: [String], in directory: String = root, environment: [String: String] = [:],
+                  executable: String = binary) throws -> Result {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: directory)
     var env = ProcessInfo.processInfo.environment
     for (k, v) in environment { env[k] = v }
     process.environment = env
-    let out = Pipe(), err = Pipe()
+    // Output goes to files, read once the process has ended: reading a pipe can fail with EINTR when
+    // another test's child exits (FileHandle then traps), and a full pipe could stall the child.
+    let folder = try temporaryFolder()
+    let outPath = folder + "/stdout", errPath = folder + "/stderr"
+    _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath)), err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    defer { try? out.close(); try? err.close() }
     process.standardOutput = out
     process.standardError = err
     try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                  stderr: String(decoding: errData, as: UTF8.self))
+    return Result(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: URL(fileURLWithPath: outPath)), as: UTF8.self),
+                  stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self))
   }
 
   /// Where this test process's temporary folders go; removed when the process exits.
@@ -62,6 +69,18 @@ struct CLI {
 }
 
 @Suite(.serialized) struct CLITests {
+  @Test("a run that charges an expense ratio says once what it models; a run without one says nothing")
+  func expenseRatioNotice() throws {
+    let note = "backtest: note: expense_ratio INCM 0.35% is charged on top of the prices: right for an index, synthetic data or an advisory "
+      + "fee; a fund's market prices already have its expenses taken out, so on real fund prices it counts them twice\n"
+    let portfolio = try CLI.run(["run", "income-etf.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(portfolio.status == 0 && portfolio.stderr == note)
+    let swing = try CLI.run(["run", "income-swing.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(swing.status == 0 && swing.stderr == note.replacingOccurrences(of: "INCM 0.35%", with: "0.35%"))
+    let none = try CLI.run(["run", "three-fund.yaml", "--quiet", "--out", try CLI.temporaryFolder()])
+    #expect(none.status == 0 && none.stderr.isEmpty)
+  }
+
   @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")
   func runShipped() throws {
     let out = try CLI.temporaryFolder()

@@ -87,6 +87,46 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 
+  @Test("the key is URL-encoded, and hidden by value from every message, even when an error body echoes it")
+  func keyHiddenByValue() throws {
+    let key = "sek&ret+K/EY=1"
+    let encoded = "sek%26ret%2BK%2FEY%3D1", lowerEscapes = "sek%26ret%2bK%2fEY%3d1"
+    let server = try LocalHTTPServer { _, _ in
+      .init(status: 400, body: "{\"error\": \"unknown key \(key) (\(encoded), \(lowerEscapes))\"}")
+    }
+    defer { server.stop() }
+    let r = try fetch(server, out: try CLI.temporaryFolder() + "/g.csv", env: ["POLYGON_API_KEY": key])
+    #expect(r.status == 1 && r.stderr.contains("HTTP 400: {\"error\": \"unknown key *** (***, ***)\"}"), "\(r.stderr)")
+    #expect(server.requests.first?.hasSuffix("&apiKey=" + encoded) == true, "\(server.requests)")
+    for form in [key, encoded, lowerEscapes, "sek&ret", "ret+K"] { #expect(!r.stderr.contains(form) && !r.stdout.contains(form)) }
+  }
+
+  @Test("a next page or a redirect to another host is not followed: the key goes only where --base-url points")
+  func keyStaysOnItsHost() throws {
+    let other = try LocalHTTPServer { _, _ in .init(status: 200, body: Self.page(0, 1, next: nil)) }
+    defer { other.stop() }
+    let paging = try LocalHTTPServer { _, _ in .init(status: 200, body: Self.page(0, 3, next: other.baseURL + "/v2/next?cursor=abc")) }
+    defer { paging.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    var r = try fetch(paging, out: out)
+    #expect(r.status == 1)
+    #expect(r.stderr.hasSuffix("error: the next page is on another host (\(other.baseURL)/v2/next?cursor=abc); expected \(paging.baseURL), the only host the API key is sent to\n"), "\(r.stderr)")
+    let redirecting = try LocalHTTPServer { path, _ in .init(status: 302, body: "", headers: ["Location": other.baseURL + path]) }
+    defer { redirecting.stop() }
+    r = try fetch(redirecting, out: out)
+    #expect(r.status == 1 && r.stderr.contains("error: redirected to another host (\(other.baseURL)/v2/aggs/ticker/GPIX/"), "\(r.stderr)")
+    #expect(r.stderr.contains("); expected \(redirecting.baseURL), the only host the API key is sent to") && !r.stderr.contains(Self.key))
+    #expect(other.requests.isEmpty, "the other host was asked: \(other.requests)")
+    #expect(!FileManager.default.fileExists(atPath: out))
+    // A redirect within the host is followed.
+    let moved = try LocalHTTPServer { path, index in
+      index == 0 ? .init(status: 301, body: "", headers: ["Location": "/moved" + path]) : .init(status: 200, body: Self.page(0, 2, next: nil))
+    }
+    defer { moved.stop() }
+    r = try fetch(moved, out: out)
+    #expect(r.status == 0 && moved.requests.count == 2 && moved.requests[1].hasPrefix("/moved/v2/aggs/"), "\(r.stderr)")
+  }
+
   @Test("the client-side rate limit spaces requests out")
   func rateLimit() throws {
     let holder = ServerHolder()
@@ -132,9 +172,11 @@ import Testing
     process.waitUntilExit()
     #expect(process.terminationStatus == 1)
     #expect(stderr == "backtest: error: backtest-fetch is missing from \(lone); it is built with backtest (swift build) and must be installed next to it\n")
-    // Built side by side, it runs with the same arguments and its exit code comes back.
-    let r = try CLI.run(["fetch", "GPIX", "--from", "2024-01-02"], environment: Self.env)
-    #expect(r.status == 64 && r.stderr.contains("expected --from YYYY-MM-DD and --to YYYY-MM-DD"), "\(r.stderr)")
+    // Built side by side, it runs with the same arguments and its exit code comes back;
+    // its messages name the program the user typed.
+    let r = try CLI.run(["fetch", "GPIX", "--from", "2024-01-02", "--to", "soon", "--out", lone + "/x.csv"], environment: Self.env)
+    #expect(r.status == 64)
+    #expect(r.stderr == "backtest: error: expected a date YYYY-MM-DD, found 'soon'\nrun 'backtest fetch --help' for usage\n")
   }
 
   @Test("convert turns saved aggregates JSON into the standard CSV")

@@ -22,8 +22,16 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
     }
   }()
 
-  /// Runs the case: a YAML file directly, a bar file through a run file that names it.
+  /// Runs the case: `ledger-budgets-*.yaml` as the budgets of Data/ledger.csv, other `ledger-*` and
+  /// `tracker-*` files with `backtest ledger`, a YAML file directly, a bar file through a run file that names it.
   func run(out: String) throws -> CLI.Result {
+    let name = (file as NSString).lastPathComponent
+    if name.hasPrefix("ledger-budgets-") {
+      return try CLI.run(["ledger", "Data/ledger.csv", "--budgets", Self.folder + "/" + file, "--out", out])
+    }
+    if name.hasPrefix("ledger-") || name.hasPrefix("tracker-") {
+      return try CLI.run(["ledger", Self.folder + "/" + file, "--out", out])
+    }
     if file.hasSuffix(".yaml") {
       return try CLI.run(["run", Self.folder + "/" + file, "--out", out, "--quiet"])
     }
@@ -39,7 +47,7 @@ struct CorpusCase: CustomTestStringConvertible, Sendable {
     "truncated-row", "extra-column", "nan", "inf", "negative-price", "zero-price", "high-below-low", "unsorted",
     "duplicate", "unknown-timestamp", "non-utf8", "empty", "header-only", "overflow-1e400", "tab", "duplicate-key",
     "wrong-type", "unknown-key", "unclosed-quote", "unclosed-bracket", "deep-nesting", "bom-crlf", "dst-offsets",
-    "quoted", "no-final-newline",
+    "quoted", "no-final-newline", "ledger-bad-date", "ledger-thousands", "ledger-budgets-unknown", "tracker-missing-field",
   ])
   func covered(_ name: String) {
     #expect(CorpusCase.all.contains { $0.file.contains("/" + name + ".") }, "\(name)")

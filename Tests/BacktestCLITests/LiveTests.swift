@@ -13,9 +13,14 @@ import Testing
     #expect(json["next_bar_close"] as? String == "2024-11-13T21:00:00Z" && json["seconds_to_next_bar_close"] as? Int == 900)
     let position = try #require(json["position"] as? [String: Any])
     #expect(position["source"] as? String == "user" && position["entry_price"] as? Double == 40 && position["stop"] as? Double == 39.2)
-    let text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T20:45:00Z"])
-    #expect(text.status == 0 && text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:30:00-05:00"))
-    #expect(text.stdout.contains("RSI (14): 37.0 neutral") && text.stdout.contains("next bar closes in 15m 0s"))
+    // At 15:45 the 15:30 bar is still forming: the decision is the 15:00 bar's (closed at 15:30).
+    var text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T20:45:00Z"])
+    #expect(text.status == 0 && text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:00:00-05:00"))
+    #expect(text.stdout.contains("RSI (14): 44.0 neutral") && text.stdout.contains("next bar closes in 15m 0s"))
+    text = try CLI.run(["signal", "gpix.yaml", "--now", "2024-11-13T21:00:00Z"])
+    #expect(text.stdout.contains("gpix-swing: HOLD at the close of 2024-11-13T15:30:00-05:00") && text.stdout.contains("RSI (14): 37.0 neutral"))
+    text = try CLI.run(["signal", "gpix.yaml", "--now", "2020-01-01"])
+    #expect(text.status == 65 && text.stderr.hasSuffix("error: no bar closes by 2020-01-01T00:00:00Z (the first closes at 2021-01-04T15:00:00Z); expected a later --now\n"))
   }
 
   @Test("journal enter, exit and list keep a CSV history with its analytics")
@@ -56,7 +61,7 @@ import Testing
     try check(["analyze", "holdings.yaml"], reference: "research-holdings", files: ["holdings.csv", "holdings.md", "holdings.txt"])
     try check(["screen", "dividend-etfs.yaml", "--shares", "100"], reference: "research-screen", files: ["screen.csv", "screen.md"])
     try check(["funds", "Data/funds/flexi_cap.json", "Data/funds/liquid.json", "Data/funds/young_fund.csv"], reference: "research-funds",
-              files: ["fund_performance.csv", "funds.md"])
+              files: ["fund_performance.csv", "funds.md", "funds.html"])
   }
 
   @Test("research commands refuse bad input with exit 65 and the place named")
@@ -67,6 +72,19 @@ import Testing
     #expect(r.status == 65 && r.stderr.contains("bad.csv:3:12: error: expected a positive number for 'nav', found 'abc'"))
     let s = try CLI.run(["screen", "dividend-etfs.yaml", "--sort", "cheapest"])
     #expect(s.status == 64)
+    // A screen file's bare 0.35 could be 35% or 0.35%: refused with both readings.
+    let screen = try String(contentsOfFile: CLI.root + "/Strategies/dividend-etfs.yaml", encoding: .utf8)
+      .replacingOccurrences(of: "expense_ratio: 0.35%", with: "expense_ratio: 0.35")
+      .replacingOccurrences(of: "../Data/", with: CLI.root + "/Data/")
+    try screen.write(toFile: dir + "/screen.yaml", atomically: false, encoding: .utf8)
+    let ambiguous = try CLI.run(["screen", dir + "/screen.yaml"])
+    #expect(ambiguous.status == 65)
+    // The place of the value: line 6, the column where `0.35}` starts (it depends on the clone's path).
+    let line6 = screen.split(separator: "\n", omittingEmptySubsequences: false)[5]
+    let column = line6.distance(from: line6.startIndex, to: line6.range(of: "expense_ratio: 0.35}")!.lowerBound) + "expense_ratio: ".count + 1
+    #expect(ambiguous.stderr.contains("screen.yaml:6:\(column):") && ambiguous.stderr.contains(
+      "error: expected an annual rate for 'universe[1].expense_ratio', found 0.35, which reads as 35% as a fraction or as 0.35% (= 0.0035) as a percentage"),
+            "\(ambiguous.stderr)")
   }
 }
 

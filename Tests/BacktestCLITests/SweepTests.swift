@@ -22,12 +22,73 @@ import Glibc
     for i in 0..<3 {
       #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "\(i)/3", "--out", dir + "/s\(i)", "--quiet"]).status == 0)
     }
-    var r = try CLI.run(["merge", dir + "/s0", dir + "/s1", dir + "/s2", "--out", dir + "/merged"])
+    let r = try CLI.run(["merge", dir + "/s0", dir + "/s1", dir + "/s2", "--out", dir + "/merged"])
     #expect(r.status == 0 && one == Self.contents(dir + "/merged/results.csv"))
-    r = try CLI.run(["merge", dir + "/s0", dir + "/s2", "--out", dir + "/bad"])
-    #expect(r.status == 65 && r.stderr.contains("shards 1/3 are missing"))
-    r = try CLI.run(["merge", dir + "/s0", dir + "/s1", dir + "/s2", dir + "/s1", "--out", dir + "/bad"])
-    #expect(r.status == 65 && r.stderr.contains("is given twice"))
+  }
+
+  @Test("merge refuses shards of other settings, data or combinations, a missing shard, a duplicated one and a partial one, naming the folders")
+  func mergeRefusesMismatchedShards() throws {
+    let dir = try CLI.temporaryFolder()
+    let lines = Self.contents(CLI.root + "/Data/synthetic_gpix_30min.csv").split(separator: "\n", omittingEmptySubsequences: false)
+    try (lines[0...3000].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    let sweepFile = Self.contents(CLI.root + "/Strategies/gpix-sweep.yaml")
+    try sweepFile.write(toFile: dir + "/sweep.yaml", atomically: false, encoding: .utf8)
+    func shard(_ i: Int, _ folder: String, _ set: [String] = []) throws {
+      let r = try CLI.run(["sweep", dir + "/sweep.yaml", "--shard", "\(i)/3", "--out", dir + "/" + folder, "--quiet", "--set", "data.bars=" + dir + "/bars.csv"]
+        + set.flatMap { ["--set", $0] })
+      #expect(r.status == 0, "\(r.stderr)")
+    }
+    for i in 0..<3 { try shard(i, "s\(i)") }
+    try shard(1, "cash", ["portfolio.initial_cash=5000"])
+    try shard(1, "grid", ["sweep.parameters.oversold=[20, 25, 30, 40]"])
+    func merge(_ folders: [String]) throws -> CLI.Result {
+      try CLI.run(["merge"] + folders.map { dir + "/" + $0 } + ["--out", dir + "/merged"])
+    }
+    var r = try merge(["s0", "cash", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/cash/sweep.json: error: shard \(dir)/cash is from another sweep than \(dir)/s0: other data or settings (fingerprint "), "\(r.stderr)")
+    r = try merge(["s0", "s1", "grid"])
+    #expect(r.status == 65 && r.stderr.contains("shard \(dir)/grid is from another sweep than \(dir)/s0: other combinations (plan "), "\(r.stderr)")
+    r = try merge(["s0", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("backtest merge: error: shard 1/3 is missing: the folders given hold 0/3 (\(dir)/s0), 2/3 (\(dir)/s2)"), "\(r.stderr)")
+    r = try merge(["s0", "s1", "s2", "s1"])
+    #expect(r.status == 65 && r.stderr.contains("error: shard 1/3 is given twice: \(dir)/s1 and \(dir)/s1"), "\(r.stderr)")
+    // A shard cut short (as if killed): merge names it and what it lacks.
+    try FileManager.default.copyItem(atPath: dir + "/s1", toPath: dir + "/cut")
+    let rows = Self.contents(dir + "/s1/results.csv").split(separator: "\n")
+    try (rows[0...20].joined(separator: "\n") + "\n").write(toFile: dir + "/cut/results.csv", atomically: false, encoding: .utf8)
+    r = try merge(["s0", "cut", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("40 of 180 combinations have no result (for example ") && r.stderr.contains("): \(dir)/cut lacks 40; run those shards again"),
+            "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/merged"))
+    // The data changed after the shards ran: the merged significance tests would use other bars than the results.
+    #expect(try merge(["s0", "s1", "s2"]).status == 0)
+    try (lines[0...3001].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    r = try merge(["s0", "s1", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/sweep.yaml: error: the shards (\(dir)/s0, \(dir)/s1, \(dir)/s2) were made from other data or settings than \(dir)/sweep.yaml and its data have now"),
+            "\(r.stderr)")
+    // The grid changed after the shards ran.
+    try (lines[0...3000].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    #expect(try merge(["s0", "s1", "s2"]).status == 0)
+    try sweepFile.replacingOccurrences(of: "oversold: {from: 20, to: 35, step: 5}", with: "oversold: {from: 20, to: 40, step: 5}")
+      .write(toFile: dir + "/sweep.yaml", atomically: false, encoding: .utf8)
+    r = try merge(["s0", "s1", "s2"])
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/sweep.yaml: error: the shards (\(dir)/s0, \(dir)/s1, \(dir)/s2) ran another plan of combinations than \(dir)/sweep.yaml has now"),
+            "\(r.stderr)")
+  }
+
+  @Test("shards run with --set merge into what a single run with the same --set reports (significance included)")
+  func mergeAppliesTheShardsOverrides() throws {
+    let dir = try CLI.temporaryFolder()
+    let lines = Self.contents(CLI.root + "/Data/synthetic_gpix_30min.csv").split(separator: "\n", omittingEmptySubsequences: false)
+    try (lines[0...6000].joined(separator: "\n") + "\n").write(toFile: dir + "/bars.csv", atomically: false, encoding: .utf8)
+    let set = ["--set", "data.bars=" + dir + "/bars.csv", "--quiet"]
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/one"] + set).status == 0)
+    for i in 0..<2 { #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "\(i)/2", "--out", dir + "/s\(i)"] + set).status == 0) }
+    #expect(try CLI.run(["merge", dir + "/s0", dir + "/s1", "--out", dir + "/merged"]).status == 0)
+    #expect(Self.contents(dir + "/merged/results.csv") == Self.contents(dir + "/one/results.csv"))
+    let single = Self.contents(dir + "/one/sweep.md"), merged = Self.contents(dir + "/merged/sweep.md")
+    #expect(single.contains("Deflated Sharpe ratio") && single.hasPrefix("# Sweep: gpix-sweep\n"))
+    #expect(merged == single.replacingOccurrences(of: "# Sweep: gpix-sweep\n", with: "# Sweep: merged from 2 shards\n"))
   }
 
   @Test("the default combination's row equals what backtest run reports for the same settings")
@@ -77,6 +138,24 @@ import Glibc
       #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", out, "--quiet"]).status == 0)
       #expect(Self.contents(out + "/results.csv") == full, "killed after \(delay) ms")
     }
+  }
+
+  @Test("a folder holding another shard's results or combinations no longer in the grid stops the resume with a clear message")
+  func resumeRefusesForeignRows() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "0/4", "--out", dir + "/s", "--quiet"]).status == 0)
+    var r = try CLI.run(["sweep", "gpix-sweep.yaml", "--shard", "1/4", "--out", dir + "/s", "--quiet"])
+    #expect(r.status == 65 && r.stderr.contains("\(dir)/s/results.csv: error: 45 of its results are not in this shard (for example bb_period=10 bb_std=1.5 rsi_period=7 oversold=20): "
+                                                + "it was made by another shard or with another grid; run with --fresh"), "\(r.stderr)")
+    func sweep(_ periods: String) throws -> CLI.Result {
+      try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/grid", "--set", "sweep.parameters.bb_period=" + periods])
+    }
+    #expect(try sweep("[10, 15]").status == 0)
+    r = try sweep("[10]")
+    #expect(r.status == 65 && r.stderr.contains("36 of its results are not in this sweep (for example bb_period=15 bb_std=1.5 rsi_period=7 oversold=20)"), "\(r.stderr)")
+    // A grid that grew resumes.
+    r = try sweep("[10, 15, 20]")
+    #expect(r.status == 0 && r.stdout.contains("36 combinations run, 72 resumed"), "\(r.stdout)")
   }
 
   @Test("results from other data are not mixed in: a changed file stops the resume with a clear message")

@@ -168,15 +168,63 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     #expect(conservative.ambiguousBars == 1 && optimistic.ambiguousBars == 1)
   }
 
-  @Test("the stop on the entry bar: conservative exits and flags it; optimistic keeps the position")
+  @Test("a stop touched on the entry bar after the open fill is certain: both rules exit at the stop, not ambiguous")
   func entryBarStop() {
+    // Bought at the open of bar 1 (100, its first price); the bar then trades down to 97.5 < 98: the stop was hit after the fill.
     let bars = handBars([(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99, 99.5, 98.5, 99)])
     var broker = BrokerSettings()
-    let conservative = runScripted(bars, [0: Self.buy], broker: broker).result
-    #expect(conservative.trades[0].exitBar == 1 && conservative.trades[0].ambiguous)
-    broker.intrabarRule = .optimistic
-    let optimistic = runScripted(bars, [0: Self.buy], broker: broker).result
-    #expect(optimistic.trades[0].exitBar == 2 && optimistic.trades[0].exitReason == .endOfData && !optimistic.trades[0].ambiguous)
+    for rule in [IntrabarRule.conservative, .optimistic] {
+      broker.intrabarRule = rule
+      let r = runScripted(bars, [0: Self.buy], broker: broker).result
+      #expect(r.trades[0].exitBar == 1 && r.trades[0].exitPrice == 98 && r.trades[0].exitReason == .stopLoss, "\(rule)")
+      #expect(!r.trades[0].ambiguous && r.ambiguousBars == 0, "\(rule)")
+    }
+  }
+
+  /// One bar after a fill at its open 100 (stop 98, target 103): (open, high, low) and the exits under both rules.
+  struct AmbiguityCase: CustomTestStringConvertible, Sendable {
+    var name: String
+    var bar: (open: Double, high: Double, low: Double)
+    var conservative: (Double, ExitReason)?
+    var optimistic: (Double, ExitReason)?
+    var ambiguous: Bool
+    var testDescription: String { name }
+
+    static let all = [
+      AmbiguityCase(name: "both levels touched: ambiguous, the rules disagree", bar: (100, 103.5, 97.9),
+                    conservative: (98, .stopLoss), optimistic: (103, .profitTarget), ambiguous: true),
+      AmbiguityCase(name: "only the stop touched: certain", bar: (100, 101, 97.9), conservative: (98, .stopLoss),
+                    optimistic: (98, .stopLoss), ambiguous: false),
+      AmbiguityCase(name: "only the target touched: certain", bar: (100, 103.5, 99), conservative: (103, .profitTarget),
+                    optimistic: (103, .profitTarget), ambiguous: false),
+      AmbiguityCase(name: "a gap through the stop: the open, whatever follows", bar: (97, 104, 96), conservative: (97, .stopLoss),
+                    optimistic: (97, .stopLoss), ambiguous: false),
+      AmbiguityCase(name: "a gap through the target: the open, whatever follows", bar: (104, 105, 97), conservative: (104, .profitTarget),
+                    optimistic: (104, .profitTarget), ambiguous: false),
+      AmbiguityCase(name: "neither touched: no exit", bar: (100, 102, 99), conservative: nil, optimistic: nil, ambiguous: false),
+    ]
+  }
+
+  @Test("ambiguous means a bar touching both levels without a gap; only there do the rules differ, on the entry bar as on any other",
+        arguments: AmbiguityCase.all)
+  func ambiguityDefinition(_ c: AmbiguityCase) {
+    for (rule, expected) in [(IntrabarRule.conservative, c.conservative), (.optimistic, c.optimistic)] {
+      let e = BrokerRules.intrabarExit(open: c.bar.open, high: c.bar.high, low: c.bar.low, stop: 98, target: 103, rule: rule)
+      #expect(e?.price == expected?.0 && e?.reason == expected?.1 && (e?.ambiguous ?? false) == c.ambiguous, "\(rule)")
+      // The same bar as the entry bar (bought at its open 100) and as the bar after it.
+      var broker = BrokerSettings()
+      broker.intrabarRule = rule
+      for entryBar in [true, false] {
+        let last = (c.bar.open, c.bar.high, c.bar.low, c.bar.open)
+        let bars = entryBar ? handBars([(100, 100, 100, 100), (100, c.bar.high, c.bar.low, 100), (100, 100, 100, 100)])
+                            : handBars([(100, 100, 100, 100), (100, 100, 100, 100), last, (100, 100, 100, 100)])
+        guard entryBar == false || c.bar.open == 100 else { continue }  // an entry bar opens at the fill
+        let r = runScripted(bars, [0: Self.buy], broker: broker).result
+        let exit = r.trades[0].exitReason == .endOfData ? nil : (r.trades[0].exitPrice, r.trades[0].exitReason)
+        #expect(exit?.0 == expected?.0 && exit?.1 == expected?.1, "\(rule), entry bar \(entryBar)")
+        #expect(r.trades[0].ambiguous == c.ambiguous && r.ambiguousBars == (c.ambiguous ? 1 : 0), "\(rule), entry bar \(entryBar)")
+      }
+    }
   }
 
   @Test("a gap through a level and a plain stop are not ambiguous")
@@ -232,18 +280,52 @@ struct FillCase: CustomTestStringConvertible, Sendable {
 }
 
 @Suite struct IntrabarConfigTests {
+  static let yaml = """
+    name: t
+    data: {bars: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv, intrabar: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv}
+    strategy: {type: bollinger_rsi, profit_target: 3%}
+    """
+
   @Test("data.intrabar is read relative to the run file and used by the run")
   func config() throws {
-    let output = try runBacktest("""
-      name: t
-      data: {bars: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv, intrabar: ../Tests/BacktestCoreTests/Fixtures/oracle/edge.csv}
-      strategy: {type: bollinger_rsi, profit_target: 3%}
-      """)
+    let output = try runBacktest(Self.yaml)
     #expect(output.config.data.intrabar == Repo.path("Tests/BacktestCoreTests/Fixtures/oracle/edge.csv"))
-    // The bars as their own finer bars: the entry-bar stop (only the stop touched) is confirmed; the bar touching
-    // both levels stays ambiguous and the conservative rule takes the stop.
-    #expect(output.run.result.ambiguousBars == 2 && output.run.result.resolvedBars == 1)
-    #expect(output.run.result.trades.filter(\.ambiguous).count == 1)
-    #expect(RunReport.summaryJSON(output).rendered().contains("\"resolved_from_intrabar\": 1"))
+    // The bars as their own finer bars: the one bar touching both levels stays ambiguous (its only finer bar touches
+    // both) and the conservative rule takes the stop; the stop touched on an entry bar is not ambiguous at all.
+    let r = output.run.result
+    #expect(r.ambiguousBars == 1 && r.resolvedBars == 0 && r.trades.filter(\.ambiguous).count == 1)
+    #expect(r.trades.contains { $0.exitBar == $0.entryBar && $0.exitReason == .stopLoss && !$0.ambiguous })
+    #expect(RunReport.summaryJSON(output).rendered().contains("\"resolved_from_intrabar\": 0"))
+  }
+
+  @Test("the other rule's summary differs only at the ambiguous bar, and disappears once the finer bars settle it")
+  func otherRule() throws {
+    let output = try runBacktest(Self.yaml)
+    let r = output.run.result
+    let k = try #require(r.trades.firstIndex { $0.ambiguous })
+    // The same run under the optimistic rule: the same trades up to the ambiguous exit, which takes the target instead.
+    var broker = output.config.broker
+    broker.intrabarRule = .optimistic
+    let optimistic = output.config.strategy.run(bars: output.bars, broker: broker, intrabar: nil).result
+    #expect(Array(optimistic.trades.prefix(k)) == Array(r.trades.prefix(k)))
+    #expect(optimistic.trades[k].entryBar == r.trades[k].entryBar && optimistic.trades[k].exitBar == r.trades[k].exitBar)
+    #expect(r.trades[k].exitReason == .stopLoss && optimistic.trades[k].exitReason == .profitTarget && optimistic.trades[k].ambiguous)
+    let other = try #require(output.otherRule)
+    #expect(other.totalReturn == PerformanceSummary(result: optimistic, bars: output.bars).totalReturn)
+    #expect(MarkdownReport.render(output).contains("### Intrabar ambiguity"))
+
+    // Finer bars inside the ambiguous bar that reach the stop first settle it: nothing stays ambiguous, no other rule.
+    let t = r.trades[k].exitBar
+    let start = output.bars.time[t]
+    var fine = BarSeries(source: "fine")
+    for (j, (high, low)) in [(output.bars.open[t], r.trades[k].exitPrice), (output.bars.high[t], output.bars.low[t])].enumerated() {
+      let time = start + Int64(j) * 60
+      fine.append(time: time, day: output.bars.day[t], open: output.bars.open[t], high: high, low: low, close: low, volume: 0,
+                  label: Array("f\(j)".utf8))
+    }
+    let settled = Backtest.execute(output.config, bars: output.bars, barsInFile: output.barsInFile, intrabar: IntrabarData(bars: fine))
+    #expect(settled.run.result.resolvedBars == 1 && !settled.run.result.trades.contains(where: \.ambiguous))
+    #expect(settled.otherRule == nil && !MarkdownReport.render(settled).contains("### Intrabar ambiguity"))
+    #expect(!RunReport.summaryJSON(settled).rendered().contains("other_intrabar_rule"))
   }
 }

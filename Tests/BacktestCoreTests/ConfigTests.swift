@@ -98,24 +98,24 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
 
   @Test("a scalar knows where each of its characters was written: plain, quoted with escapes, block")
   func scalarPlaces() throws {
-    let doc = try YAMLReader.parse("a:   x + y\nb: \"p\\tq r\"\nc: >\n    one\n\n    two\n", file: "c.yaml")
+    let doc = try YAMLReader.parse("a:   x + y\nb: \"p\\/q r\"\nc: >\n    one\n\n    two\n", file: "c.yaml")
     let t = try ConfigTable(doc, path: "")
     func place(_ key: String, _ offset: Int) -> String {
       let l = t.node(key)!.location(ofCharacter: offset)
       return "\(l.line):\(l.column)"
     }
     #expect(place("a", 0) == "1:6" && place("a", 4) == "1:10")
-    // "p\tq r": the escape takes two columns for one character.
+    // "p/q r": the escape takes two columns for one character.
     #expect(place("b", 0) == "2:5" && place("b", 2) == "2:8" && place("b", 4) == "2:10")
     // "one\ntwo\n"
     #expect(place("c", 1) == "4:6" && place("c", 4) == "6:5")
-    #expect(t.node("a")!.excerpt(ofCharacter: 4, width: 1) == "    1 | a:   x + y\n      |          ^")
-    #expect(t.node("c")!.excerpt(ofCharacter: 4, width: 3) == "    6 |     two\n      |     ^^^")
+    #expect(t.node("a")!.markedLine(atCharacter: 4, width: 1) == "    1 | a:   x + y\n      |          ^")
+    #expect(t.node("c")!.markedLine(atCharacter: 4, width: 3) == "    6 |     two\n      |     ^^^")
     // An override's value points into the whole --set text.
     let set = try ConfigOverride("strategy.entry=close > 2").apply(to: doc)
     let value = try ConfigTable(set, path: "").table("strategy").node("entry")!
     #expect(value.location(ofCharacter: 8) == SourceLocation(file: "--set strategy.entry=close > 2", line: 1, column: 24))
-    #expect(value.excerpt(ofCharacter: 8, width: 1) == "    1 | strategy.entry=close > 2\n      |                        ^")
+    #expect(value.markedLine(atCharacter: 8, width: 1) == "    1 | strategy.entry=close > 2\n      |                        ^")
   }
 
   @Test("nesting deeper than the limit is refused, not a stack overflow")

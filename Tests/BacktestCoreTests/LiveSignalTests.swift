@@ -66,6 +66,96 @@ import Testing
     #expect(s.position?.stopLevel == 300 * (1 - 0.02))
   }
 
+  /// The signal for a user's position held since before the bar labelled `date`, the data cut after it.
+  static func userSignal(endingAt k: Int, entryPrice: Double, overrides: [String] = []) throws -> LiveSignal {
+    let output = try Backtest.run(try runConfig(base, overrides: ["data.end=\(label(k))"] + overrides))
+    let held = HeldPosition(entryPrice: entryPrice, entryTime: label(k - 5), entryInstant: full.bars.time[k - 5], shares: 10)
+    return LiveSignalAnalyzer.analyze(output, position: .user(held), alerts: [], holidays: [], now: nil)
+  }
+
+  @Test("the user's stop traded through on the newest bar: SELL with STOP_LOSS (it used to stay HOLD with only exit_condition set)")
+  func userStopHit() throws {
+    let bars = Self.full.bars
+    let k = try #require((300..<bars.count).first { bars.low[$0] < bars.open[$0] * 0.98 && bars.close[$0] > bars.low[$0] })
+    // A stop halfway between the open and the low: touched inside the bar.
+    let s = try Self.userSignal(endingAt: k, entryPrice: (bars.open[k] + bars.low[k]) / 2 / 0.98)
+    let stop = try #require(s.position?.stopLevel)
+    #expect(bars.low[k] <= stop && stop < bars.open[k])
+    #expect(s.action == .sell && s.exitReason == .stopLoss)
+    #expect(s.reason == "the bar traded down to the stop \(String(format: "%.2f", stop)) (STOP_LOSS)")
+    #expect(s.position?.exitCondition == s.reason)
+    // The open already below the stop: the bar gapped through it.
+    let gap = try Self.userSignal(endingAt: k, entryPrice: bars.open[k] * 1.01 / 0.98)
+    #expect(gap.action == .sell && gap.exitReason == .stopLoss && gap.reason.hasPrefix("the bar opened at \(String(format: "%.2f", bars.open[k])), through the stop "))
+    // A stop below the low is not hit: the strategy's own decision stands.
+    let safe = try Self.userSignal(endingAt: k, entryPrice: bars.low[k] * 0.99 / 0.98)
+    #expect(safe.exitReason != .stopLoss && !safe.reason.contains("STOP_LOSS"))
+  }
+
+  @Test("the user's target reached on the newest bar: SELL with PROFIT_TARGET")
+  func userTargetHit() throws {
+    let bars = Self.full.bars
+    let k = try #require((300..<bars.count).first { bars.high[$0] > bars.open[$0] * 1.02 && bars.low[$0] > bars.open[$0] * 0.995 })
+    // Target 3% above the entry, halfway between the open and the high; the stop (2% below) far under the low.
+    let target = (bars.open[k] + bars.high[k]) / 2
+    let s = try Self.userSignal(endingAt: k, entryPrice: target / 1.03, overrides: ["strategy.profit_target=3%"])
+    #expect(s.action == .sell && s.exitReason == .profitTarget)
+    #expect(s.reason == "the bar reached the target \(String(format: "%.2f", s.position!.targetLevel!)) (PROFIT_TARGET)")
+  }
+
+  @Test("the backtest's own position stopped out on the newest bar: SELL with STOP_LOSS, not a silent HOLD")
+  func backtestStopHit() throws {
+    let trade = try #require(Self.full.run.result.trades.first { $0.exitReason == .stopLoss })
+    let s = try Self.signal(endingAt: Self.label(trade.exitBar))
+    #expect(s.action == .sell && s.exitReason == .stopLoss && s.position == nil)
+    #expect(s.reason == "the backtest's position hit its stop at \(String(format: "%.2f", trade.exitPrice)) on the newest bar (STOP_LOSS)")
+  }
+
+  @Test("cycle details: the quarter in force at the newest bar, its age, and each series' latest released value")
+  func cycleDetails() throws {
+    let extra = "cycle: {macro_file: ../Data/us_macro_quarterly.csv}\n"
+    let d = try #require(try Self.signal(endingAt: "2008-12-01", extra: extra).cycleDetails)
+    // 2008Q3 ends 2008-09-30: real GDP is released 35 days later (2008-11-04), unemployment 12 days later.
+    #expect(d.quarter?.period == "2008Q3" && d.quarter?.availableAt == instant("2008-11-04T00:00:00Z"))
+    #expect(d.ageDays == 27 && d.maxAgeDays == 190 && d.momentumQuarters == 2 && d.stage == .contraction)
+    #expect(d.series.map(\.series) == [.realGDP, .unemploymentRate, .cpi, .inflation, .shortRate])
+    let gdp = try #require(d.series.first)
+    #expect(gdp.value == 13324.6 && gdp.period == "2008Q3" && gdp.releasedAt == instant("2008-11-04T00:00:00Z"))
+    #expect(d.series[1].value == 6 && d.series[1].releasedAt == instant("2008-10-12T00:00:00Z"))
+    // The gap and momentum are the classifier's: gap = growth − trend.
+    let q = try #require(d.quarter)
+    #expect(abs(q.gap! - (q.gdpYoY! - q.trend!)) < 1e-12)
+    // Point in time: on 2008-11-03 the 2008Q3 GDP is not out yet, so 2008Q2 is in force and GDP reads 2008Q2's.
+    let before = try #require(try Self.signal(endingAt: "2008-11-03", extra: extra).cycleDetails)
+    #expect(before.quarter?.period == "2008Q2" && before.series.first?.value == 13415.266 && before.series.first?.period == "2008Q2")
+    // The JSON writes the classifier's percentages as fractions.
+    let json = SignalJSON.render(try Self.signal(endingAt: "2008-12-01", extra: extra), strategy: "s", data: "d").rendered()
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    let details = try #require(object["cycle_details"] as? [String: Any])
+    #expect(details["gdp_growth"] as? Double == q.gdpYoY! / 100 && details["unemployment_rate"] as? Double == 0.06)
+  }
+
+  @Test("signal state: only the signal, its exit reason, the position and crossed alerts make a change; the file reads back")
+  func state() throws {
+    let entry = try #require(Self.full.run.result.trades.first).entryBar
+    let buy = SignalState.Summary(try Self.signal(endingAt: Self.label(entry - 1)))
+    let hold = SignalState.Summary(try Self.signal(endingAt: Self.label(entry - 5)))
+    let held = SignalState.Summary(try Self.signal(endingAt: Self.label(entry + 1)))
+    #expect(buy.signal == .buy && hold.signal == .hold && held.signal == .hold && held.position != nil)
+    #expect(buy.differs(from: hold) && held.differs(from: hold))
+    var later = hold
+    later.time = "later"; later.close += 1; later.reason = "other words"
+    #expect(!later.differs(from: hold))
+    later.alertsCrossed = [PriceAlert(direction: .above, level: 1)]
+    #expect(later.differs(from: hold))
+    let state = SignalState(last: held, failedAttempts: 2, checkedAt: 0)
+    #expect(try SignalState.parse(Data(state.text.utf8), file: "s.json") == SignalState(last: held, failedAttempts: 2))
+    #expect(throws: InputError("expected a signal state file (\"schema\": \"backtest.signal-state/1\"); refusing to overwrite it",
+                               at: SourceLocation(file: "s.json", line: 1, column: 1))) {
+      try SignalState.parse(Data("{\"signal\": \"BUY\"}".utf8), file: "s.json")
+    }
+  }
+
   @Test("a journal that says flat is flat: no SELL from the backtest's position (it used to only hide the position)")
   func journalFlat() throws {
     let t = try #require(Self.full.run.result.trades.first { $0.exitReason == .technical })

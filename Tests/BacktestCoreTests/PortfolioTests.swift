@@ -55,15 +55,24 @@ struct ReturnsWithFlowsTests {
     #expect(xirr([DatedAmount(day: y0, amount: -1000), DatedAmount(day: y0, amount: 1100)]) == nil)
   }
 
-  @Test("TWR chains (equity - flow) / previous equity: a worked example")
+  @Test("TWR splits a flow's bar at the open where it is invested: a worked example")
   func twrByHand() {
-    // 1,000 in; +10%; 500 deposited before a bar that gains 50 (1,650); then -10%.
+    // 1,000 in; +10% (1,100); the next bar opens at 1,120, where 500 is deposited and invested (1,620), and closes at
+    // 1,650; then -10%. The deposit earns that bar's move from the open as new money.
     let equity: ContiguousArray<Double> = [1000, 1100, 1650, 1485]
     let flow: ContiguousArray<Double> = [1000, 0, 500, 0]
-    let r = timeWeightedReturns(equity: equity, flow: flow)
-    #expect(r[0] == 0 && abs(r[1] - 0.1) < 1e-15 && abs(r[2] - 1150.0 / 1100 + 1) < 1e-15 && abs(r[3] + 0.1) < 1e-15)
-    let index = timeWeightedIndex(equity: equity, flow: flow)
-    #expect(abs(index[3] - 1.035) < 1e-12)  // 1.1 × (1150 / 1100) × 0.9
+    let base: ContiguousArray<Double> = [0, .nan, 1120, .nan]
+    let r = timeWeightedReturns(equity: equity, flow: flow, base: base)
+    let split: Double = (1120.0 / 1100) * (1650.0 / 1620)
+    #expect(r[0] == 0)
+    #expect(abs(r[1] - 0.1) < 1e-15)
+    #expect(abs(r[2] - (split - 1)) < 1e-15)
+    #expect(abs(r[3] + 0.1) < 1e-15)
+    let index = timeWeightedIndex(equity: equity, flow: flow, base: base)
+    let expected: Double = 1.1 * split * 0.9
+    #expect(abs(index[3] - expected) < 1e-12)
+    // The old rule, flows at the close ((1,650 - 500) / 1,100), would give 1.035: 1.1 × 1.0455 × 0.9.
+    #expect(abs(index[3] - 1.035) > 1e-3)
   }
 }
 
@@ -395,41 +404,122 @@ struct PortfolioConfigTests {
     #expect(abs(r.dividendsPending - shares * (earned.count - paid.count == 0 ? 0 : earned.last!.amount)) < 1e-9)
     let json = RunReport.summaryJSON(output).rendered()
     #expect(json.contains("\"dividend_income\": ") && json.contains("\"next_ex_date_estimate\": \"2024-12-"))
-    #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends"))
+    #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends,side"))
   }
 }
 
 @Suite("Shipped portfolio runs against an independent implementation")
 struct PortfolioReferenceTests {
-  /// `Fixtures/portfolio/expected.json`, made by `Fixtures/portfolio/make.py` (plain Python; the command is in its docstring).
-  @Test("final equity, dividends, fees, fills, TWR, XIRR and shares match", arguments: ["income-etf", "income-etf-drip", "three-fund", "dca-ledger"])
-  func matches(name: String) throws {
+  /// One run of `Fixtures/portfolio/expected.json`, made by `Fixtures/portfolio/make.py` (plain Python; the command is in its docstring).
+  static func expected(_ name: String) throws -> [String: Any] {
     let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
     let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-    let expected = try #require(all[name])
-    let config = try shippedPortfolio(name)
-    let output = try PortfolioBacktest.run(config)
-    let s = output.summary
-    func number(_ key: String) throws -> Double { try #require(expected[key] as? Double) }
+    return try #require(all[name], "no run '\(name)' in expected.json")
+  }
+
+  /// Final equity, dividends, fees, fills, TWR, XIRR, shares and unpaid withdrawals equal the independent run `name`.
+  static func expectIndependentFigures(_ s: PortfolioSummary, unpaidWithdrawals: Double, _ name: String) throws {
+    let expected = try Self.expected(name)
+    func number(_ key: String) throws -> Double { try #require(expected[key] as? Double, "\(name): \(key)") }
     #expect(close(s.finalEquity, try number("final_equity"), relative: 1e-12))
     #expect(close(s.dividendIncome, try number("dividend_income"), relative: 1e-12))
     #expect(abs(s.fees - (try number("fees"))) < 1e-9)
     #expect(s.fills == expected["fills"] as? Int)
     #expect(abs(s.twr - (try number("twr"))) < 1e-12)
     #expect(abs(try #require(s.xirr) - (try number("xirr"))) < 1e-9)
+    #expect(abs(unpaidWithdrawals - (try number("unpaid_withdrawals"))) < 1e-9)
     let shares = try #require(expected["shares"] as? [Double])
     #expect(s.assets.count == shares.count && zip(s.assets, shares).allSatisfy { abs($0.shares - $1) < 1e-9 })
   }
 
+  @Test("final equity, dividends, fees, fills, TWR, XIRR and shares match", arguments: ["income-etf", "income-etf-drip", "three-fund", "dca-ledger"])
+  func matches(name: String) throws {
+    let output = try PortfolioBacktest.run(try shippedPortfolio(name))
+    try Self.expectIndependentFigures(output.summary, unpaidWithdrawals: output.result.unpaidWithdrawals, name)
+  }
+
   @Test("the comparison without rebalancing is the same run bought once at the initial weights")
   func withoutRebalancing() throws {
-    let data = try Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/portfolio/expected.json"))
-    let all = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
-    let expected = try #require(all["three-fund without rebalancing"])
+    let expected = try Self.expected("three-fund without rebalancing")
     let config = try shippedPortfolio("three-fund")
     let b = try #require(try PortfolioBacktest.run(config).withoutRebalancing)
     #expect(close(b.finalEquity, try #require(expected["final_equity"] as? Double), relative: 1e-12))
     #expect(abs(b.twr - (try #require(expected["twr"] as? Double))) < 1e-12 && b.fills == expected["fills"] as? Int)
+  }
+}
+
+/// The money edge cases of `Docs/portfolio.md`, on the shipped sample ETFs of `three-fund.yaml`
+/// (DIVQ 50%, VALU 30%, HIYD 20%, $1 a trade), each also run by `Fixtures/portfolio/make.py`.
+@Suite("Portfolio engine: money edge cases on the shipped sample ETFs")
+struct PortfolioEdgeCaseTests {
+  static func threeFund() throws -> (config: PortfolioRunConfig, assets: [PortfolioAsset]) {
+    let config = try shippedPortfolio("three-fund")
+    return (config, try PortfolioBacktest.load(config).assets)
+  }
+
+  static func bar(_ r: PortfolioResult, _ date: String) throws -> Int {
+    try #require(r.timeline.day.firstIndex(of: Int32(day(date))), "no bar on \(date)")
+  }
+
+  @Test("a deposit landing on a bar where one asset has no bar is invested at the next bar where all trade")
+  func depositOnMissingBar() throws {
+    var (config, assets) = try Self.threeFund()
+    let valu = assets[1].bars
+    assets[1].bars = valu.filtered { Int(valu.day[$0]) != day("2022-03-14") }
+    config.settings.rebalance = .never
+    config.contributions = .monthly(amount: 1000, day: 14)
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: nil)
+    let r = output.result
+    let t = try Self.bar(r, "2022-03-14")
+    // 2022-03-14: the deposit arrives in cash; VALU has no bar, so nothing trades.
+    #expect(r.flow[t] == 1000 && r.fills.allSatisfy { $0.bar != t } && abs(r.cash[t] - r.cash[t - 1] - 1000) < 1e-9)
+    // 2022-03-15, opens 75.74, 107.67, 17.41: each slice buys what it pays for with its $1 fee:
+    // (500 - 1) / 75.74 = 6.59 → 6, (300 - 1) / 107.67 = 2.78 → 2, (200 - 1) / 17.41 = 11.43 → 11.
+    let next = r.fills.filter { $0.bar == t + 1 }
+    #expect(next.map(\.reason) == [.contribution, .contribution, .contribution] && next.map(\.shares) == [6, 2, 11])
+    let spent: Double = 6 * 75.74 + 2 * 107.67 + 11 * 17.41 + 3
+    #expect(abs(r.cash[t + 1] - (r.cash[t] - spent)) < 1e-9)
+    try PortfolioReferenceTests.expectIndependentFigures(output.summary, unpaidWithdrawals: r.unpaidWithdrawals, "deposit on a missing bar")
+  }
+
+  @Test("a dividend paid on a rebalance bar is reinvested after the rebalance, with the cash the rebalance leaves")
+  func dripOnRebalanceBar() throws {
+    var (config, assets) = try Self.threeFund()
+    // DIVQ's dividend ex 2022-06-03 is paid on 2022-07-01 (instead of 06-08), the first bar of the third quarter.
+    let k = try #require(assets[0].dividends.firstIndex { $0.exDay == day("2022-06-03") })
+    assets[0].dividends[k].payDay = day("2022-07-01")
+    config.settings.drip = true
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: nil)
+    let r = output.result
+    let t = try Self.bar(r, "2022-07-01")
+    let fills = r.fills.filter { $0.bar == t }
+    try #require(fills.map(\.reason) == [.rebalance, .rebalance, .rebalance, .dividendReinvestment])
+    // The dividend (0.5598 a share on the shares held at the close of 2022-06-02) buys one share at the open, 79.48, plus $1;
+    // what is left cannot buy another.
+    let dividend = r.shares[0][try Self.bar(r, "2022-06-02")] * 0.5598
+    #expect(abs(r.dividends[t] - dividend) < 1e-9)
+    #expect(fills[3].asset == 0 && fills[3].shares == 1 && fills[3].price == 79.48 && dividend >= 80.48)
+    #expect(r.cash[t] >= 0 && r.cash[t] < 80.48)
+    try PortfolioReferenceTests.expectIndependentFigures(output.summary, unpaidWithdrawals: r.unpaidWithdrawals, "DRIP on a rebalance bar")
+  }
+
+  @Test("a withdrawal larger than the account pays what selling everything raises after the sale fees; cash and equity stay at zero")
+  func oversizedWithdrawal() throws {
+    let (config, assets) = try Self.threeFund()
+    var settings = config.settings
+    settings.contributions = [DatedAmount(day: day("2023-06-15"), amount: -100_000)]
+    let r = PortfolioEngine.run(assets, settings: settings)
+    let t = try Self.bar(r, "2023-06-15")
+    let fills = r.fills.filter { $0.bar == t }
+    #expect(fills.map(\.reason) == [.withdrawal, .withdrawal, .withdrawal])
+    #expect(fills.map(\.shares) == (0..<3).map { -r.shares[$0][t - 1] } && r.dividends[t] == 0)
+    // Paid: the cash at the previous close plus each holding sold at this open, less its $1 fee.
+    let raised = r.cash[t - 1] + (0..<3).reduce(0) { $0 + r.shares[$1][t - 1] * assets[$1].bars.open[t] - 1 }
+    #expect(abs(r.flow[t] + raised) < 1e-9 && abs(r.unpaidWithdrawals - (100_000 - raised)) < 1e-9)
+    #expect(r.cash[t] == 0 && r.equity[t...].allSatisfy { $0 == 0 })
+    #expect(r.cash.allSatisfy { $0 >= 0 } && r.equity.allSatisfy { $0 >= 0 })
+    let summary = PortfolioBacktest.summarize(r, assets: assets, initialCash: settings.initialCash)
+    try PortfolioReferenceTests.expectIndependentFigures(summary, unpaidWithdrawals: r.unpaidWithdrawals, "withdrawal larger than the account")
   }
 }
 
@@ -468,7 +558,7 @@ struct PortfolioReportTests {
 
 @Suite("Portfolio engine: withdrawals when an asset does not trade")
 struct DeferredWithdrawalTests {
-  @Test("a withdrawal on a day one holding has no bar is raised at the next bar where both trade")
+  @Test("a withdrawal on a day one holding has no bar is paid at the next bar where both trade, where its sales fill")
   func deferred() {
     let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100, 100]), weight: 0.5)
     let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50, 50]).filtered { $0 != 1 }, weight: 0.5)  // no bar on 2024-01-02
@@ -476,7 +566,103 @@ struct DeferredWithdrawalTests {
     settings.initialCash = 10_000
     settings.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000)]
     let r = PortfolioEngine.run([a, b], settings: settings)
-    #expect(r.cash[1] == -1_000 && r.fills.filter { $0.bar == 1 }.isEmpty)
-    #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0)
+    // Cash never goes below zero waiting for the sales: the withdrawal leaves the account when they fill.
+    #expect(r.cash[1] == 0 && r.flow[1] == 0 && r.fills.filter { $0.bar == 1 }.isEmpty)
+    #expect(r.fills.filter { $0.bar == 2 }.map(\.shares) == [-5, -10] && r.cash[2] == 0 && r.flow[2] == -1_000)
+  }
+}
+
+/// Rules of `Docs/portfolio.md` not held elsewhere, each worked by hand on flat daily bars.
+@Suite("Portfolio engine: the rules of Docs/portfolio.md")
+struct PortfolioRuleTests {
+  static func settings(_ cash: Double = 10_000, _ change: (inout PortfolioSettings) -> Void = { _ in }) -> PortfolioSettings {
+    var s = PortfolioSettings()
+    s.initialCash = cash
+    change(&s)
+    return s
+  }
+
+  @Test("buys fill at open × (1 + slippage) capped at the high, sales at open × (1 − slippage) floored at the low; targets use the open")
+  func slippage() {
+    // A: open 100 (high 100.05, low 99.5); B: open 50 (high 51, low 49.99). 10 bp of slippage.
+    let a = handBars([(100, 100.05, 99.5, 100), (100, 100.05, 99.5, 100)]), b = handBars([(50, 51, 49.99, 50), (50, 51, 49.99, 50)])
+    let r = PortfolioEngine.run([PortfolioAsset(symbol: "A", bars: a, weight: 0.5), PortfolioAsset(symbol: "B", bars: b, weight: 0.5)],
+                                settings: Self.settings(10_000) { $0.slippageBasisPoints = 10; $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -2_000)] })
+    // Initial: targets 5,000 / 100 = 50 A and 5,000 / 50 = 100 B; A fills at the high 100.05 (100.1 is above it), B at 50.05.
+    // 50 × 100.05 = 5,002.50 leaves 4,997.50: B is cut to floor(4,997.50 / 50.05) = 99.
+    #expect(r.fills[0].price == 100.05 && r.fills[0].shares == 50 && r.fills[1].price == 50 * 1.001 && r.fills[1].shares == 99)
+    // The withdrawal sells at 99.9 (A) and at the low 49.99 (B, not 49.95).
+    let sales = r.fills.filter { $0.bar == 1 }
+    #expect(sales.map(\.price) == [100 * 0.999, 49.99] && sales.allSatisfy { $0.reason == .withdrawal })
+  }
+
+  @Test("idle cash pays a withdrawal first; only the shortfall is sold, in proportion to the holdings, rounded up to whole shares")
+  func idleCashFirst() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.45)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]), weight: 0.45)
+    let r = PortfolioEngine.run([a, b], settings: Self.settings { $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_500)] })
+    // 45 A and 90 B, 1,000 in cash. 1,500 out: 500 to raise from 9,000 of holdings: A ⌈500 × 45 / 9,000⌉ = ⌈2.5⌉ = 3,
+    // B ⌈500 × 90 / 9,000⌉ = 5; 550 raised, 50 left.
+    #expect(r.cash[0] == 1_000 && r.fills.filter { $0.bar == 1 }.map(\.shares) == [-3, -5] && r.cash[1] == 50 && r.flow[1] == -1_500)
+  }
+
+  @Test("the commissions of a withdrawal's sales are raised from the largest holding")
+  func withdrawalFees() throws {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]), weight: 0.5)
+    let r = PortfolioEngine.run([a, b], settings: Self.settings {
+      $0.commission = .perTrade(1)
+      $0.fractionalShares = true
+      $0.contributions = [DatedAmount(day: day("2024-01-02"), amount: -1_000)]
+    })
+    // 50 A (5,001.00) and 99.96 B (4,998 + 1): no cash left. 1,000 out of 9,998 of holdings: A ⌈50,000 / 9,998⌉ = 5.001001,
+    // B ⌈99,960 / 9,998⌉ = 9.998 (to a millionth), each less $1: 1.9999 short. A, the larger holding (4,499.8999 against
+    // 4,498.10), sells (1.9999 + 1) / 100 more, rounded up to a millionth: 0.03 (in binary floating point the quotient is
+    // 0.029999000000000002), which leaves 0.0001 in cash.
+    let sales = r.fills.filter { $0.bar == 1 }
+    #expect(sales.map(\.asset) == [0, 1, 0] && sales.allSatisfy { $0.reason == .withdrawal })
+    #expect(sales.map(\.shares) == [-5.001001, -9.998, -0.03])
+    #expect(abs(r.cash[1] - 0.0001) < 1e-9 && r.flow[1] == -1_000 && r.unpaidWithdrawals == 0)
+  }
+
+  @Test("two dividends of one asset paid on the same bar make one DRIP fill; an ex-date on the first bar earns nothing")
+  func twoDividendsOneFill() {
+    // Flat 10; ex-dates on day 0 (nobody held a share before it), day 1 and day 2, the last two paid on day 4.
+    let asset = PortfolioAsset(symbol: "X", bars: flatBars([10, 10, 10, 10, 10, 10]),
+                               dividends: [Dividend(exDay: day("2024-01-01"), payDay: day("2024-01-02"), amount: 1),
+                                           Dividend(exDay: day("2024-01-02"), payDay: day("2024-01-05"), amount: 0.3),
+                                           Dividend(exDay: day("2024-01-03"), payDay: day("2024-01-05"), amount: 0.4)], weight: 1)
+    let r = PortfolioEngine.run([asset], settings: Self.settings(1_000) { $0.drip = true })
+    // 100 shares × (0.30 + 0.40) = 70 on day 4: one fill of 7 shares.
+    #expect(r.dividends.map { $0 } == [0, 0, 0, 0, 70, 0] && r.fills.map(\.shares) == [100, 7] && r.fills[1].bar == 4)
+  }
+
+  @Test("the expense drag counts calendar days between bars and is taken from cash, below zero when cash runs out")
+  func expenseDayCount() {
+    // Friday 2024-01-05 and Monday 2024-01-08 at 100: 3 days of a 3.65% rate on 10,000 = 3.00.
+    var bars = flatBars([100, 100, 100, 100], from: day("2024-01-05"))
+    bars = bars.filtered { $0 == 0 || $0 == 3 }
+    let r = PortfolioEngine.run([PortfolioAsset(symbol: "X", bars: bars, expenseRatio: 0.0365, weight: 1)], settings: Self.settings())
+    #expect(abs(r.totals[0].expenseDrag - 3) < 1e-12 && abs(r.cash[1] + 3) < 1e-12 && abs(r.equity[1] - 9_997) < 1e-9)
+  }
+
+  @Test("a flow dated before the first bar lands on it; one after the last bar is dropped; a fixed plan skips the first month")
+  func flowDates() {
+    let asset = PortfolioAsset(symbol: "X", bars: flatBars([10, 10, 10], from: day("2024-01-30")), weight: 1)
+    let r = PortfolioEngine.run([asset], settings: Self.settings(1_000) {
+      $0.contributions = [DatedAmount(day: day("2023-12-01"), amount: 500), DatedAmount(day: day("2024-02-02"), amount: 300)]
+    })
+    // The December deposit is credited on the first bar and bought with the initial cash; February 2 is after the last bar.
+    #expect(r.flow.map { $0 } == [1_500, 0, 0] && r.fills.map(\.shares) == [150] && r.fills[0].reason == .initial)
+    let plan = PortfolioBacktest.contributions(.monthly(amount: 100, day: 1), ledger: nil, firstDay: day("2024-01-01"), lastDay: day("2024-03-01"))
+    #expect(plan == [DatedAmount(day: day("2024-02-01"), amount: 100), DatedAmount(day: day("2024-03-01"), amount: 100)])
+  }
+
+  @Test("a withdrawal still waiting for a full bar at the end of the data is unpaid")
+  func withdrawalNeverPaid() {
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([100, 100, 100]), weight: 0.5)
+    let b = PortfolioAsset(symbol: "B", bars: flatBars([50, 50, 50]).prefix(2), weight: 0.5)  // B ends a day early
+    let r = PortfolioEngine.run([a, b], settings: Self.settings { $0.contributions = [DatedAmount(day: day("2024-01-03"), amount: -700)] })
+    #expect(r.fills.allSatisfy { $0.bar == 0 } && r.flow[2] == 0 && r.cash[2] == 0 && r.unpaidWithdrawals == 700)
   }
 }

@@ -56,12 +56,29 @@ import Testing
     ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: -2, purchase_date: 2023-01-01, current_price: 1}\n",
      "h.yaml:3:42: error: expected a price > 0 for 'holdings[1].purchase_price', found -2"),
     ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1, expense_ratio: -1%}\n",
-     "h.yaml:3:105: error: expected a fraction >= 0 for 'holdings[1].expense_ratio', found -1%"),
+     "h.yaml:3:105: error: expected an annual rate for 'holdings[1].expense_ratio', found -1%"),
+    // A bare 0.35 is 35% as a fraction, but the analyzer app's users mean 0.35%: refused, both readings shown.
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1, expense_ratio: 0.35}\n",
+     "h.yaml:3:105: error: expected an annual rate for 'holdings[1].expense_ratio', found 0.35, which reads as 35% as a fraction or as 0.35% (= 0.0035) as a percentage; a bare number above 0.2 is ambiguous here: write 0.35% or 35%"),
+    ("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1, annual_yield: 7.6}\n",
+     "h.yaml:3:104: error: expected an annual rate for 'holdings[1].annual_yield', found 7.6, which reads as 760% as a fraction or as 7.6% (= 0.076) as a percentage; a bare number above 0.2 is ambiguous here: write 7.6% or 760%"),
     ("analysis_date: 2022-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1}\n",
      "h.yaml:3:60: error: the analysis date 2022-01-01 is before the purchase date 2023-01-01 of 'A'; expected analysis date >= purchase date"),
   ])
   func holdingErrors(_ text: String, _ message: String) {
     do { _ = try HoldingsReport.read(text, file: "h.yaml"); Issue.record("no error") } catch { #expect("\(error)" == message) }
+  }
+
+  @Test("analyze: 0.35% and 0.0035 are the same expense ratio; a bare 0.2 or less is a fraction")
+  func percentInputs() throws {
+    func read(_ expense: String, _ yield: String) throws -> (Double, Double) {
+      let h = try HoldingsReport.read("analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 1, expense_ratio: \(expense), annual_yield: \(yield)}\n", file: "h.yaml")[0]
+      return (h.expenseRatio, h.annualYield)
+    }
+    #expect(try read("0.35%", "7.6%") == (0.0035, 0.076))
+    #expect(try read("0.0035", "0.076") == (0.0035, 0.076))
+    #expect(try read("0.2", "20%") == (0.2, 0.2))
+    #expect(try read("35%", "0") == (0.35, 0))
   }
 
   @Test("funds: every period of every sample fund equals the independent computation; short histories are unavailable")
@@ -117,5 +134,26 @@ import Testing
     #expect(CivilDate.adding(months: -13, to: d(2024, 1, 15)) == d(2022, 12, 15))
     #expect(CivilDate.adding(months: 24, to: d(2022, 11, 30)) == d(2024, 11, 30))
     #expect(CivilDate.adding(months: 0, to: d(2024, 2, 29)) == d(2024, 2, 29))
+  }
+}
+
+@Suite struct SchemeNameTests {
+  @Test("fund house, category, plan and option from scheme names as mfapi lists them", arguments: [
+    ("HDFC Top 100 Fund - Direct Plan - Growth Option", "HDFC", "Large Cap", "Direct", "Growth"),
+    ("ICICI Prudential Bluechip Fund - Direct Plan - IDCW", "ICICI Prudential", "Large Cap", "Direct", "IDCW"),
+    ("Aditya Birla Sun Life Frontline Equity Fund - Growth - Regular Plan", "Aditya Birla Sun Life", "Large Cap", "Regular", "Growth"),
+    ("SBI Liquid Fund - DIRECT PLAN -Weekly IDCW", "SBI", "Liquid", "Direct", "IDCW"),
+    ("Axis Long Term Equity Fund - Regular Plan - Growth", "Axis", "ELSS", "Regular", "Growth"),
+    ("UTI Nifty 50 Index Fund - Growth Option- Direct", "UTI", "Index", "Direct", "Growth"),
+    ("HDFC Dividend Yield Fund - Direct Plan - Growth Option", "HDFC", "Dividend Yield", "Direct", "Growth"),
+    ("Kotak Emerging Equity Scheme - Dividend - Regular Plan", "Kotak", "Equity (other)", "Regular", "IDCW"),
+    ("quant Small Cap Fund - Growth Option - Direct Plan", "quant", "Small Cap", "Direct", "Growth"),
+    ("Nippon India Large & Midcap Fund - Direct Plan Growth Plan - Growth Option", "Nippon India", "Large & Mid Cap", "Direct", "Growth"),
+    ("Grindlays Super Saver Income Fund-GSSIF-Half Yearly Dividend", "Grindlays", "Debt (other)", "—", "IDCW"),
+  ])
+  func names(_ name: String, _ house: String, _ category: String, _ plan: String, _ option: String) {
+    let info = SchemeNameInfo(name: name)
+    #expect(info.fundHouse == house && (info.category ?? "—") == category && (info.plan ?? "—") == plan && (info.option ?? "—") == option,
+            "\(info)")
   }
 }

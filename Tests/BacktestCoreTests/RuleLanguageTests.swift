@@ -317,15 +317,19 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
     let text = c.exit ? Self.file(entry: "close > 0", exit: quoted) : Self.file(entry: quoted)
     let line = c.exit ? 7 : 6, key = c.exit ? "  exit: " : "  entry: "
     let column = key.count + 2 + c.caretOffset
-    let expected = "Strategies/c.yaml:\(line):\(column): error: \(c.message)\n    \(line) | \((key + quoted).prefix(200))\n      | "
-      + String(repeating: " ", count: column - 1) + String(repeating: "^", count: max(1, c.at.count))
-    #expect(configError(text) == expected)
+    let found = configError(text)
+    #expect(found?.split(separator: "\n").first.map(String.init) == "Strategies/c.yaml:\(line):\(column): error: \(c.message)")
+    // The source line and carets under the column (lines whose column is far right are cut around it: checked elsewhere).
+    if column <= 150 {
+      #expect(found == "Strategies/c.yaml:\(line):\(column): error: \(c.message)\n    \(line) | \((key + quoted).prefix(200))\n      | "
+        + String(repeating: " ", count: column - 1) + String(repeating: "^", count: max(1, c.at.count)))
+    }
   }
 
   @Test("positions inside plain, quoted-with-escapes and block scalars are the file's own line and column")
   func positionsInScalars() {
     #expect(configError(Self.file(entry: "close > 1 and rsl(close, 2) < 5"))?.hasPrefix("Strategies/c.yaml:6:24: error: unknown function 'rsl'") == true)
-    #expect(configError(Self.file(entry: "\"close\\t> 1 and rsl(close, 2) < 5\""))?.hasPrefix("Strategies/c.yaml:6:26: error: unknown function 'rsl'") == true)
+    #expect(configError(Self.file(entry: "\"close\\/1 > 1 and rsl(close, 2) < 5\""))?.hasPrefix("Strategies/c.yaml:6:28: error: unknown function 'rsl'") == true)
     let block = Self.file(entry: ">\n    close > 1\n    and rsl(close, 2) < 5")
     #expect(configError(block) == """
       Strategies/c.yaml:8:9: error: unknown function 'rsl'; did you mean 'rsi'?

@@ -150,7 +150,7 @@ import Testing
       #expect(daily.count == column.count && zip(daily, column).allSatisfy { abs($0 - $1) <= 1e-11 }, "\(job.combination.values)")
     }
     let records = ConcurrentSlots<SweepRecord>(count: jobs.count)
-    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in records.set(c.index, SweepReport.record(c, summary, fingerprint: "-")) }
+    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in records.set(c.index, SweepRanking.record(c, summary, fingerprint: "-")) }
     let s = try #require(SweepSignificance.evaluate((0..<jobs.count).map { records.get($0) }, settings: settings, jobs: jobs, bars: bars))
     Self.expectClose("PSR", s.psr, expected.psr, relative: 1e-8)
     Self.expectClose("DSR", s.dsr, expected.dsr, relative: 1e-8)

@@ -88,7 +88,7 @@ import Testing
     #expect(dividends.count > 10)
     let collected = RecordCollector()
     SweepRunner.run(jobs, bars: bars, cycle: nil, dividends: dividends, workers: 2) { c, summary in
-      collected.add(c.index, SweepReport.record(c, summary, fingerprint: "-"))
+      collected.add(c.index, SweepRanking.record(c, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     #expect(records.count == 4)
@@ -179,19 +179,19 @@ import Testing
       let best = BestReturns(settings: settings)
       let results = ConcurrentSlots<SweepRecord>(count: jobs.count)
       SweepRunner.run(jobs, bars: Self.bars, cycle: nil, workers: workers, best: best) { c, summary in
-        results.set(c.index, SweepReport.record(c, summary, fingerprint: ""))
+        results.set(c.index, SweepRanking.record(c, summary, fingerprint: ""))
       }
       return (settings, jobs, (0..<jobs.count).map { results.get($0) }, best)
     }
     var (settings, jobs, records, best) = try sweep(minTrades: 0)
     if constrained {
       // A minimum that rules out the unconstrained winner.
-      let first = try #require(SweepReport.ranking(records, settings: settings).first)
+      let first = try #require(SweepRanking.ranking(records, settings: settings).first)
       let before = first.values
       (settings, jobs, records, best) = try sweep(minTrades: Int(first.metric("total_trades")!) + 1)
-      #expect(SweepReport.ranking(records, settings: settings).first?.values != before)
+      #expect(SweepRanking.ranking(records, settings: settings).first?.values != before)
     }
-    let ranked = SweepReport.ranking(records, settings: settings)
+    let ranked = SweepRanking.ranking(records, settings: settings)
     let winner = try #require(ranked.first)
     let job = try #require(jobs.first { $0.combination.values == winner.values })
     let kept = try #require(best.returns(of: winner.values))

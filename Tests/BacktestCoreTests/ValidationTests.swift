@@ -129,7 +129,7 @@ private func shippedSweep(_ name: String, overrides: [String] = []) throws -> (S
     #expect(bars.timeLabel(start) == "2023-07-03T09:30:00-04:00")
     let collected = RecordCollector()
     SweepRunner.run(jobs, bars: bars.prefix(start), cycle: nil, workers: 2) { c, s in
-      collected.add(c.index, SweepReport.record(c, s, fingerprint: "-"))
+      collected.add(c.index, SweepRanking.record(c, s, fingerprint: "-"))
     }
     let rows = SweepValidation.evaluate(collected.sorted, settings: settings, jobs: jobs, bars: bars, outOfSampleStart: start)
     #expect(rows.count == 5)

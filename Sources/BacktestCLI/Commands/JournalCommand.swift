@@ -2,6 +2,12 @@ import BacktestCore
 import CommandLineSupport
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `backtest journal enter|exit|list`: the history of trades actually taken.
 struct JournalCommand {
   var catalog: StrategyCatalog
@@ -11,16 +17,45 @@ struct JournalCommand {
   var price: Double?
   var shares: Double?
   var time: String?
-  var reason: JournalExitReason
-  var note: String
+  var reason = JournalExitReason.manual
+  var note = ""
+  var quiet = false
+
+  static let fileOption = OptionSpec.option("file", "FILE", "the journal, a CSV written atomically",
+                                            default: .described("journal: of --config"), completion: .file)
+  static let configOption = OptionSpec.option("config", "CONFIG", "a run file: its journal:, newest close and initial cash",
+                                              completion: .runFile)
+  static let priceOption = OptionSpec.option("price", "P", "the fill price", default: .described("the newest close, with --config"))
+  static let timeOption = OptionSpec.option("time", "TIME", "when it happened",
+                                            default: .described("the newest bar's time with --config, else now"))
+
+  static let spec = CommandSpec(
+    "journal", summary: "the history of trades actually taken, with the same analytics as a backtest",
+    subcommands: [
+      CommandSpec("enter", summary: "record a position you opened",
+                  options: [fileOption, configOption, priceOption,
+                            .option("shares", "N", "how many shares", default: .described("initial cash / price, with --config")),
+                            timeOption, .option("note", "TEXT", "a note kept with the trade"), .quiet],
+                  examples: ["journal enter --file journal.csv --price 26.40 --shares 100 --time 2024-11-13",
+                             "journal enter --config Strategies/gpix.yaml --file journal.csv"]),
+      CommandSpec("exit", summary: "close the open position",
+                  options: [fileOption, configOption, priceOption, timeOption,
+                            .option("reason", "REASON", "why it was closed", default: .value(JournalExitReason.manual.rawValue),
+                                    completion: .choices(JournalExitReason.allCases.map(\.rawValue))), .quiet],
+                  examples: ["journal exit --file journal.csv --price 27.10 --reason PROFIT_TARGET"]),
+      CommandSpec("list", summary: "print every trade and the analytics of the closed ones",
+                  options: [fileOption, configOption],
+                  examples: ["journal list --file journal.csv"]),
+    ],
+    details: "The journal is kept in the file given by --file, or the journal: key of the run file given by --config; signal reads its open trade as your position.",
+    examples: ["journal enter --file journal.csv --price 26.40 --shares 100", "journal list --file journal.csv"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: [], options: ["file", "config", "price", "shares", "time", "reason", "note"])
-    guard let action = a.positionals.first, ["enter", "exit", "list"].contains(action), a.positionals.count == 1 else {
-      throw UsageError(message: "expected journal enter, journal exit or journal list")
-    }
-    self.action = action
+    let (command, path, rest) = try Arguments.subcommand(args, of: Self.spec, path: "journal")
+    let a = try Arguments(rest, command: command, path: path)
+    if let extra = a.positionals.first { throw UsageError(message: "\(path) takes options only, found '\(extra)'") }
+    action = command.name
     if let path = a.option("config") {
       let path = RunCommand.locate(path)
       config = try RunConfig.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path, catalog: catalog)
@@ -31,48 +66,75 @@ struct JournalCommand {
     self.file = file
     func number(_ name: String) throws -> Double? {
       guard let text = a.option(name) else { return nil }
-      guard let v = Double(text), v.isFinite, v > 0 else { throw UsageError(message: "expected a number > 0 for '--\(name)', found '\(text)'") }
+      guard let v = parseDecimal(text), v > 0, v <= ConfigTable.largestNumber else {
+        throw UsageError(message: "expected a number > 0 up to 1e15 for '--\(name)', found '\(text)'")
+      }
       return v
     }
-    price = try number("price")
-    shares = try number("shares")
-    time = a.option("time")
-    let reasonText = a.option("reason") ?? "MANUAL"
-    guard let r = JournalExitReason(rawValue: reasonText.uppercased()) else {
-      throw UsageError(message: "expected --reason \(JournalExitReason.allCases.map(\.rawValue).joined(separator: "|")), found '\(reasonText)'")
+    if action != "list" {
+      price = try number("price")
+      time = a.option("time")
+      quiet = a.flag("quiet")
     }
-    reason = r
-    note = a.option("note") ?? ""
+    if action == "enter" {
+      shares = try number("shares")
+      note = a.option("note") ?? ""
+    }
+    if action == "exit" { reason = JournalExitReason(rawValue: try a.choice("reason")!)! }
   }
 
   func run() throws -> Int32 {
-    var journal = Journal()
-    if FileManager.default.fileExists(atPath: file) {
-      journal = try Journal.parse(String(decoding: try readInputFile(file), as: UTF8.self), file: file)
-    }
-    switch action {
-    case "list":
-      printList(journal)
+    if action == "list" {
+      printList(try Self.read(file))
       return ExitCode.ok
-    case "enter":
-      let (p, t) = try priceAndTime()
-      guard let shares = shares ?? config.map({ ($0.broker.initialCash / p).rounded(.down) }), shares > 0 else {
-        throw UsageError(message: "expected --shares N (or --config to size from its initial cash)")
-      }
-      do { try journal.enter(JournalEntry(entryTime: t, entryPrice: p, shares: shares, note: note)) } catch let e as InputError {
+    }
+    let (p, t) = try priceAndTime()
+    let shares = action == "enter" ? self.shares ?? config.map({ ($0.broker.initialCash / p).rounded(.down) }) : nil
+    if action == "enter", (shares ?? 0) <= 0 {
+      throw UsageError(message: "expected --shares N (or --config to size from its initial cash)")
+    }
+    // Read, change and write under a lock: of several processes at once, each sees the others' trades.
+    let folder = (file as NSString).deletingLastPathComponent
+    let folderExisted = folder.isEmpty || FileManager.default.fileExists(atPath: folder)
+    try makeFolder(folder.isEmpty ? "." : folder)
+    let existed = FileManager.default.fileExists(atPath: file)
+    let lock = try ExclusiveLock(file, create: true)
+    var journal: Journal
+    do {
+      journal = try Self.read(file)
+      do {
+        if action == "enter" {
+          try journal.enter(JournalEntry(entryTime: t, entryPrice: p, shares: shares!, note: note))
+        } else {
+          try journal.exit(time: t, price: p, reason: reason)
+        }
+      } catch let e as InputError {
         throw InputError(e.message, file: file)
       }
-      print("entered \(formatNumber(shares)) shares at \(HumanFormat.price(p)) on \(t)")
-    default:
-      let (p, t) = try priceAndTime()
-      do { try journal.exit(time: t, price: p, reason: reason) } catch let e as InputError { throw InputError(e.message, file: file) }
+      try AtomicWriter.write([ReportFile(name: (file as NSString).lastPathComponent, contents: journal.text)],
+                             into: folder.isEmpty ? "." : folder)
+    } catch {
+      // The empty file the lock needed is not left behind.
+      var info = stat()
+      if !existed, stat(file, &info) == 0, info.st_size == 0 { unlink(file) }
+      if !folderExisted { rmdir(folder) }
+      throw error
+    }
+    lock.unlock()
+    guard !quiet else { return ExitCode.ok }
+    if action == "enter" {
+      print("entered \(formatNumber(shares!)) shares at \(HumanFormat.price(p)) on \(t)")
+    } else {
       let last = journal.entries.last!
       print("exited at \(HumanFormat.price(p)) on \(t) (\(reason.rawValue)): \(HumanFormat.money(last.pnl)), \(HumanFormat.percent(last.returnFraction))")
     }
-    let folder = (file as NSString).deletingLastPathComponent
-    try AtomicWriter.write([ReportFile(name: (file as NSString).lastPathComponent, contents: journal.text)],
-                           into: folder.isEmpty ? "." : folder)
     return ExitCode.ok
+  }
+
+  /// The journal in `file`; empty when there is no such file.
+  static func read(_ file: String) throws -> Journal {
+    guard FileManager.default.fileExists(atPath: file) else { return Journal() }
+    return try Journal.parse(String(decoding: try readInputFile(file), as: UTF8.self), file: file)
   }
 
   /// `--price` and `--time`, or the newest bar's close and time from `--config`.
@@ -90,8 +152,9 @@ struct JournalCommand {
   func printList(_ journal: Journal) {
     print("\(file): \(journal.entries.count) trade(s)")
     for (k, e) in journal.entries.enumerated() {
-      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(e.exitTime ?? "") \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
-      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(e.entryTime) \(exit)")
+      // The times are the file's text: shown with any control characters escaped.
+      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(escapingControlCharacters(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
+      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(escapingControlCharacters(e.entryTime)) \(exit)")
     }
     let s = journal.summary
     print("  closed trades \(s.totalTrades), win rate \(HumanFormat.percent(s.winRate)), average win \(HumanFormat.percent(s.avgWin)), "

@@ -8,46 +8,82 @@ struct MergeCommand {
   var catalog: StrategyCatalog
   var folders: [String]
   var out: String
+  var quiet: Bool
+
+  static let spec = CommandSpec(
+    "merge", summary: "combine the results of sweep shards, checking every combination is there exactly once, and rank them",
+    arguments: [ArgumentSpec("DIR", "the --out folders of the shards", count: .oneOrMore, completion: .directory)],
+    options: [.out("the folder for the merged results and reports", required: true), .quiet],
+    examples: ["merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/merged"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: [], options: ["out"])
+    let a = try Arguments(args, command: Self.spec, path: "merge")
     guard !a.positionals.isEmpty else { throw UsageError(message: "expected the shard folders: backtest merge DIR... --out DIR") }
-    guard let out = a.option("out") else { throw UsageError(message: "missing --out DIR for the merged results") }
     folders = a.positionals
-    self.out = out
+    out = a.option("out")!
+    quiet = a.flag("quiet")
   }
 
   func run() throws -> Int32 {
-    struct Shard { var folder: String; var file: String; var fingerprint: String; var index: Int; var count: Int }
+    struct Shard { var folder: String; var file: String; var overrides: [String]; var fingerprint: String; var plan: String; var index: Int; var count: Int }
     var shards: [Shard] = []
     for folder in folders {
       let path = folder + "/sweep.json"
       let data = try readInputFile(path)
       guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-        let file = json["sweep_file"] as? String, let fingerprint = json["fingerprint"] as? String,
+        let file = json["sweep_file"] as? String, let overrides = json["overrides"] as? [String],
+        let fingerprint = json["fingerprint"] as? String, let plan = json["plan"] as? String,
         let index = json["shard"] as? Int, let count = json["shards"] as? Int
-      else { throw InputError("expected the sweep.json a sweep shard writes", file: path) }
-      shards.append(Shard(folder: folder, file: file, fingerprint: fingerprint, index: index, count: count))
+      else {
+        throw InputError("expected the sweep.json a sweep shard writes (sweep_file, overrides, fingerprint, plan, shard, shards); "
+                         + "a shard from an older backtest writes it anew when run again (it resumes)", file: path)
+      }
+      shards.append(Shard(folder: folder, file: file, overrides: overrides, fingerprint: fingerprint, plan: plan, index: index, count: count))
     }
+    // The shards must be the slices of one plan, run on the same data and settings (the sweep file's path may differ).
     let first = shards[0]
-    for s in shards where s.fingerprint != first.fingerprint || s.count != first.count || s.file != first.file {
-      throw InputError("this shard is from another sweep (\(s.file), fingerprint \(s.fingerprint), \(s.count) shards) than \(first.folder) (\(first.file), fingerprint \(first.fingerprint), \(first.count) shards)",
-                       file: s.folder + "/sweep.json")
+    for s in shards.dropFirst() {
+      let differences = [
+        s.fingerprint == first.fingerprint ? nil : "data or settings (fingerprint \(s.fingerprint), \(first.folder) has \(first.fingerprint))",
+        s.plan == first.plan ? nil : "combinations (plan \(s.plan), \(first.folder) has \(first.plan))",
+        s.count == first.count ? nil : "shard count (\(s.count), \(first.folder) has \(first.count))",
+      ].compactMap { $0 }
+      if !differences.isEmpty {
+        throw InputError("shard \(s.folder) is from another sweep than \(first.folder): other \(differences.joined(separator: ", other "))",
+                         file: s.folder + "/sweep.json")
+      }
     }
-    let indices = shards.map(\.index)
-    let missingShards = (0..<first.count).filter { !indices.contains($0) }
+    for (k, s) in shards.enumerated() {
+      if let other = shards[..<k].first(where: { $0.index == s.index }) {
+        throw InputError("shard \(s.index)/\(s.count) is given twice: \(other.folder) and \(s.folder)", file: s.folder + "/sweep.json")
+      }
+    }
+    let missingShards = (0..<first.count).filter { i in !shards.contains { $0.index == i } }
     if !missingShards.isEmpty {
-      throw InputError("shards \(missingShards.map { "\($0)/\(first.count)" }.joined(separator: ", ")) are missing; expected all \(first.count)",
-                       file: folders.joined(separator: " "))
-    }
-    if let duplicate = indices.first(where: { i in indices.filter { $0 == i }.count > 1 }) {
-      throw InputError("shard \(duplicate)/\(first.count) is given twice", file: folders.joined(separator: " "))
+      let given = shards.sorted { $0.index < $1.index }.map { "\($0.index)/\($0.count) (\($0.folder))" }.joined(separator: ", ")
+      throw InputError("\(missingShards.count == 1 ? "shard" : "shards") \(missingShards.map { "\($0)/\(first.count)" }.joined(separator: ", ")) "
+                       + "\(missingShards.count == 1 ? "is" : "are") missing: the folders given hold \(given); give one folder for each of the \(first.count) shards",
+                       file: "backtest merge")
     }
 
+    // The merged reports are made from the sweep file and data as they are now: they must still be what the shards ran.
     let text = String(decoding: try readInputFile(first.file), as: UTF8.self)
-    let (root, settings) = try SweepRunner.parse(text, file: first.file, catalog: catalog)
+    let (root, settings) = try SweepRunner.parse(text, file: first.file, overrides: first.overrides, catalog: catalog)
+    let base = try RunConfig.parse(document: root, file: first.file, catalog: catalog)
+    let barFile = try readInputFile(base.data.bars)
+    let shardList = shards.map(\.folder).joined(separator: ", ")
+    let fingerprint = try SweepCommand.fingerprint(base: base, root: root, barFile: barFile)
+    if fingerprint != first.fingerprint {
+      throw InputError("the shards (\(shardList)) were made from other data or settings than \(first.file) and its data have now "
+                       + "(fingerprint \(first.fingerprint), now \(fingerprint)); restore them, or run the shards again with --fresh",
+                       file: first.file)
+    }
     let plan = SweepPlan.combinations(settings)
+    if SweepCommand.planFingerprint(settings: settings, plan: plan) != first.plan {
+      throw InputError("the shards (\(shardList)) ran another plan of combinations than \(first.file) has now "
+                       + "(its sweep: section changed); restore it, or run the shards again", file: first.file)
+    }
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     var seen: [String: String] = [:]
     var records: [SweepRecord] = []
@@ -71,13 +107,15 @@ struct MergeCommand {
     let missing = plan.filter { seen[$0.values.joined(separator: "\u{1F}")] == nil }
     if !missing.isEmpty {
       let sample = missing.prefix(3).map { $0.values.joined(separator: ",") }.joined(separator: "; ")
-      throw InputError("\(missing.count) of \(plan.count) combinations have no result (for example \(sample)); rerun those shards: they resume",
-                       file: folders.joined(separator: " "))
+      let lacking = Dictionary(grouping: missing) { $0.index % first.count }
+      let unfinished = shards.filter { lacking[$0.index] != nil }.sorted { $0.index < $1.index }
+        .map { "\($0.folder) lacks \(lacking[$0.index]!.count)" }.joined(separator: ", ")
+      throw InputError("\(missing.count) of \(plan.count) combinations have no result (for example \(sample)): \(unfinished); "
+                       + "run those shards again: they resume", file: "backtest merge")
     }
     records.sort { order[$0.key]! < order[$1.key]! }
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
-    let base = try RunConfig.parse(document: root, file: first.file, catalog: catalog)
-    let allBars = try Backtest.loadBars(base.data).bars
+    let allBars = try Backtest.loadBars(base.data, contents: barFile).bars
     let (inSample, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: first.file)
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
     if let split = settings.validation, let outOfSampleStart {
@@ -86,15 +124,16 @@ struct MergeCommand {
     let significance = base.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample) : nil
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
-      ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, path: first.file, fingerprint: first.fingerprint,
-                                                                     total: plan.count, shard: nil).rendered() + "\n"),
+      ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,
+                                                                     fingerprint: first.fingerprint, shard: nil).rendered() + "\n"),
     ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
                                 validation: validation, significance: significance,
                                 walkForward: settings.walkForward.map {
                                   (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, initialCash: base.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
                                 }), into: out)
-    let best = SweepReport.ranking(records, settings: settings).first
+    let best = SweepRanking.ranking(records, settings: settings).first
+    if quiet { return ExitCode.ok }
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"
       + (best.map { "; best by \(settings.metric): " + zip(settings.parameters.map(\.name), $0.values).map { "\($0)=\($1)" }.joined(separator: " ") } ?? ""))
     return ExitCode.ok

@@ -14,30 +14,44 @@ struct MonteCarloCommand {
   var out: String?
   var overrides: [String]
 
+  static let spec = CommandSpec(
+    "montecarlo", summary: "resample a run's daily returns (stationary block bootstrap) and its trade order; percentiles and risks",
+    arguments: [.config],
+    options: [
+      .option("runs", "N", "how many resampled paths (at most 1,000,000: about 100 MB)", default: .value("10000")),
+      .option("seed", "N", "the random seed: the same seed gives the same paths, whatever --jobs", default: .value("7")),
+      .option("block", "DAYS", "the mean block length of the bootstrap", default: .described("round(days^(1/3))")),
+      .option("drawdown", "FRACTION", "the drawdown whose probability is reported, 20% or 0.2", default: .value("20%")),
+      .jobs,
+      .out("write montecarlo.json into this folder"),
+      .set,
+    ],
+    details: "Prints the 5th, 50th and 95th percentiles of final equity, CAGR, Sharpe, max drawdown and longest drawdown, the probability of losing money and of a drawdown worse than --drawdown.",
+    examples: ["montecarlo Strategies/gpix.yaml --runs 10000 --seed 7", "montecarlo gpix.yaml --drawdown 15% --out /tmp/mc"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: [], options: ["runs", "seed", "block", "jobs", "drawdown", "out", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "montecarlo")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest montecarlo CONFIG --runs 10000 --seed 7") }
     configPath = RunCommand.locate(a.positionals[0])
-    runs = try a.integer("runs", default: 10_000)
-    seed = UInt64(try a.integer("seed", default: 7, minimum: 0))
-    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
-    if let b = a.option("block") {
-      guard let v = Double(b), v >= 1 else { throw UsageError(message: "expected a mean block length >= 1 for '--block', found '\(b)'") }
-      block = v
-    }
-    let d = a.option("drawdown") ?? "20%"
-    guard let v = Double(d.hasSuffix("%") ? String(d.dropLast()) : d).map({ d.hasSuffix("%") ? $0 / 100 : $0 }), v > 0, v < 1 else {
+    // Each path's statistics are kept for the percentiles: the count bounds the memory.
+    runs = try a.integer("runs", maximum: 1_000_000)!
+    seed = UInt64(try a.integer("seed", minimum: 0)!)
+    jobs = try a.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+    block = try a.number("block", expected: "a mean block length >= 1") { $0 >= 1 }
+    let d = a.option("drawdown")!
+    guard let v = parseDecimal(d.hasSuffix("%") ? String(d.dropLast()) : d).map({ d.hasSuffix("%") ? $0 / 100 : $0 }), v > 0, v < 1 else {
       throw UsageError(message: "expected a drawdown threshold like 20% or 0.2 for '--drawdown', found '\(d)'")
     }
     drawdown = v
     out = a.option("out")
-    overrides = a.options["set"] ?? []
+    overrides = a.values("set")
   }
 
   func run() throws -> Int32 {
     let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides, catalog: catalog)
     let output = try Backtest.run(config)
+    try RunCommand.requireFinite(output.run.result.equity, "the equity", bars: output.bars, input: config.data.bars)
     let daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
     guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.data.bars) }
     let initial = config.broker.initialCash

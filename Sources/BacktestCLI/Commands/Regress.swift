@@ -10,20 +10,32 @@ struct RegressCommand {
   var reference: String
   var update: Bool
   var tolerance: Double
+  var quiet: Bool
+
+  static let spec = CommandSpec(
+    "regress", summary: "run every run file in a folder and compare its reports with the committed references",
+    arguments: [ArgumentSpec("DIR", "the folder of run files (default: Strategies)", count: .optional, completion: .directory)],
+    options: [
+      .flag("update", "rewrite the references instead (review the diff before committing)"),
+      .option("reference", "DIR", "the folder of references, one subfolder per run name", default: .value("Reports/reference"),
+              completion: .directory),
+      .option("tolerance", "X", "how far numbers may differ, relative; text must match exactly",
+              default: .value("\(ReportComparison.defaultTolerance)")),
+      .flag("quiet", "print only the differences and the result line of a failed comparison"),
+    ],
+    examples: ["regress", "regress --update"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["update"], options: ["reference", "tolerance"])
+    let a = try Arguments(args, command: Self.spec, path: "regress")
     guard a.positionals.count <= 1 else { throw UsageError(message: "expected at most one folder of run files") }
     directory = a.positionals.first ?? "Strategies"
-    reference = a.option("reference") ?? "Reports/reference"
-    update = a.flags.contains("update")
-    if let t = a.option("tolerance") {
-      guard let v = Double(t), v >= 0 else { throw UsageError(message: "expected a number >= 0 for '--tolerance', found '\(t)'") }
-      tolerance = v
-    } else {
-      tolerance = ReportComparison.defaultTolerance
-    }
+    reference = a.option("reference")!
+    update = a.flag("update")
+    quiet = a.flag("quiet")
+    let t = a.option("tolerance")!
+    guard let v = parseDecimal(t), v.isFinite, v >= 0 else { throw UsageError(message: "expected a number >= 0 for '--tolerance', found '\(t)'") }
+    tolerance = v
   }
 
   /// The report files a run file or a sweep file produces, in memory.
@@ -48,7 +60,7 @@ struct RegressCommand {
     let best = BestReturns(settings: settings)
     SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
                     workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums, best: best) { combination, summary in
-      collected.add(combination.index, SweepReport.record(combination, summary, fingerprint: "-"))
+      collected.add(combination.index, SweepRanking.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     let validation = outOfSampleStart.map {
@@ -76,7 +88,7 @@ struct RegressCommand {
       let text = String(decoding: try readInputFile(path), as: UTF8.self)
       if case .mapping(let entries) = try YAMLReader.parse(text, file: path).kind,
         entries.contains(where: { $0.key == "holdings" || $0.key == "universe" }) {
-        print("skip  \(path) (a file for analyze or screen; its reference in Reports/reference/research-* is checked by swift test)")
+        if !quiet { print("skip  \(path) (a file for analyze or screen; its reference in Reports/reference/research-* is checked by swift test)") }
         continue
       }
       let (name, files) = try Self.outputs(text, path: path, catalog: catalog)
@@ -84,7 +96,7 @@ struct RegressCommand {
       let folder = reference + "/" + name
       if update {
         try AtomicWriter.write(files, into: folder)
-        print("updated \(folder)/ (\(files.count) files)")
+        if !quiet { print("updated \(folder)/ (\(files.count) files)") }
         continue
       }
       var differences: [String] = []
@@ -102,14 +114,14 @@ struct RegressCommand {
         differences.append("\(extra): in the reference but no longer produced")
       }
       if differences.isEmpty {
-        print("ok    \(name) (\(path), \(files.count) files)")
+        if !quiet { print(TextStyle.green.stdout("ok") + "    \(name) (\(path), \(files.count) files)") }
       } else {
         failed += 1
-        print("FAIL  \(name) (\(path))")
+        print(TextStyle.boldRed.stdout("FAIL") + "  \(name) (\(path))")
         for d in differences { print("  " + d.replacingOccurrences(of: "\n", with: "\n  ")) }
       }
     }
-    if update { return ExitCode.ok }
+    if update || (quiet && failed == 0) { return ExitCode.ok }
     print(failed == 0 ? "\(compared) run files match their references (numbers within \(tolerance) relative)"
                       : "\(failed) of \(compared) run files differ from their references; after a deliberate change run: backtest regress --update")
     return failed == 0 ? ExitCode.ok : ExitCode.failure

@@ -26,8 +26,15 @@ struct AnalyzeCommand {
   var path: String
   var out: String?
 
+  static let spec = CommandSpec(
+    "analyze", summary: "what holdings returned: appreciation, yield income, expenses, annualized return, allocation",
+    arguments: [ArgumentSpec("HOLDINGS", "a holdings file: a path, or a name in Strategies/", completion: .runFile)],
+    options: [.out("write holdings.csv, holdings.md and holdings.txt into this folder")],
+    details: "For holdings without price history: income and expenses are estimated as initial investment × rate × days / 365; with bar and dividend files the realized return is shown beside the estimate.",
+    examples: ["analyze Strategies/holdings.yaml", "analyze holdings.yaml --out /tmp/holdings"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out"])
+    let a = try Arguments(args, command: Self.spec, path: "analyze")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one holdings file: backtest analyze holdings.yaml") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
@@ -35,35 +42,42 @@ struct AnalyzeCommand {
 
   func run() throws -> Int32 {
     let report = HoldingsReport(try HoldingsReport.read(String(decoding: try readInputFile(path), as: UTF8.self), file: path))
-    let header = ["Holding", "Days", "Invested", "Value", "Appreciation", "Income", "Expenses", "Net return", "Annualized", "Allocation"]
+    let header = ["Holding", "Days", "Invested", "Value", "Appreciation", "Income", "Expenses", "Net return", "Expenses once", "Annualized",
+                  "Allocation"]
     let rows = report.holdings.map { a in
       [a.holding.name, String(a.daysHeld), HumanFormat.money(a.initialInvestment), HumanFormat.money(a.currentValue),
        HumanFormat.money(a.capitalAppreciation), HumanFormat.money(a.yieldIncome), HumanFormat.money(a.expenses),
-       HumanFormat.percent(a.netReturn), HumanFormat.percent(a.annualizedReturn), HumanFormat.percent(a.allocation)]
+       HumanFormat.percent(a.netReturn), HumanFormat.percent(a.grossReturn), HumanFormat.percent(a.annualizedReturn),
+       HumanFormat.percent(a.allocation)]
     }
     let total = ["Total", "", HumanFormat.money(report.totalInitial), HumanFormat.money(report.totalCurrent),
                  HumanFormat.money(report.totalAppreciation), HumanFormat.money(report.totalIncome), HumanFormat.money(report.totalExpenses),
                  HumanFormat.percent((report.totalAppreciation + report.totalIncome - report.totalExpenses) / report.totalInitial),
+                 HumanFormat.percent((report.totalAppreciation + report.totalIncome) / report.totalInitial),
                  HumanFormat.percent(report.weightedAnnualReturn), "100.00%"]
     printTable(header, rows + [total])
+    print(HoldingsReport.expensesNote)
     print("weighted annual return (by initial investment): \(HumanFormat.percent(report.weightedAnnualReturn))")
-    let realizedHeader = ["Holding", "Close then", "Close now", "Dividends", "Realized return", "Annualized", "Estimated net return"]
+    let realizedHeader = ["Holding", "Close then", "Close now", "Dividends", "Realized return", "Annualized", "Estimated net return",
+                          "Estimated, expenses once"]
     let realizedRows = report.holdings.compactMap { a -> [String]? in
       guard let r = a.realized else { return nil }
       return [a.holding.name, HumanFormat.price(r.startClose, decimals: 2), HumanFormat.price(r.endClose, decimals: 2), HumanFormat.money(r.dividends),
-              HumanFormat.percent(r.totalReturn), HumanFormat.percent(r.annualizedReturn), HumanFormat.percent(a.netReturn)]
+              HumanFormat.percent(r.totalReturn), HumanFormat.percent(r.annualizedReturn), HumanFormat.percent(a.netReturn),
+              HumanFormat.percent(a.grossReturn)]
     }
     if !realizedRows.isEmpty {
       print("\nrealized from the holdings' bar and dividend files (next to the estimate):")
       printTable(realizedHeader, realizedRows)
     }
     guard let out else { return ExitCode.ok }
-    let notes = "Estimates: yield income = initial investment × annual yield × years held; expenses = initial investment × expense ratio × years held; years held = days / 365; annualized = (final / initial)^(365 / days) − 1.\n"
+    let notes = "Estimates: yield income = initial investment × annual yield × years held; expenses = initial investment × expense ratio × years held; years held = days / 365; annualized = (final / initial)^(365 / days) − 1.\n\n"
+      + HoldingsReport.expensesNote + " The realized return, from closes, has the expenses taken out once.\n"
     var text = "Portfolio analysis (\(path))\n\n"
     for a in report.holdings {
       text += "\(a.holding.name): \(formatNumber(a.holding.shares)) shares bought \(CivilDate.isoDate(days: a.holding.purchaseDay)) at \(HumanFormat.price(a.holding.purchasePrice)), now \(HumanFormat.price(a.holding.currentPrice)) (\(a.daysHeld) days)\n"
       text += "  invested \(HumanFormat.money(a.initialInvestment)), worth \(HumanFormat.money(a.currentValue)); appreciation \(HumanFormat.money(a.capitalAppreciation)), income \(HumanFormat.money(a.yieldIncome)), expenses \(HumanFormat.money(a.expenses))\n"
-      text += "  net return \(HumanFormat.percent(a.netReturn)), annualized \(HumanFormat.percent(a.annualizedReturn)), \(HumanFormat.percent(a.allocation)) of the portfolio\n"
+      text += "  net return \(HumanFormat.percent(a.netReturn)) (\(HumanFormat.percent(a.grossReturn)) with the expenses counted once), annualized \(HumanFormat.percent(a.annualizedReturn)), \(HumanFormat.percent(a.allocation)) of the portfolio\n"
     }
     text += "\nTotal invested \(HumanFormat.money(report.totalInitial)), worth \(HumanFormat.money(report.totalCurrent)); weighted annual return \(HumanFormat.percent(report.weightedAnnualReturn)).\n\n" + notes
     try AtomicWriter.write([ReportFile(name: "holdings.csv", contents: report.csv),
@@ -83,18 +97,31 @@ struct ScreenCommand {
   var shares: Double?
   var top: Int?
 
+  static let spec = CommandSpec(
+    "screen", summary: "rank dividend ETFs by trailing yield, payments, 1-month performance and expense ratio",
+    arguments: [ArgumentSpec("FILE", "a screen file (a universe of ETFs): a path, or a name in Strategies/", completion: .runFile)],
+    options: [
+      .option("sort", "KEY", "rank by", default: .value("score"), completion: .choices(["score", "yield", "performance"])),
+      .option("shares", "N", "add what N shares pay per payment and per year"),
+      .option("top", "N", "show the first N", default: .described("top: of the screen file, else 10")),
+      .out("write screen.csv and screen.md into this folder"),
+    ],
+    details: "Score: the weights of the file's score: section (default yield 0.5, performance 0.3, low expense 0.2) × each factor scaled 0–1 across the universe. Historical data only: check upcoming ex-dates at the provider.",
+    examples: ["screen Strategies/dividend-etfs.yaml", "screen dividend-etfs.yaml --sort yield --shares 100 --top 5"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out", "sort", "shares", "top"])
+    let a = try Arguments(args, command: Self.spec, path: "screen")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one screen file: backtest screen Strategies/dividend-etfs.yaml") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
-    sort = a.option("sort") ?? "score"
-    guard ["score", "yield", "performance"].contains(sort) else { throw UsageError(message: "expected --sort score, yield or performance, found '\(sort)'") }
+    sort = try a.choice("sort")!
     if let s = a.option("shares") {
-      guard let v = Double(s), v > 0 else { throw UsageError(message: "expected a number > 0 for '--shares', found '\(s)'") }
+      guard let v = parseDecimal(s), v > 0, v <= ConfigTable.largestNumber else {
+        throw UsageError(message: "expected a number > 0 up to 1e15 for '--shares', found '\(excerpt(s))'")
+      }
       shares = v
     }
-    top = a.option("top") != nil ? try a.integer("top", default: 10) : nil
+    top = try a.integer("top")
   }
 
   func run() throws -> Int32 {
@@ -120,7 +147,8 @@ struct ScreenCommand {
       guard let symbol = try u.string("symbol"), let barsPath = try u.string("bars"), let divPath = try u.string("dividends") else {
         throw InputError("expected symbol, bars and dividends in 'universe[\(k + 1)]'", at: item.location)
       }
-      let expense = try u.fraction("expense_ratio", default: 0, expected: "a fraction >= 0", where: { $0 >= 0 }) ?? 0
+      let expense = try u.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: HoldingsReport.bareRateLimit,
+                                   where: { $0 >= 0 }) ?? 0
       try u.finish()
       let bars = try BarCSVReader(timeZone: zone).read(file: resolvePath(barsPath, relativeTo: directory))
       let file = resolvePath(divPath, relativeTo: directory)
@@ -167,35 +195,39 @@ struct FundsCommand {
   var out: String?
   var sort: FundPerformance.Period
 
+  static let spec = CommandSpec(
+    "funds", summary: "mutual-fund NAV performance over 1W, 1M, 6M, 1Y, 3Y and 5Y",
+    arguments: [ArgumentSpec("FILE", "NAV histories: mfapi JSON (newest first) or date,nav CSV", count: .oneOrMore, completion: .file)],
+    options: [
+      .option("sort", "PERIOD", "rank by the total return over", default: .value(FundPerformance.Period.year.rawValue),
+              completion: .choices(FundPerformance.Period.allCases.map(\.rawValue))),
+      .out("write fund_performance.csv, funds.md and funds.html (the table and a NAV chart per fund) into this folder"),
+    ],
+    subcommands: [.fundSearch],
+    details: "Total return, CAGR (a year or more) and annualized volatility per period; periods longer than the history show as unavailable. Fetch a fund's NAVs with fetch mf SCHEME_CODE; find its code with funds search.",
+    examples: ["funds Data/funds/flexi_cap.json Data/funds/liquid.json", "funds Data/funds/flexi_cap.json --sort 3Y --out /tmp/funds",
+               "funds search flexi cap direct"])
+
   init(_ args: ArraySlice<String>) throws {
-    let a = try Arguments(args, flags: [], options: ["out", "sort"])
+    let a = try Arguments(args, command: Self.spec, path: "funds")
     guard !a.positionals.isEmpty else { throw UsageError(message: "expected NAV files: backtest funds Data/funds/*.json") }
     files = a.positionals
     out = a.option("out")
-    let s = a.option("sort") ?? "1Y"
-    guard let p = FundPerformance.Period(rawValue: s.uppercased()) else {
-      throw UsageError(message: "expected --sort 1W, 1M, 6M, 1Y, 3Y or 5Y (total return), found '\(s)'")
-    }
-    sort = p
+    sort = FundPerformance.Period(rawValue: try a.choice("sort")!)!
   }
 
   func run() throws -> Int32 {
     var funds = try files.map { FundPerformance(try NAVHistory.read(try readInputFile($0), file: $0)) }
     func key(_ f: FundPerformance) -> Double { f.rows.first { $0.period == sort }?.totalReturn ?? -.infinity }
     funds.sort { (key($0), $1.history.name) > (key($1), $0.history.name) }
-    let header = ["Fund", "NAV", "Day"] + FundPerformance.Period.allCases.map(\.rawValue) + ["CAGR 3Y", "Vol 1Y"]
-    let rows = funds.map { f -> [String] in
-      [f.history.name, String(format: "%.4f", f.latest), HumanFormat.percent(f.dailyChangeFraction)]
-        + f.rows.map { HumanFormat.percent($0.totalReturn) }
-        + [HumanFormat.percent(f.rows.first { $0.period == .threeYears }?.cagr), HumanFormat.percent(f.rows.first { $0.period == .year }?.volatility)]
-    }
+    let (header, rows) = FundsReport.table(funds)
     printTable(header, rows)
-    let conventions = "Periods start at the last NAV on or before the end date minus the period (calendar weeks, months, years); total return = end / start − 1; CAGR = (end / start)^(365 / days) − 1 for periods of a year or more; volatility = sample standard deviation of daily simple returns in (start, end] × √252; — where the history is too short."
-    print(conventions)
+    print(FundsReport.conventions)
     if let out {
       try AtomicWriter.write([ReportFile(name: "fund_performance.csv", contents: FundPerformance.csv(funds)),
-                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + conventions + "\n")], into: out)
-      print("wrote fund_performance.csv and funds.md to \(out)/")
+                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + FundsReport.conventions + "\n"),
+                              ReportFile(name: "funds.html", contents: FundsReport.html(funds))], into: out)
+      print("wrote fund_performance.csv, funds.md and funds.html to \(out)/")
     }
     return ExitCode.ok
   }

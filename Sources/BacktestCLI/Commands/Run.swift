@@ -11,18 +11,26 @@ struct RunCommand {
   var quiet: Bool
   var timing: Bool
 
+  static let spec = CommandSpec(
+    "run", summary: "run a strategy file and write its trades, equity, statistics and reports",
+    arguments: [.config],
+    options: [.out("the folder for the reports", default: "report.out of the run file"), .set, .quiet,
+              .flag("timing", "print the time spent reading, loading, running and writing on stderr")],
+    details: "A swing strategy (bollinger_rsi, sma_cross, buy_and_hold or your own) or a portfolio (strategy type portfolio: target weights, rebalancing, dividends with DRIP, deposits and withdrawals). A sweep file runs its base settings.",
+    examples: ["run Strategies/gpix.yaml", "run gpix.yaml --set strategy.stop_loss=1.5% --out /tmp/run"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["quiet", "timing"], options: ["out", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "run")
     guard a.positionals.count == 1 else {
       throw UsageError(message: a.positionals.isEmpty ? "missing the run file: backtest run CONFIG"
                                                       : "expected one run file, found \(a.positionals.count)")
     }
     configPath = Self.locate(a.positionals[0])
     out = a.option("out")
-    overrides = a.options["set"] ?? []
-    quiet = a.flags.contains("quiet")
-    timing = a.flags.contains("timing")
+    overrides = a.values("set")
+    quiet = a.flag("quiet")
+    timing = a.flag("timing")
   }
 
   /// Finds a run file: the path as given, else the same name in `Strategies/`.
@@ -57,9 +65,11 @@ struct RunCommand {
     let dividends = try Backtest.loadDividends(config.data)
     let loaded = clock.now
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar, dividends: dividends)
+    try Self.requireFinite(output.run.result.equity, "the equity", bars: bars, input: config.data.bars)
     let ran = clock.now
+    if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let files = RunReport.files(output)
-    try AtomicWriter.write(files, into: config.report.out)
+    try AtomicWriter.replaceFolder(config.report.out, with: files)
     let written = clock.now
     if !quiet { printSummary(output, files: files) }
     if timing {
@@ -68,6 +78,16 @@ struct RunCommand {
         + "engine \(ms(ran - loaded)), reports \(ms(written - ran))")
     }
     return ExitCode.ok
+  }
+
+  /// Refuses a run whose values left what a number holds: prices that swing by
+  /// factors near 1e24 bar after bar compound past 1e308 (or, falling, to 0),
+  /// and every figure from there would be infinite or undefined.
+  static func requireFinite(_ values: ContiguousArray<Double>, _ what: String, positive: Bool = false, bars: BarSeries,
+                            input: String) throws {
+    guard let i = values.firstIndex(where: { !$0.isFinite || (positive && $0 <= 0) }) else { return }
+    throw InputError("\(what) reaches \(values[i]) at \(bars.timeLabel(i)): these prices swing by factors too large to compound (a number holds 1e-308 to 1e308); expected prices that move as markets do",
+                     file: input)
   }
 
   func printSummary(_ output: RunOutput, files: [ReportFile]) {
@@ -93,9 +113,16 @@ struct RunCommand {
     let (assets, ledger) = try PortfolioBacktest.load(config)
     let loaded = clock.now
     let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger)
+    let inputs = config.assets.map(\.bars).joined(separator: ", ")
+    try Self.requireFinite(output.result.equity, "the equity", bars: output.result.timeline, input: inputs)
+    try Self.requireFinite(output.result.timeWeightedIndex, "the time-weighted index", positive: true, bars: output.result.timeline, input: inputs)
     let ran = clock.now
+    let charged = assets.filter { $0.expenseRatio > 0 }
+    if !charged.isEmpty {
+      printError("backtest: " + ExpenseRatioNote.notice(charged: charged.map { "\($0.symbol) \(formatPercentPlain($0.expenseRatio))" }.joined(separator: ", ")))
+    }
     let files = PortfolioReport.files(output)
-    try AtomicWriter.write(files, into: config.report.out)
+    try AtomicWriter.replaceFolder(config.report.out, with: files)
     if timing {
       func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
       printError("timing: load \(ms(loaded - start)) (\(assets.count) assets), engine \(ms(ran - loaded)), reports \(ms(clock.now - ran))")

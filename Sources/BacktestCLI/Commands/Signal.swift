@@ -11,17 +11,56 @@ struct SignalCommand {
   var json: Bool
   var now: String?
   var overrides: [String]
+  /// `--state FILE`: the last result, to say what changed.
+  var statePath: String?
+  /// `--on-change CMD`: run with the JSON on its standard input when something changed.
+  var onChange: ChangeCommand?
+
+  static let spec = CommandSpec(
+    "signal", summary: "the BUY, SELL or HOLD signal at the newest closed bar, with its reason",
+    arguments: [.config],
+    options: [
+      .flag("json", "print the signal as JSON (schema backtest.signal/1, Docs/signal.schema.json) for an app"),
+      .option("position", "FILE", "your open position: a YAML file with entry_price, shares and optionally entry_time",
+              default: .described("the backtest's own position"), completion: .file),
+      .option("journal", "FILE", "take the position from this journal's open trade", default: .described("journal: of the run file"),
+              completion: .file),
+      .option("now", "TIME", "the clock, an ISO 8601 time (for the time to the next bar's close)", default: .described("the system clock")),
+      .set,
+      .option("state", "FILE", "remember the result in FILE (written atomically) and say what changed since the last check (JSON changed and previous)",
+              completion: .file),
+      .option("on-change", "CMD", "with --state: run CMD with /bin/sh when the signal, its exit reason, the position or a crossed alert changed, the JSON on its standard input"),
+      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long", default: .value("30")),
+    ],
+    details: """
+      Runs the strategy over every bar and reports its decision at the newest close: the price and the day's change, when the next bar closes, the indicator panel, the cycle stage with the classifier's inputs, the position with its unrealized P&L, stop and target, and the alerts the close crossed. A stop or target the newest bar traded through sells your position (SELL, exit reason STOP_LOSS or PROFIT_TARGET). The signal goes to stdout, errors to stderr, so --json can be piped.
+
+      A failed --on-change command (non-zero exit, a signal, the time limit) is reported with exit status 1 and tried again by the next check; after 3 failed attempts the change is saved and not sent again.
+      """,
+    examples: [
+      "signal Strategies/gpix.yaml", "signal gpix.yaml --json --now 2024-11-13T16:00:00-05:00",
+      "signal gpix.yaml --state state/gpix.json --on-change ./notify.sh  # run notify.sh when the signal changes",
+    ])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["json"], options: ["position", "journal", "now", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "signal")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
     configPath = RunCommand.locate(a.positionals[0])
     positionFile = a.option("position")
     journalFile = a.option("journal")
-    json = a.flags.contains("json")
+    json = a.flag("json")
     now = a.option("now")
-    overrides = a.options["set"] ?? []
+    overrides = a.values("set")
+    statePath = a.option("state")
+    let limitText = a.option("on-change-timeout")!
+    guard let limit = parseDecimal(limitText), limit > 0, limit.isFinite else {
+      throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
+    }
+    if let command = a.option("on-change") {
+      guard statePath != nil else { throw UsageError(message: "--on-change needs --state FILE (where the last result is kept, to know what changed)") }
+      onChange = ChangeCommand(command: command, timeLimit: limit)
+    }
   }
 
   /// Reads `--position FILE`: `entry_price`, `shares` and optionally `entry_time`.
@@ -67,23 +106,76 @@ struct SignalCommand {
       nowInstant = Int64(Date().timeIntervalSince1970)
     }
     // The run answers the question for this position as it decides at the newest close.
-    let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    var (bars, barsInFile) = try Backtest.loadBars(config.data)
+    bars = try Self.closed(bars, by: nowInstant, data: config.data)
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
                                   intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
                                   explain: LiveSignalAnalyzer.question(for: source, bars: bars))
     let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
+    // Read before anything is printed: a state file that cannot be read stops the check.
+    let stored = try statePath.flatMap { path in
+      FileManager.default.fileExists(atPath: path) ? try SignalState.parse(try readInputFile(path), file: path) : nil
+    }
+    let current = SignalState.Summary(signal)
+    let changed = stored?.last.map { current.differs(from: $0) } ?? true
+    let document = SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars,
+                                     state: statePath.map { _ in (changed, stored?.last?.json ?? .null) }).rendered()
     if json {
-      print(SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars).rendered())
+      print(document)
     } else {
       printText(signal, config)
+      if statePath != nil {
+        print(stored?.last.map { "  changed since the last check: \(changed ? "yes (was \($0.signal.rawValue) at \($0.time))" : "no")" }
+          ?? "  first check: nothing stored yet")
+      }
     }
-    return ExitCode.ok
+    guard let statePath else { return ExitCode.ok }
+    var next = SignalState(last: current, checkedAt: Int64(Date().timeIntervalSince1970))
+    var status = ExitCode.ok
+    if changed, let onChange {
+      if let problem = onChange.problem(onChange.run(input: document + "\n")) {
+        let attempts = (stored?.failedAttempts ?? 0) + 1
+        var message = "\(Program.name): error: the --on-change command \(problem)"
+        if attempts < SignalState.maximumAttempts {
+          // Keep the stored signal: the next check sees the same change and notifies again.
+          next = SignalState(last: stored?.last, failedAttempts: attempts, checkedAt: next.checkedAt)
+          message += "; the next check tries again (attempt \(attempts) of \(SignalState.maximumAttempts))"
+        } else {
+          message += "; giving up after \(attempts) attempts: the change is saved and will not be sent again"
+        }
+        printErrorMessage(message)
+        status = ExitCode.failure
+      }
+    }
+    let folder = (statePath as NSString).deletingLastPathComponent
+    try AtomicWriter.write([ReportFile(name: (statePath as NSString).lastPathComponent, contents: next.text)], into: folder.isEmpty ? "." : folder)
+    return status
+  }
+
+  /// The bars that closed by `now`: a bar still forming (or after `--now`) is no
+  /// input to the decision. An intraday bar closes one bar length after it
+  /// starts, a bar stamped with a date at its session's end.
+  static func closed(_ bars: BarSeries, by now: Int64, data: DataSettings) throws -> BarSeries {
+    let step = NextBarClose.interval(bars)
+    var resolver = TimeZoneResolver(data.timeZone)
+    let sessionEnd: Int64 = switch data.session { case .all: 86_400; case .window(_, let end): Int64(end) * 60 }
+    func close(_ i: Int) -> Int64 {
+      if bars.isDateOnly { return resolver.instant(ofLocal: Int64(bars.day[i]) * 86_400 + sessionEnd, after: nil) ?? bars.time[i] + 86_400 }
+      return step < 86_400 ? bars.time[i] + step : bars.time[i]
+    }
+    var n = bars.count
+    while n > 0 && close(n - 1) > now { n -= 1 }
+    if n == 0 {
+      throw InputError("no bar closes by \(isoInstant(now)) (the first closes at \(isoInstant(close(0)))); expected a later --now", file: data.bars)
+    }
+    return n == bars.count ? bars : bars.prefix(n)
   }
 
   func printText(_ s: LiveSignal, _ c: RunConfig) {
     let decimals = HumanFormat.decimals(of: s.close)
     let price = { (x: Double) in HumanFormat.price(x, decimals: decimals) }
-    print("\(c.name): \(s.action.rawValue) at the close of \(s.time) (newest bar)")
+    let style: TextStyle = switch s.action { case .buy, .cover: .green; case .sell, .short: .red; case .hold: .bold }
+    print("\(c.name): \(style.stdout(s.action.rawValue)) at the close of \(s.time) (newest bar)")
     if let d = c.data.description { print("  \(d)") }
     print("  \(s.reason)")
     var line = "  price \(price(s.close))"
@@ -97,6 +189,7 @@ struct SignalCommand {
     }
     for detail in s.details.lines { print("  " + detail) }
     if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }
+    if let d = s.cycleDetails { for line in d.lines { print("    " + line) } }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
         + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")

@@ -20,17 +20,32 @@ struct SweepCommand {
   var quiet: Bool
   var timing: Bool
 
+  static let spec = CommandSpec(
+    "sweep", summary: "run a parameter sweep (a run file with a sweep: section) on all cores; resumes where it stopped",
+    arguments: [ArgumentSpec("FILE", "a sweep file: a path, or a name in Strategies/", completion: .runFile)],
+    options: [
+      .out("the folder for results.csv and the reports", default: "report.out of the file, plus /shard-i-of-n for a shard"),
+      .jobs,
+      .option("shard", "I/N", "run every N-th combination from I (0-based), for a job array; merge combines the shards"),
+      .set,
+      .flag("fresh", "start over instead of resuming from DIR/results.csv"),
+      .flag("quiet", "print nothing on success, and no progress"),
+      .flag("timing", "print where the time went on stderr"),
+    ],
+    details: "Every finished combination is appended to results.csv at once: a killed sweep keeps its lines, and the same command resumes. Results are identical for any --jobs or sharding. Progress is a live bar on a terminal, a plain line every few seconds in a pipe or a log.",
+    examples: ["sweep Strategies/gpix-sweep.yaml", "sweep gpix-sweep.yaml --shard 0/4 --out out/shard-0"])
+
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
-    let a = try Arguments(args, flags: ["fresh", "quiet", "timing"], options: ["out", "jobs", "shard", "set"])
+    let a = try Arguments(args, command: Self.spec, path: "sweep")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one sweep file: backtest sweep FILE") }
     path = RunCommand.locate(a.positionals[0])
     out = a.option("out")
-    jobs = try a.integer("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
-    overrides = a.options["set"] ?? []
-    fresh = a.flags.contains("fresh")
-    quiet = a.flags.contains("quiet")
-    timing = a.flags.contains("timing")
+    jobs = try a.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+    overrides = a.values("set")
+    fresh = a.flag("fresh")
+    quiet = a.flag("quiet")
+    timing = a.flag("timing")
     if let text = a.option("shard") {
       let parts = text.split(separator: "/")
       guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, i >= 0, i < n else {
@@ -62,12 +77,22 @@ struct SweepCommand {
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
     let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
+    // One sweep at a time in a folder: another waits, then resumes from what this one wrote.
+    // (The folder is replaced as a whole at the end; refuse now one that is not a report.)
+    try ReportFolder.checkReplaceable(folder)
+    let created = !FileManager.default.fileExists(atPath: folder)
+    try makeFolder(folder)
+    var succeeded = false
+    // A bad value or bar file leaves no new, empty folder behind.
+    defer { if created && !succeeded { rmdir(folder) } }
+    let lock = try ExclusiveLock(folder) { printError("\(Program.name): waiting for another sweep writing to \(folder)/") }
+    defer { lock.unlock() }
     // A new results.csv starts as its header, written and flushed meanwhile too; it
-    // replaces the old file only once the bars have loaded (in an existing folder:
-    // a bad bar file must not leave a new, empty one behind).
+    // replaces the old file only once the bars have loaded (a bad bar file must
+    // not leave a new, empty one behind).
     let resultsPath = folder + "/results.csv"
-    let previous = fresh ? nil : FileManager.default.contents(atPath: resultsPath)
-    let newHeader = previous == nil && FileManager.default.fileExists(atPath: folder) ? try AtomicBatch(into: folder) : nil
+    let previous = fresh || !FileManager.default.fileExists(atPath: resultsPath) ? nil : try readInputFile(resultsPath)
+    let newHeader = previous == nil ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: Background<Result<String, Error>>?
     let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleContext?, [Dividend]) in
@@ -91,12 +116,19 @@ struct SweepCommand {
         throw InputError("results.csv was made from other data or settings (fingerprint \(other.fingerprint), now \(fingerprint)); run with --fresh to start over, or choose another --out",
                          file: resultsPath)
       }
+      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's.
+      let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
+      let foreign = old.filter { !mineKeys.contains($0.key) }
+      if let first = foreign.first {
+        throw InputError("\(foreign.count) of its results are not in this \(shard == nil ? "sweep" : "shard") (for example "
+                         + zip(settings.parameters.map(\.name), first.values).map { "\($0)=\($1)" }.joined(separator: " ")
+                         + "): it was made by another shard or with another grid; run with --fresh to start over, or choose another --out",
+                         file: resultsPath)
+      }
       records = old
       if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
-    } else if let newHeader {
-      try newHeader.commit()
     } else {
-      try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
+      try newHeader!.commit()
     }
     mark("resume")
     let done = Set(records.map(\.key))
@@ -107,7 +139,7 @@ struct SweepCommand {
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
     SweepRunner.run(todo, bars: bars, cycle: cycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
-      sink.append(SweepReport.record(combination, summary, fingerprint: fingerprint), progress: progress)
+      sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
     let flushed = Background { Result { try sink.close() } }
@@ -127,12 +159,13 @@ struct SweepCommand {
       shard == nil && cycle == nil
         ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, dividends: dividends, known: blockSums, bestReturns: best) : nil
     }
-    // The first files are written and flushed while the others are made.
-    let batch = try AtomicBatch(into: folder)
+    // The first files are written and flushed while the others are made, into a
+    // new folder that replaces the old one as a whole.
+    let batch = try AtomicBatch(replacing: folder)
     let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
-      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, path: path, fingerprint: fingerprint,
-                                                              total: plan.count, shard: shard).rendered() + "\n"),
+      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: path, overrides: overrides,
+                                                              fingerprint: fingerprint, shard: shard).rendered() + "\n"),
     ]
     batch.add(first)
     let files = first + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
@@ -143,9 +176,10 @@ struct SweepCommand {
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
     try batch.commit()
+    succeeded = true
 
     mark("reports")
-    let ranked = SweepReport.ranking(all, settings: settings)
+    let ranked = SweepRanking.ranking(all, settings: settings)
     if !quiet {
       let barCombos = Double(bars.count) * Double(todo.count)
       print("\(base.name): \(todo.count) combinations run" + (records.isEmpty ? "" : ", \(records.count) resumed")
@@ -181,10 +215,21 @@ struct SweepCommand {
     return f.hex
   }
 
-  static func planJSON(settings: SweepSettings, path: String, fingerprint: String, total: Int,
+  /// A fingerprint of the plan: the parameters' names and every combination's values, in order.
+  static func planFingerprint(settings: SweepSettings, plan: [SweepCombination]) -> String {
+    var f = Fingerprint()
+    for p in settings.parameters { f.add(p.name) }
+    for c in plan { f.add(c.values.joined(separator: "\u{1F}")) }
+    return f.hex
+  }
+
+  /// What `backtest merge` needs to know of a shard: the sweep file and `--set` overrides it ran with,
+  /// the fingerprints of its inputs and of its plan, and which shard it is.
+  static func planJSON(settings: SweepSettings, plan: [SweepCombination], path: String, overrides: [String], fingerprint: String,
                        shard: (index: Int, count: Int)?) -> JSONValue {
     .object([
-      ("sweep_file", .string(path)), ("fingerprint", .string(fingerprint)), ("combinations", .integer(total)),
+      ("sweep_file", .string(path)), ("overrides", .array(overrides.map { .string($0) })), ("fingerprint", .string(fingerprint)),
+      ("plan", .string(planFingerprint(settings: settings, plan: plan))), ("combinations", .integer(plan.count)),
       ("shard", .integer(shard?.index ?? 0)), ("shards", .integer(shard?.count ?? 1)),
       ("parameters", .array(settings.parameters.map { .string($0.name) })), ("metric", .string(settings.metric)),
     ])
@@ -203,7 +248,7 @@ final class ResultSink: @unchecked Sendable {
   init(path: String, fingerprint: String) throws {
     self.path = path
     fd = open(path, O_WRONLY | O_APPEND)
-    if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(String(cString: strerror(errno))))") }
+    if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(systemReason(errno)))") }
   }
 
   func append(_ record: SweepRecord, progress: ProgressLine) {
@@ -211,14 +256,12 @@ final class ResultSink: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     records.append(record)
-    line.withUTF8 { b in
-      if write(fd, b.baseAddress!, b.count) != b.count && failure == nil { failure = String(cString: strerror(errno)) }
-    }
+    if failure == nil, let error = line.withUTF8({ writeAll(fd, $0) }) { failure = systemReason(error) }
     progress.update(done: records.count)
   }
 
   func close() throws {
-    fsync(fd)
+    if fsync(fd) != 0 && failure == nil { failure = systemReason(errno) }
     _ = closeDescriptor(fd)
     if let failure { throw OutputError(path: path, message: "cannot append results (\(failure))") }
   }

@@ -1,43 +1,49 @@
 /// Returns when money moves in and out of the account. A plain total return
 /// (`final / initial - 1`) counts deposits as gains; these do not.
 
-/// The time-weighted return of each bar: `(equity[t] - flow[t]) / equity[t - 1] - 1`.
+/// The time-weighted return of each bar.
 ///
-/// Flows arrive before the bar trades; the initial cash is the first bar's
-/// flow, and the first bar's return is `equity[0] / flow[0] - 1`. A bar that
-/// starts with nothing invested (previous equity 0) has return 0.
-public func timeWeightedReturns(equity: ContiguousArray<Double>, flow: ContiguousArray<Double>) -> ContiguousArray<Double> {
+/// A flow (the initial cash at the first bar, then every deposit and
+/// withdrawal) is invested at its bar's open, so it splits that bar there:
+/// `base[t]`, the account's value at the open before the flow (its holdings at
+/// the prices the flow's orders fill at), ends the sub-period that started at
+/// the previous close, and `base[t] + flow[t]` starts the one that ends at the
+/// close: the bar's return is `base[t] / equity[t - 1] × equity[t] / (base[t] + flow[t]) - 1`,
+/// so a deposit bought at the open earns that bar's move as new money. A bar
+/// without a flow returns `equity[t] / equity[t - 1] - 1`. A sub-period that
+/// starts with nothing invested, or after a withdrawal that empties the
+/// account (its sale fees are the withdrawal's cost), counts as 0.
+public func timeWeightedReturns(equity: ContiguousArray<Double>, flow: ContiguousArray<Double>, base: ContiguousArray<Double>)
+  -> ContiguousArray<Double>
+{
   var out = ContiguousArray<Double>(repeating: 0, count: equity.count)
   for t in equity.indices {
-    let before = t == 0 ? flow[0] : equity[t - 1]
-    let gain = t == 0 ? equity[0] : equity[t] - flow[t]
-    out[t] = before > 0 ? gain / before - 1 : 0
+    let previous = t > 0 ? equity[t - 1] : 0
+    var growth = 1.0
+    if flow[t] != 0 {
+      if previous > 0 { growth *= base[t] / previous }
+      let invested = base[t] + flow[t]
+      if invested > 0 && equity[t] > 0 { growth *= equity[t] / invested }
+    } else if previous > 0 {
+      growth = equity[t] / previous
+    }
+    out[t] = growth - 1
   }
   return out
 }
 
 /// The growth of one unit invested at the start, chained bar by bar from
 /// `timeWeightedReturns`: the value the account would have had without flows.
-public func timeWeightedIndex(equity: ContiguousArray<Double>, flow: ContiguousArray<Double>) -> ContiguousArray<Double> {
-  var index = timeWeightedReturns(equity: equity, flow: flow)
+public func timeWeightedIndex(equity: ContiguousArray<Double>, flow: ContiguousArray<Double>, base: ContiguousArray<Double>)
+  -> ContiguousArray<Double>
+{
+  var index = timeWeightedReturns(equity: equity, flow: flow, base: base)
   var value = 1.0
   for t in index.indices {
     value *= 1 + index[t]
     index[t] = value
   }
   return index
-}
-
-/// One dated amount for `xirr`: negative when the investor pays in, positive when paid out.
-public struct DatedAmount: Sendable, Equatable {
-  /// Days since 1970-01-01.
-  public var day: Int
-  public var amount: Double
-
-  public init(day: Int, amount: Double) {
-    self.day = day
-    self.amount = amount
-  }
 }
 
 /// The money-weighted return (a spreadsheet's XIRR): the annual rate `r` with

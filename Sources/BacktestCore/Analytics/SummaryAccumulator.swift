@@ -26,11 +26,11 @@ public struct SummaryAccumulator: Sendable {
   @inline(__always)
   public mutating func add(_ trade: Trade) { trades.add(trade) }
 
-  /// Adds the trades and marks of a general engine run over all of `bars`.
+  /// Adds the trades and marks of a general engine run over all of `bars` (held: any position, long or short).
   public mutating func add(_ result: BacktestResult, bars: BarSeries) {
     for trade in result.trades { add(trade) }
     for i in bars.indices {
-      mark(equity: result.equity[i], held: result.shares[i] > 0, dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
+      mark(equity: result.equity[i], held: result.shares[i] != 0, dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
     }
   }
 
@@ -112,7 +112,9 @@ public struct SummaryAccumulator: Sendable {
     s.totalReturn = marks.lastEquity / initialCash - 1
     s.twr = s.totalReturn
     if calendarDays > 0 && marks.lastEquity > 0 {
-      s.cagr = pow(marks.lastEquity / initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
+      // Undefined when a short period's growth, compounded to a year, overflows.
+      let cagr = pow(marks.lastEquity / initialCash, 1.0 / (Double(calendarDays) / 365.0)) - 1
+      s.cagr = cagr.isFinite ? cagr : nil
     }
     s.xirr = s.cagr
     s.maxDrawdown = marks.worstDrawdown

@@ -1,39 +1,6 @@
 import Foundation
 
-/// One asset of a portfolio run file (`data.assets`), paths resolved.
-public struct AssetSettings: Sendable, Equatable {
-  public var symbol: String
-  public var bars: String
-  public var dividends: String?
-  public var expenseRatio: Double
-  public var weight: Double
-}
-
-/// Money added to or taken from the account after the initial cash (`portfolio.contributions`).
-public enum ContributionPlan: Sendable, Equatable {
-  case none
-  /// Each month's net of the ledger, invested at the first bar of the next month.
-  case ledger
-  /// A fixed deposit on this day of every month after the first (DCA).
-  case monthly(amount: Double, day: Int)
-}
-
-/// A run file whose strategy is `portfolio`: target weights over several
-/// assets, with dividends, costs and cash flows.
-public struct PortfolioRunConfig: Sendable {
-  public var name: String
-  public var configFile: String
-  public var description: String?
-  public var timeZone: TimeZone
-  public var startDay: Int?
-  public var endDay: Int?
-  public var assets: [AssetSettings]
-  public var settings: PortfolioSettings
-  public var contributions: ContributionPlan
-  /// The income/expense ledger (`portfolio.ledger`), resolved.
-  public var ledger: String?
-  public var report: ReportSettings
-
+extension PortfolioRunConfig {
   /// `portfolio:` keys that only this strategy reads.
   public static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
 
@@ -195,10 +162,7 @@ public struct PortfolioRunConfig: Sendable {
 }
 
 /// A run file of either kind.
-public enum AnyRunConfig: Sendable {
-  case swing(RunConfig)
-  case portfolio(PortfolioRunConfig)
-
+extension AnyRunConfig {
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   public static func parse(_ text: String, file: String, overrides: [String] = [],
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {

@@ -1,56 +1,6 @@
 import Foundation
 
-/// Where the bars come from and how to read them (`data:` section).
-public struct DataSettings: Sendable {
-  /// The bar file, resolved against the run file's folder.
-  public var bars: String
-  /// Wall-clock timestamps without an offset are read in this zone; sessions are in it too.
-  public var timeZone: TimeZone
-  public var session: SessionWindow
-  public var resample: ResampleInterval?
-  /// Free text shown in reports (for example "synthetic data").
-  public var description: String?
-  /// Keep bars whose date is on or after / on or before these days (days since 1970), when set.
-  public var startDay: Int?
-  public var endDay: Int?
-  /// Market holidays (days since 1970, local): no bar closes on them (for the live signal's clock).
-  public var holidays: Set<Int> = []
-  /// Finer bars (e.g. 1-minute) that settle ambiguous intrabar exits (`data.intrabar`).
-  public var intrabar: String?
-  /// Dividend events (`ex_date,pay_date,amount`) of the traded asset (`data.dividends`).
-  public var dividends: String?
-  /// The asset's symbol, to pick its rows from a dividend file with a `symbol` column (`data.symbol`).
-  public var symbol: String?
-}
-
-/// The report formats a run can write.
-public enum ReportFormat: String, Sendable, CaseIterable {
-  case csv, json, markdown, html
-}
-
-/// Where reports go and in which formats (`report:` section).
-public struct ReportSettings: Sendable {
-  public var out: String
-  public var formats: [ReportFormat]
-}
-
-/// A run file (`Strategies/gpix.yaml`) read and checked.
-public struct RunConfig: Sendable {
-  public var name: String
-  public var configFile: String
-  public var data: DataSettings
-  public var strategy: ConfiguredStrategy
-  public var broker: BrokerSettings
-  public var report: ReportSettings
-  /// The economic-cycle section, when the run file has one.
-  public var cycle: CycleRunSettings?
-  /// Price alerts for the live signal (`alerts: [{above: 27.5}, {below: 25}]`).
-  public var alerts: [PriceAlert] = []
-  /// The trade journal file (`journal:`), resolved against the run file's folder.
-  public var journal: String?
-  /// Annual expense ratio accrued daily on the position (`portfolio.expense_ratio`).
-  public var expenseRatio = 0.0
-
+extension RunConfig {
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   ///
   /// - Throws: `InputError` naming the file, line and column of the first
@@ -184,6 +134,8 @@ public struct RunConfig: Sendable {
     broker.slippageBasisPoints = try table.double("slippage_bps", default: 0, where: { $0 >= 0 && $0 < 10_000 },
                                                   expected: "basis points from 0 to 10000")!
     broker.intrabarRule = IntrabarRule(rawValue: try table.choice("intrabar_rule", ["conservative", "optimistic"], default: "conservative")!)!
+    broker.borrowRate = try table.fraction("borrow_rate", default: 0, expected: "a yearly rate from 0 to 1 (3% or 0.03)",
+                                           where: { $0 >= 0 && $0 < 1 }) ?? 0
     if let node = table.node("sizing") {
       switch node.kind {
       case .scalar(let text, _) where text == "all_in":

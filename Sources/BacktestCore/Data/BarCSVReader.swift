@@ -350,12 +350,18 @@ public struct BarCSVReader {
   /// Bytes both halves of a parallel read only read, for the duration of the read.
   struct SharedBytes: @unchecked Sendable { let bytes: UnsafeBufferPointer<UInt8> }
 
+  /// The range of a price: every amount, share count and statistic computed
+  /// from prices in it (and cash up to 1e15) stays finite.
+  public static let priceRange = 1e-12...1e12
+  /// The largest volume.
+  public static let largestVolume = 1e18
+
   /// Parses one price or volume field; a static function, so the hot loop
   /// captures no mutable state (no dynamic exclusivity checks).
   @inline(__always)
   static func number(_ f: CSVField, _ name: String, positive: Bool, _ bytes: UnsafeBufferPointer<UInt8>,
                      _ scanner: CSVScanner) throws -> Double {
-    if let x = parseDecimal(bytes, f.start, f.end), x.isFinite, positive ? x > 0 : x >= 0 { return x }
+    if let x = parseDecimal(bytes, f.start, f.end), positive ? priceRange.contains(x) : x >= 0 && x <= largestVolume { return x }
     throw numberError(f, name, positive: positive, bytes, scanner)
   }
 
@@ -367,6 +373,10 @@ public struct BarCSVReader {
                                       : "expected a number for '\(name)', found '\(found)'", at: scanner.location(f))
     }
     if !x.isFinite { return InputError("expected a finite number for '\(name)', found '\(found)'", at: scanner.location(f)) }
+    if positive ? x > 0 : x >= 0 {
+      return InputError(positive ? "expected a price from 1e-12 to 1e12 for '\(name)', found '\(found)'"
+                                 : "expected a volume up to 1e18 for '\(name)', found '\(found)'", at: scanner.location(f))
+    }
     return InputError("expected a \(positive ? "positive" : "non-negative") number for '\(name)', found '\(found)'",
                       at: scanner.location(f))
   }
@@ -383,29 +393,41 @@ public struct BarCSVReader {
   }
 }
 
+/// The largest input file read: 4 GiB. A reader holds at most the file's
+/// bytes (mapped from the page cache) and the values parsed from them.
+package let maximumInputBytes = 4 << 30
+
 /// Reads a whole input file, turning a missing, unreadable or directory path
 /// into an `InputError` of kind `.missingInput`.
+///
+/// Only regular files are read: a device (`/dev/zero`), a pipe or a socket
+/// never ends or may never start, so each is refused with a message, as is a
+/// file over `maximumInputBytes`.
 ///
 /// Files of a megabyte or more are mapped rather than copied (the bytes come
 /// straight from the page cache: on a 5.6 MB bar file 0.3 ms instead of
 /// ~4 ms). A file that another program truncates while it is mapped can
 /// crash the reader, so replace data files atomically (as `backtest fetch` does).
-public func readInputFile(_ path: String) throws -> Data {
-  let fd = open(path, O_RDONLY)
-  guard fd >= 0 else {
-    let error = errno
-    throw InputError(error == ENOENT || error == ENOTDIR ? "no such file" : "cannot read the file (permission denied?)",
-                     file: path, kind: .missingInput)
-  }
+package func readInputFile(_ path: String, limit: Int = maximumInputBytes) throws -> Data {
+  // Non-blocking, so that opening a pipe nobody writes to returns at once (and is then refused).
+  let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+  guard fd >= 0 else { throw InputError(openFailure(errno), file: path, kind: .missingInput) }
   defer { close(fd) }
   var info = stat()
   guard fstat(fd, &info) == 0 else { throw InputError("cannot read the file (\(String(cString: strerror(errno))))", file: path, kind: .missingInput) }
-  let kind = Int(info.st_mode) & Int(S_IFMT)
-  if kind == Int(S_IFDIR) {
-    throw InputError("is a directory; expected a file", file: path, kind: .missingInput)
+  switch Int(info.st_mode) & Int(S_IFMT) {
+  case Int(S_IFREG): break
+  case Int(S_IFDIR): throw InputError("is a directory; expected a file", file: path, kind: .missingInput)
+  case Int(S_IFIFO), Int(S_IFSOCK):
+    throw InputError("is a pipe or a socket; expected a regular file (save the data to a file first)", file: path, kind: .missingInput)
+  default: throw InputError("is a device; expected a regular file", file: path, kind: .missingInput)
   }
   let size = Int(info.st_size)
-  if kind == Int(S_IFREG) && size >= 1 << 20 {
+  func tooLarge(_ bytes: Int) -> InputError {
+    InputError("is larger than \(limit >> 20) MiB (\(bytes >> 20) MiB or more); expected a smaller file", file: path, kind: .missingInput)
+  }
+  if size > limit { throw tooLarge(size) }
+  if size >= 1 << 20 {
     #if os(Linux)
     let flags = MAP_PRIVATE | MAP_POPULATE
     #else
@@ -415,18 +437,33 @@ public func readInputFile(_ path: String) throws -> Data {
       return Data(bytesNoCopy: region, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
     }
   }
-  // Small files, pipes and anything mmap refuses: read to the end.
+  // Small files, files whose size the system does not know (/proc) and anything mmap
+  // refuses: read to the end, or to the limit (a file growing as it is read).
   var data = Data()
   data.reserveCapacity(max(size, 0) + 1)
   let chunk = UnsafeMutableRawPointer.allocate(byteCount: 1 << 16, alignment: 1)
   defer { chunk.deallocate() }
   while true {
     let n = read(fd, chunk, 1 << 16)
-    if n > 0 { data.append(chunk.assumingMemoryBound(to: UInt8.self), count: n); continue }
+    if n > 0 {
+      if data.count + n > limit { throw tooLarge(data.count + n) }
+      data.append(chunk.assumingMemoryBound(to: UInt8.self), count: n)
+      continue
+    }
     if n == 0 { return data }
     if errno == EINTR { continue }
-    throw InputError(errno == EISDIR ? "is a directory; expected a file" : "cannot read the file (\(String(cString: strerror(errno))))",
-                     file: path, kind: .missingInput)
+    throw InputError("cannot read the file (\(String(cString: strerror(errno))))", file: path, kind: .missingInput)
+  }
+}
+
+/// Why `open` failed, for a message: `no such file`, `cannot read the file (permission denied)`, ….
+package func openFailure(_ error: Int32) -> String {
+  switch error {
+  case ENOENT, ENOTDIR: return "no such file"
+  case EACCES, EPERM: return "cannot read the file (permission denied)"
+  case ELOOP: return "cannot read the file (a loop of symbolic links)"
+  case ENAMETOOLONG: return "cannot read the file (the path is too long)"
+  default: return "cannot read the file (\(String(cString: strerror(error))))"
   }
 }
 

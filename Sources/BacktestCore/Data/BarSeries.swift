@@ -124,7 +124,7 @@ public struct BarSeries: Sendable {
   }
 
   /// Appends bar `i`'s timestamp text to `buffer`, without making a `String`.
-  public func appendLabel(_ i: Int, to buffer: inout TextBuffer) {
+  package func appendLabel(_ i: Int, to buffer: inout TextBuffer) {
     let start = i == 0 ? 0 : labelEnds[i - 1]
     labelBytes.withUnsafeBufferPointer { buffer.append(bytes: UnsafeBufferPointer(rebasing: $0[start..<labelEnds[i]])) }
   }

@@ -9,13 +9,13 @@ import Darwin
 ///
 /// For a quoted field, `start..<end` is the content between the quotes, and
 /// `hasEscapedQuote` says whether it holds `""` pairs that stand for one `"`.
-public struct CSVField: Sendable {
-  public var start: Int
-  public var end: Int
-  public var quoted: Bool
-  public var hasEscapedQuote: Bool
+package struct CSVField: Sendable {
+  package var start: Int
+  package var end: Int
+  package var quoted: Bool
+  package var hasEscapedQuote: Bool
   /// 1-based column of the field's first byte on its line.
-  public var column: Int
+  package var column: Int
 }
 
 /// Splits CSV bytes into records and fields without building strings.
@@ -23,15 +23,15 @@ public struct CSVField: Sendable {
 /// RFC 4180 with the usual leniency: `\n` or `\r\n` line ends, a UTF-8 byte-order
 /// mark is skipped, blank lines are skipped, the last line may lack its newline,
 /// and a quoted field may hold commas, `""` and line breaks.
-public struct CSVScanner {
-  public let bytes: UnsafeBufferPointer<UInt8>
-  public let file: String
+package struct CSVScanner {
+  package let bytes: UnsafeBufferPointer<UInt8>
+  package let file: String
   private var position: Int
   /// Line number (1-based) of the record returned by the last `next` call.
-  public private(set) var line: Int = 0
+  package private(set) var line: Int = 0
   private var nextLine: Int = 1
 
-  public init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
+  package init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
     self.bytes = bytes
     self.file = file
     let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -39,7 +39,7 @@ public struct CSVScanner {
   }
 
   /// Starts at byte `start` (the beginning of a line), whose line number is `line`.
-  public init(bytes: UnsafeBufferPointer<UInt8>, file: String, start: Int, line: Int) {
+  package init(bytes: UnsafeBufferPointer<UInt8>, file: String, start: Int, line: Int) {
     self.bytes = bytes
     self.file = file
     position = start
@@ -47,14 +47,14 @@ public struct CSVScanner {
   }
 
   /// The byte where the next record (or blank line) begins.
-  public var offset: Int { position }
+  package var offset: Int { position }
 
   /// The line number of the next record, if no blank line comes first.
-  public var upcomingLine: Int { nextLine }
+  package var upcomingLine: Int { nextLine }
 
   /// Moves past one record that the caller read itself, which ends at `next`
   /// (the start of the following line): `line` becomes its line number.
-  public mutating func skipRecord(to next: Int) {
+  package mutating func skipRecord(to next: Int) {
     line = nextLine
     nextLine += 1
     position = next
@@ -64,7 +64,7 @@ public struct CSVScanner {
   ///
   /// - Returns: `false` at the end of the input.
   /// - Throws: `InputError` for an unclosed quote or bytes after a closing quote.
-  public mutating func next(into fields: inout [CSVField]) throws -> Bool {
+  package mutating func next(into fields: inout [CSVField]) throws -> Bool {
     fields.removeAll(keepingCapacity: true)
     let n = bytes.count
     // Skip blank lines.
@@ -161,20 +161,20 @@ public struct CSVScanner {
   }
 
   /// Returns the field's text (quotes removed, `""` unescaped).
-  public func text(_ field: CSVField) -> String {
+  package func text(_ field: CSVField) -> String {
     let raw = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.start..<field.end]), as: UTF8.self)
     return field.hasEscapedQuote ? raw.replacingOccurrences(of: "\"\"", with: "\"") : raw
   }
 
   /// Returns the field's text shortened for an error message.
-  public func shown(_ field: CSVField, limit: Int = 40) -> String {
+  package func shown(_ field: CSVField, limit: Int = 40) -> String {
     let count = field.end - field.start
     if count <= limit { return text(field) }
     let head = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.start..<(field.start + limit)]), as: UTF8.self)
     return head + "…"
   }
 
-  public func location(_ field: CSVField) -> SourceLocation {
+  package func location(_ field: CSVField) -> SourceLocation {
     SourceLocation(file: file, line: line, column: field.column)
   }
 

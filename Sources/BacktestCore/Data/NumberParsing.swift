@@ -16,7 +16,7 @@ import Darwin
 /// - Returns: `nil` when the text is not a number; an infinite value when it
 ///   overflows (`1e400`), which callers reject as not finite.
 @inlinable
-public func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+package func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
   var i = start
   var end = end
   while i < end && bytes[i] == 0x20 { i += 1 }

@@ -12,7 +12,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     return z ^ (z >> 31)
   }
   /// A uniform double in [0, 1).
-  public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+  package mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
   /// A standard normal draw (Box–Muller).
   public mutating func normal() -> Double {
     let u = max(unit(), 0x1.0p-60), v = unit()
@@ -25,9 +25,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// written), a random walk whose volatility switches between calm and
 /// volatile regimes, overnight gaps, prices rounded to cents. For benchmarks
 /// and property tests, never for conclusions about markets.
-public enum SyntheticBars {
+package enum SyntheticBars {
   /// The price model.
-  public enum Model: String, Sendable, CaseIterable {
+  package enum Model: String, Sendable, CaseIterable {
     /// Geometric Brownian motion with constant volatility.
     case gbm
     /// Volatility switching between a calm and a volatile regime (geometric run lengths).
@@ -35,16 +35,16 @@ public enum SyntheticBars {
   }
 
   /// Parameters of the generated path (annualized drift and volatilities).
-  public struct Settings: Sendable {
-    public var model = Model.regime
-    public var drift = 0.0
-    public var volatility = 0.16
-    public var volatileVolatility = 0.45
-    public var barsPerDay = 13
-    public init() {}
+  package struct Settings: Sendable {
+    package var model = Model.regime
+    package var drift = 0.0
+    package var volatility = 0.16
+    package var volatileVolatility = 0.45
+    package var barsPerDay = 13
+    package init() {}
   }
 
-  public static func generate(count: Int, seed: UInt64, startDay: Int = CivilDate.days(year: 2004, month: 1, day: 2),
+  package static func generate(count: Int, seed: UInt64, startDay: Int = CivilDate.days(year: 2004, month: 1, day: 2),
                               startPrice: Double = 50, settings: Settings = Settings()) -> BarSeries {
     var rng = SplitMix64(seed: seed)
     var resolver = TimeZoneResolver(TimeZone(identifier: "America/New_York")!)
@@ -84,7 +84,7 @@ public enum SyntheticBars {
   }
 
   /// Returns the bars as a CSV file (`timestamp,open,high,low,close,volume`).
-  public static func csv(_ bars: BarSeries) -> String {
+  package static func csv(_ bars: BarSeries) -> String {
     var out = "timestamp,open,high,low,close,volume\n"
     out.reserveCapacity(bars.count * 64)
     for i in bars.indices {

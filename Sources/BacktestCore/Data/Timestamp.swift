@@ -1,7 +1,7 @@
 import Foundation
 
 /// A timestamp as written in a data file, before time-zone resolution.
-public enum WrittenTimestamp: Equatable, Sendable {
+package enum WrittenTimestamp: Equatable, Sendable {
   /// `2024-01-02`: a calendar day (days since 1970-01-01).
   case date(days: Int)
   /// `2024-01-02T09:30:00`: a wall-clock time with no zone, as seconds since
@@ -14,8 +14,26 @@ public enum WrittenTimestamp: Equatable, Sendable {
 }
 
 extension WrittenTimestamp {
+  /// Reads a time as people write one (`2024-11-13`, `2024-11-13 10:00`,
+  /// with an offset, epoch seconds); `nil` for anything else.
+  package init?(_ text: String) {
+    let bytes = Array(text.utf8)
+    guard let t = bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) else { return nil }
+    self = t
+  }
+
+  /// Seconds since 1970 to order times by: the instant when it names one, a
+  /// wall-clock time or a day's midnight read as UTC.
+  package var secondsForOrdering: Int64 {
+    switch self {
+    case .zoned(let t, _), .epoch(let t): return t
+    case .local(let s): return s
+    case .date(let d): return Int64(d) * 86_400
+    }
+  }
+
   /// Whether it names an instant by itself (an offset or epoch), not a wall-clock time or date.
-  public var isZoned: Bool {
+  package var isZoned: Bool {
     switch self {
     case .zoned, .epoch: return true
     case .date, .local: return false
@@ -32,7 +50,7 @@ extension WrittenTimestamp {
 /// beyond the year 9999 are refused.
 ///
 /// - Returns: `nil` when the text is none of these or a field is out of range.
-public func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> WrittenTimestamp? {
+package func parseTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> WrittenTimestamp? {
   var s = start, e = end
   while s < e && b[s] == 0x20 { s += 1 }
   while e > s && b[e - 1] == 0x20 { e -= 1 }
@@ -114,21 +132,21 @@ enum TimestampFields {
 /// Converts between instants and wall-clock times of one IANA time zone,
 /// caching the current offset so that a forward pass over bars calls the time
 /// zone database about once per daylight-saving change.
-public struct TimeZoneResolver {
-  public let zone: TimeZone
+package struct TimeZoneResolver {
+  package let zone: TimeZone
   private let fixedOffset: Int?
   private var rangeStart: Int64 = 1
   private var rangeEnd: Int64 = 0
   private var rangeOffset = 0
 
-  public init(_ zone: TimeZone) {
+  package init(_ zone: TimeZone) {
     self.zone = zone
     let hasTransitions = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: -2_208_988_800)) != nil
     fixedOffset = hasTransitions ? nil : zone.secondsFromGMT(for: Date(timeIntervalSince1970: 0))
   }
 
   /// Returns the zone's UTC offset in seconds at an instant.
-  public mutating func offset(at instant: Int64) -> Int {
+  package mutating func offset(at instant: Int64) -> Int {
     if let fixedOffset { return fixedOffset }
     if instant >= rangeStart && instant < rangeEnd { return rangeOffset }
     let date = Date(timeIntervalSince1970: TimeInterval(instant))
@@ -152,7 +170,7 @@ public struct TimeZoneResolver {
   /// unless it is not after `previous` (so an hourly file that walks through
   /// the repeated hour resolves in order); `nil` when the wall-clock time does
   /// not exist (skipped when clocks go forward).
-  public mutating func instant(ofLocal local: Int64, after previous: Int64?) -> Int64? {
+  package mutating func instant(ofLocal local: Int64, after previous: Int64?) -> Int64? {
     if let fixedOffset { return local - Int64(fixedOffset) }
     let guess = offset(at: local - Int64(rangeOffset))
     let t = local - Int64(guess)

@@ -7,10 +7,14 @@ public struct BacktestResult: Sendable {
   /// Shares held at each bar's close (before the END_OF_DATA close on the last bar).
   public var shares: ContiguousArray<Double>
   public var initialCash: Double
-  /// Buy orders that could not buy a single share.
+  /// Entries that could not buy (or sell short) a single share.
   public var skippedEntries: Int
+  /// Limit and stop entry orders that expired before their price was reached.
+  public var expiredOrders = 0
+  /// What short positions paid to borrow their shares (`BrokerSettings.borrowRate`).
+  public var borrowFees = 0.0
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
-  /// gap, or the stop touched on the entry bar (see `IntrabarRule`).
+  /// gap (see `BrokerRules.intrabarExit`).
   public var ambiguousBars: Int
   /// Ambiguous bars that finer bars (`data.intrabar`) settled.
   public var resolvedBars: Int
@@ -33,6 +37,28 @@ public struct BacktestResult: Sendable {
 
   /// Dividend cash received over the run.
   public var dividendIncome: Double { dividendCash.reduce(0, +) }
+
+  @usableFromInline
+  init(trades: [Trade], equity: ContiguousArray<Double>, cash: ContiguousArray<Double>, shares: ContiguousArray<Double>,
+       initialCash: Double, skippedEntries: Int, ambiguousBars: Int, resolvedBars: Int, finalSignal: Signal,
+       finalPosition: PositionView = .flat, probeSignal: Signal = .hold, dividendCash: ContiguousArray<Double> = [],
+       dividendsPending: Double = 0, expenseDrag: Double = 0, firstBar: Int = 0) {
+    self.trades = trades
+    self.equity = equity
+    self.cash = cash
+    self.shares = shares
+    self.initialCash = initialCash
+    self.skippedEntries = skippedEntries
+    self.ambiguousBars = ambiguousBars
+    self.resolvedBars = resolvedBars
+    self.finalSignal = finalSignal
+    self.finalPosition = finalPosition
+    self.probeSignal = probeSignal
+    self.dividendCash = dividendCash
+    self.dividendsPending = dividendsPending
+    self.expenseDrag = expenseDrag
+    self.firstBar = firstBar
+  }
 }
 
 /// Money that reaches a single-asset account from outside the strategy.
@@ -49,8 +75,77 @@ public struct AccountEvents: Sendable {
   }
 }
 
+/// Turns a strategy's decisions into orders on the account: the part of a
+/// run that differs between a signal strategy and target-weight trading. The
+/// one bar loop (`Engine.trade`) calls it at each bar's open and close.
+@usableFromInline
+protocol Trader {
+  /// The first bar at which `close` may place an order.
+  var firstDecisionBar: Int { get }
+  /// At the open of bar `t`, after the money from outside the trades has arrived: fills.
+  mutating func open(_ t: Int, account: inout Account)
+  /// At the close of bar `t`, after the account is marked: decisions for the next open.
+  mutating func close(_ t: Int, account: inout Account)
+  /// After the last bar.
+  mutating func finish(account: inout Account)
+}
+
 /// The bar loop: fills, intrabar exits, and decisions, in the spec's order.
 public enum Engine {
+  /// The one bar loop, for any trader over any market.
+  ///
+  /// Per bar `t` of `range`: (1) money from outside the trades (deposits,
+  /// dividends at their ex- and pay-date bars, the expense drag since the
+  /// previous bar); (2) the trader's orders fill at the open; (3) open
+  /// positions exit at their stop or target (`Account.settleLevels`); (4) the
+  /// account is marked at the close; (5) the trader decides at the close.
+  @inlinable
+  static func trade<T: Trader>(_ trader: inout T, account: inout Account, initialCash: Double, broker rule: IntrabarRule,
+                               intrabar: IntrabarData?) {
+    account.cash = initialCash
+    if !account.flowColumn.isEmpty && account.end > account.first { account.flowColumn[0] = initialCash }
+    // The bars' prices and the record's columns are lent to the account as buffers for the whole loop.
+    var equity = account.equityColumn, cash = account.cashColumn, shares = account.sharesRecord, prices = account.priceRecord
+    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = ([], [], [], [])
+    var lastClose = [Double](repeating: .nan, count: account.shares.count)
+    withPrices(of: account.market.assets[...], lent: []) { bars in
+    lastClose.withUnsafeMutableBufferPointer { lastClose in
+    equity.withUnsafeMutableBufferPointer { equity in
+    cash.withUnsafeMutableBufferPointer { cash in
+    shares.withUnsafeMutableBufferPointer { shares in
+    prices.withUnsafeMutableBufferPointer { prices in
+      account.lent = Account.Lent()
+      (account.lent.bars, account.lent.lastClose) = (bars, lastClose)
+      (account.lent.equity, account.lent.cash, account.lent.shares, account.lent.prices) = (equity, cash, shares, prices)
+      for t in account.first..<account.end {
+        account.receive(t)
+        trader.open(t, account: &account)
+        account.settleLevels(t, rule: rule, intrabar: intrabar)
+        account.mark(t)
+        trader.close(t, account: &account)
+      }
+      trader.finish(account: &account)
+      account.lent = Account.Lent()
+    }}}}}}
+    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = (equity, cash, shares, prices)
+  }
+
+  /// Calls `body` with each asset's prices as buffers (one level of closures per asset).
+  @inlinable
+  static func withPrices<R>(of assets: ArraySlice<BarSeries>, lent: [Account.Prices],
+                            _ body: (UnsafeBufferPointer<Account.Prices>) -> R) -> R {
+    guard let bars = assets.first else { return lent.withUnsafeBufferPointer(body) }
+    return bars.open.withUnsafeBufferPointer { open in
+      bars.high.withUnsafeBufferPointer { high in
+        bars.low.withUnsafeBufferPointer { low in
+          bars.close.withUnsafeBufferPointer { close in
+            withPrices(of: assets.dropFirst(), lent: lent + [Account.Prices(open: open, high: high, low: low, close: close)], body)
+          }
+        }
+      }
+    }
+  }
+
   /// Runs `strategy` over `bars`.
   ///
   /// Per bar `t`: (1) the order decided at the close of `t - 1` fills at
@@ -77,162 +172,131 @@ public enum Engine {
   /// that position (a copy of it, so the run is unchanged): `probeSignal`.
   ///
   /// - Complexity: O(bars in the range); allocates only when a trade closes or a dividend is paid.
+  @inlinable
   public static func run<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings,
-                                        intrabar: IntrabarData? = nil, account: AccountEvents? = nil,
+                                        intrabar: IntrabarData? = nil, account events: AccountEvents? = nil,
                                         trading range: Range<Int>? = nil, probe: PositionView? = nil) -> BacktestResult {
     let range = range ?? 0..<bars.count
     precondition(range.lowerBound >= 0 && range.upperBound <= bars.count, "trading range \(range) outside the \(bars.count) bars")
-    // Bars `first..<end` trade; column `k` holds bar `first + k`.
-    let first = range.lowerBound, end = range.upperBound, n = range.count
-    var equityColumn = ContiguousArray<Double>(repeating: 0, count: n)
-    var cashColumn = ContiguousArray<Double>(repeating: 0, count: n)
-    var sharesColumn = ContiguousArray<Double>(repeating: 0, count: n)
-    var trades: [Trade] = []
-    trades.reserveCapacity(max(16, n / 64))
-    var cash = broker.initialCash
-    var shares = 0.0
-    var entryPrice = 0.0
-    var entryBar = -1
-    var entryFee = 0.0
-    var stop = -Double.infinity
-    var target = Double.infinity
-    var pending = Signal.hold
-    var skippedEntries = 0
-    var ambiguousBars = 0
-    var resolvedBars = 0
-    var finalSignal = Signal.hold
-    var finalPosition = PositionView.flat
-    var probeSignal = Signal.hold
-    let slip = broker.slippageBasisPoints / 10_000
-    let commission = broker.commission
-    let rule = broker.intrabarRule
-    let firstDecision = max(first, strategy.firstDecisionBar)
-    // Account events: ex-dates in order, payments owed, the next bar with either.
-    let schedule = account?.dividends ?? DividendSchedule()
-    var dividendColumn = ContiguousArray<Double>(repeating: 0, count: schedule.isEmpty ? 0 : n)
-    var nextEx = schedule.exBar.firstIndex { $0 >= first } ?? schedule.exBar.count
-    var owed: [(bar: Int, cash: Double)] = []
-    var nextEventBar = nextEx < schedule.exBar.count ? schedule.exBar[nextEx] : Int.max
-    var tradeDividends = 0.0
-    let expenseRate = account?.expenseRatio ?? 0
-    var expenseDrag = 0.0
+    let income = AccountIncome(dividends: [events?.dividends ?? DividendSchedule()], expenseRatios: [events?.expenseRatio ?? 0],
+                               borrowRate: broker.borrowRate)
+    var account = Account(market: Market(bars: bars), commission: broker.commission, slippageBasisPoints: broker.slippageBasisPoints,
+                          range: range, income: income, recordsFlows: false)
+    var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
+    trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
+    strategy = trader.strategy
+    var result = BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
+                          initialCash: broker.initialCash, skippedEntries: trader.skippedEntries, ambiguousBars: account.ambiguousBars,
+                          resolvedBars: account.resolvedBars, finalSignal: trader.finalSignal, finalPosition: trader.finalPosition,
+                          probeSignal: trader.probeSignal, dividendCash: account.dividendColumn,
+                          dividendsPending: account.dividendsPending, expenseDrag: account.expenseDrag, firstBar: range.lowerBound)
+    result.expiredOrders = trader.expiredOrders
+    result.borrowFees = account.borrowFees
+    return result
+  }
+}
 
-    bars.open.withUnsafeBufferPointer { open in
-    bars.high.withUnsafeBufferPointer { high in
-    bars.low.withUnsafeBufferPointer { low in
-    bars.close.withUnsafeBufferPointer { close in
-      @inline(__always) func exit(_ t: Int, _ price: Double, _ reason: ExitReason, ambiguous: Bool = false) {
-        let fee = commission.fee(shares: shares, price: price)
-        cash += shares * price - fee
-        var trade = Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
-                          entryFee: entryFee, exitFee: fee, exitReason: reason)
-        trade.ambiguous = ambiguous
-        trade.dividends = tradeDividends
-        trades.append(trade)
-        shares = 0
+/// A strategy that decides per bar (`Signal`) on one asset, as a trader: an
+/// entry order fills at the next open (a limit or stop order when the bar
+/// reaches its price, waiting up to its `validBars` bars; no new entry is
+/// decided meanwhile) with the sizing's shares, an exit at the next open, a
+/// position held `maxBarsHeld` bars at the open after; the position left at
+/// the end closes at the last close (`END_OF_DATA`). `Docs/orders.md`.
+@usableFromInline
+struct SignalTrader<S: BarDecider>: Trader {
+  /// What fills at the next open.
+  @usableFromInline
+  enum Pending {
+    case none
+    case exit(ExitReason)
+    /// An entry order and how many more bars it may wait.
+    case entry(EntryOrder, barsLeft: Int)
+  }
+
+  @usableFromInline var strategy: S
+  @usableFromInline let sizing: Sizing
+  @usableFromInline let end: Int
+  @usableFromInline let firstDecisionBar: Int
+  @usableFromInline let probe: PositionView?
+  @usableFromInline var pending = Pending.none
+  /// Entries that could not buy (or sell short) a single share, and limit or stop orders that expired unfilled.
+  @usableFromInline var skippedEntries = 0, expiredOrders = 0
+  @usableFromInline var finalSignal = Signal.hold
+  @usableFromInline var finalPosition = PositionView.flat
+  @usableFromInline var probeSignal = Signal.hold
+
+  @inlinable
+  init(_ strategy: S, sizing: Sizing, range: Range<Int>, probe: PositionView?) {
+    self.strategy = strategy
+    self.sizing = sizing
+    end = range.upperBound
+    firstDecisionBar = max(range.lowerBound, strategy.firstDecisionBar)
+    self.probe = probe
+  }
+
+  @inlinable @inline(__always)
+  mutating func open(_ t: Int, account: inout Account) {
+    switch pending {
+    case .none:
+      return
+    case .exit(let reason):
+      let open = account.open(0, t)
+      account.exit(t, 0, at: account.shares[0] > 0 ? account.sellPrice(t, 0) : account.buyPrice(t, 0, at: open), reason)
+      pending = .none
+    case .entry(let order, let barsLeft):
+      let k = account.market.bar(of: 0, at: t), bars = account.lent.bars[0]
+      guard let fill = BrokerRules.entryFill(order.kind, side: order.side, open: bars.open[k], high: bars.high[k], low: bars.low[k],
+                                             slip: account.slip) else {
+        if barsLeft > 1 { pending = .entry(order, barsLeft: barsLeft - 1) } else { expiredOrders += 1; pending = .none }
+        return
       }
-      @inline(__always) func sellPrice(_ t: Int, _ price: Double) -> Double {
-        BrokerRules.sellPrice(price, low: low[t], slip: slip)
+      let quantity = BrokerRules.entryShares(cash: account.cash, price: fill.price, sizing: sizing, commission: account.commission)
+      if quantity > 0 {
+        account.enter(t, 0, quantity, at: fill.price, order, inside: fill.inside)
+      } else {
+        skippedEntries += 1
       }
-      for t in range {
-        // 0. Dividends and the expense drag, before anything trades.
-        if t == nextEventBar {
-          while nextEx < schedule.exBar.count && schedule.exBar[nextEx] == t {
-            let earned = shares * schedule.amount[nextEx]
-            if earned > 0 {
-              tradeDividends += earned
-              owed.append((schedule.payBar[nextEx], earned))
-            }
-            nextEx += 1
-          }
-          owed.removeAll { payment in
-            guard payment.bar == t else { return false }
-            cash += payment.cash
-            dividendColumn[t - first] += payment.cash
-            return true
-          }
-          nextEventBar = min(nextEx < schedule.exBar.count ? schedule.exBar[nextEx] : Int.max, owed.map(\.bar).min() ?? Int.max)
-        }
-        if expenseRate > 0 && shares > 0 && t > 0 {
-          let fee = shares * close[t - 1] * expenseRate * Double(bars.day[t] - bars.day[t - 1]) / 365
-          cash -= fee
-          expenseDrag += fee
-        }
+      pending = .none
+    }
+  }
 
-        // 1. Orders decided at the previous close fill at this open.
-        switch pending {
-        case .enterLong(let stopLoss, let profitTarget):
-          let price = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
-          let qty = BrokerRules.entryShares(cash: cash, price: price, sizing: broker.sizing, commission: commission)
-          if qty > 0 {
-            entryFee = commission.fee(shares: qty, price: price)
-            cash -= qty * price + entryFee
-            shares = qty
-            entryPrice = price
-            entryBar = t
-            tradeDividends = 0
-            (stop, target) = BrokerRules.levels(entry: price, stopLoss: stopLoss, profitTarget: profitTarget)
-          } else {
-            skippedEntries += 1
-          }
-        case .exitLong(let reason):
-          exit(t, sellPrice(t, open[t]), reason)
-        case .hold:
-          break
-        }
-        pending = .hold
+  @inlinable @inline(__always)
+  mutating func close(_ t: Int, account: inout Account) {
+    guard t >= firstDecisionBar else { return }
+    let shares = account.shares[0], entryBar = account.positions[0].entryBar
+    let position = PositionView(shares: shares, entryPrice: account.positions[0].entryPrice, entryBar: shares != 0 ? entryBar : -1)
+    if t == end - 1, let probe {
+      var copy = strategy
+      probeSignal = copy.decide(at: t, position: probe)
+    }
+    let signal = strategy.decide(at: t, position: position)
+    if t == end - 1 {
+      finalSignal = signal
+      finalPosition = position
+      return
+    }
+    guard case .none = pending else { return }  // an entry order is waiting: no new decision fills
+    switch signal {
+    case .enterLong(let stopLoss, let profitTarget) where shares == 0:
+      pending = .entry(EntryOrder(side: .long, stopLoss: stopLoss, profitTarget: profitTarget), barsLeft: 1)
+    case .enterShort(let stopLoss, let profitTarget) where shares == 0:
+      pending = .entry(EntryOrder(side: .short, stopLoss: stopLoss, profitTarget: profitTarget), barsLeft: 1)
+    case .enter(let order) where shares == 0:
+      pending = .entry(order, barsLeft: order.validBars)
+    case .exitLong(let reason) where shares > 0, .exitShort(let reason) where shares < 0:
+      pending = .exit(reason)
+    default:
+      // A position held its maximum number of bars (the entry bar counts 1) closes at the next open.
+      if shares != 0, let limit = account.positions[0].maxBarsHeld, t - entryBar + 1 >= limit { pending = .exit(.time) }
+    }
+  }
 
-        // 2. Intrabar stop-loss and profit target; the open is the bar's first price.
-        if shares > 0, var e = BrokerRules.intrabarExit(open: open[t], high: high[t], low: low[t], stop: stop, target: target,
-                                                          entryBar: t == entryBar, rule: rule) {
-          if e.ambiguous {
-            ambiguousBars += 1
-            // Finer bars settle it when one level is touched first (the entry at the open comes before them all).
-            if let intrabar {
-              let barEnd = t + 1 < bars.count ? bars.time[t + 1] : Int64.max
-              if let touch = intrabar.firstTouch(from: bars.time[t], to: barEnd, stop: stop, target: target) {
-                e = (touch.price, touch.reason, false)
-                resolvedBars += 1
-              }
-            }
-          }
-          exit(t, sellPrice(t, e.price), e.reason, ambiguous: e.ambiguous)
-        }
-
-        // 3. Mark to the close.
-        equityColumn[t - first] = cash + shares * close[t]
-        cashColumn[t - first] = cash
-        sharesColumn[t - first] = shares
-
-        // 4. Decide at the close; the order fills at the next open.
-        if t >= firstDecision {
-          let position = PositionView(shares: shares, entryPrice: entryPrice, entryBar: shares > 0 ? entryBar : -1)
-          if t == end - 1, let probe {
-            var copy = strategy
-            probeSignal = copy.decide(at: t, position: probe)
-          }
-          let signal = strategy.decide(at: t, position: position)
-          if t == end - 1 {
-            finalSignal = signal
-            finalPosition = position
-          } else {
-            switch signal {
-            case .enterLong where shares == 0, .exitLong where shares > 0: pending = signal
-            default: break
-            }
-          }
-        }
-      }
-      if shares > 0 && n > 0 {
-        exit(end - 1, close[end - 1], .endOfData)
-        // The last mark already holds shares * close; only a closing commission changes it.
-        equityColumn[n - 1] -= trades[trades.count - 1].exitFee
-      }
-    }}}}
-    return BacktestResult(trades: trades, equity: equityColumn, cash: cashColumn, shares: sharesColumn,
-                          initialCash: broker.initialCash, skippedEntries: skippedEntries, ambiguousBars: ambiguousBars,
-                          resolvedBars: resolvedBars, finalSignal: finalSignal, finalPosition: finalPosition, probeSignal: probeSignal,
-                          dividendCash: dividendColumn, dividendsPending: owed.reduce(0) { $0 + $1.cash }, expenseDrag: expenseDrag,
-                          firstBar: first)
+  @inlinable
+  mutating func finish(account: inout Account) {
+    guard account.shares[0] != 0 && account.end > account.first else { return }
+    let last = account.end - 1
+    let fee = account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
+    // The last mark already holds shares * close; only a closing commission changes it.
+    account.lent.equity[last - account.first] -= fee
   }
 }

@@ -74,7 +74,7 @@ public enum HTMLReport {
     h += "</table></div>\n<div class=\"card\"><h2>Trades</h2><table><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Reason</th></tr>"
     for (k, t) in output.run.result.trades.prefix(MarkdownReport.tradeListLimit).enumerated() {
       h += "<tr><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td><td>\(HumanFormat.price(t.entryPrice))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
-      h += "<td>\(HumanFormat.price(t.exitPrice))</td><td>\(HumanFormat.integer(Int(t.shares)))</td><td>\(HumanFormat.money(t.pnl))</td>"
+      h += "<td>\(HumanFormat.price(t.exitPrice))</td><td>\(HumanFormat.integer(t.shares))</td><td>\(HumanFormat.money(t.pnl))</td>"
       h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td></tr>"
     }
     h += "</table>"

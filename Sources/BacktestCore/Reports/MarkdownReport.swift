@@ -76,8 +76,9 @@ public enum MarkdownReport {
     if ambiguous > 0, let other = output.otherRule {
       let rule = c.broker.intrabarRule
       md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "
-      md += "(stop and target both touched, or the stop touched on the entry bar; `ambiguous` in trades.csv). "
-      md += "The conservative rule takes the stop; the optimistic rule takes the target and ignores the stop on the entry bar.\n\n"
+      md += "(stop and target both touched without a gap\(output.run.result.resolvedBars > 0 ? ", and not settled by the finer bars" : ""); "
+      md += "`ambiguous` in trades.csv). The conservative rule takes the stop there, the optimistic rule the target; "
+      md += "the rules differ at no other bar.\n\n"
       let (conservative, optimistic) = rule == .conservative ? (s, other) : (other, s)
       md += "| Rule | Trades | Win rate | Total return | Max drawdown | Sharpe |\n|---|---:|---:|---:|---:|---:|\n"
       for (name, x) in [("conservative" + (rule == .conservative ? " (this run)" : ""), conservative),
@@ -103,6 +104,7 @@ public enum MarkdownReport {
       md += "\(d.profile.nextExDayEstimate.map { CivilDate.isoDate(days: $0) } ?? "—"), both estimates from the last payment and the detected frequency. "
       md += "A trade earns the dividends of the ex-dates it held through (shares held at the close before the ex-date; `dividends` in trades.csv), and its return includes them.\n"
     }
+    if c.expenseRatio > 0 { md += "\n" + ExpenseRatioNote.explanation + "\n" }
 
     md += "\n## Trades\n\n"
     if trades.count > tradeListLimit {
@@ -112,7 +114,7 @@ public enum MarkdownReport {
     md += "|---:|---|---:|---|---:|---:|---:|---:|---|---:|\n"
     for (k, t) in trades.prefix(tradeListLimit).enumerated() {
       md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice)) | \(bars.timeLabel(t.exitBar)) | "
-      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(Int(t.shares))) | \(HumanFormat.money(t.pnl)) | "
+      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(t.shares)) | \(HumanFormat.money(t.pnl)) | "
       md += "\(HumanFormat.percent(t.returnFraction)) | \(t.exitReason.rawValue) | \(t.barsHeld) |\n"
     }
     return md

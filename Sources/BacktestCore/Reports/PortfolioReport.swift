@@ -27,10 +27,10 @@ public enum PortfolioReport {
   /// Equity charts: the growth of the initial cash at the time-weighted return
   /// (drawdowns and monthly returns from it), beside the account's value when
   /// money came and went, else beside the same portfolio left unrebalanced.
-  public static func charts(_ output: PortfolioOutput) -> RunCharts {
+  package static func charts(_ output: PortfolioOutput) -> RunCharts {
     let r = output.result
     let hasFlows = r.flow.dropFirst().contains { $0 != 0 }
-    let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
+    let index = r.timeWeightedIndex
     let initial = output.config.settings.initialCash
     let growth = ContiguousArray(index.map { $0 * initial })
     if hasFlows {
@@ -43,7 +43,7 @@ public enum PortfolioReport {
 
   public static func equityCSV(_ output: PortfolioOutput) -> String {
     let r = output.result, bars = r.timeline
-    let index = timeWeightedIndex(equity: r.equity, flow: r.flow)
+    let index = r.timeWeightedIndex
     let dd = drawdowns(index)
     var out = TextBuffer(capacity: bars.count * (90 + 40 * output.assets.count))
     out.append("time,equity,cash,flow,dividends,drawdown,twr_index")
@@ -209,10 +209,12 @@ public enum PortfolioReport {
       ("Rebalances", HumanFormat.integer(s.rebalances), nil), ("Fills", HumanFormat.integer(s.fills), b.map { HumanFormat.integer($0.fills) }),
     ]
     for (name, value, other) in rows { md += "| \(name) | \(value) |" + (b == nil ? "\n" : " \(other ?? "") |\n") }
-    md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains each bar's `(equity − flow) / previous equity`; "
+    md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains sub-periods split where each flow is invested "
+    md += "(at its bar's open, the account valued at the fill prices), so a deposit earns its bar's move as new money; "
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
     md += "Drawdowns, Sharpe and Sortino are those of the TWR."
     md += b == nil ? "\n\n" : " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
+    if output.assets.contains(where: { $0.expenseRatio > 0 }) { md += ExpenseRatioNote.explanation + "\n\n" }
 
     md += "## Assets\n\n| Asset | Target | Allocation | Shares | Value | Invested | Dividends | Fees | P&L | Return | Contribution |\n"
     md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"

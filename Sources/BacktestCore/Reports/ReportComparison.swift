@@ -3,11 +3,11 @@
 /// Numbers compare within a relative `tolerance` (default 1e-9, with 1e-12
 /// absolute near zero); everything else, and every line of a Markdown file,
 /// must match exactly. The first `limit` differences are described.
-public enum ReportComparison {
-  public static let defaultTolerance = 1e-9
+package enum ReportComparison {
+  package static let defaultTolerance = 1e-9
 
   /// Returns readable descriptions of the differences (empty when equal).
-  public static func differences(file: String, expected: String, actual: String,
+  package static func differences(file: String, expected: String, actual: String,
                                  tolerance: Double = defaultTolerance, limit: Int = 5) -> [String] {
     let exact = file.hasSuffix(".md")
     func lines(_ text: String) -> [Substring] {

@@ -41,7 +41,7 @@ public enum RunReport {
     return files
   }
 
-  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous,dividends"
+  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous,dividends,side"
 
   public static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
@@ -61,7 +61,7 @@ public enum RunReport {
     bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
       + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
       + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
-      + "," + (t.ambiguous ? "1" : "0") + "," + formatNumber(t.dividends)
+      + "," + (t.ambiguous ? "1" : "0") + "," + formatNumber(t.dividends) + "," + t.side.rawValue
   }
 
   public static func equityCSV(_ output: RunOutput) -> String {
@@ -117,6 +117,8 @@ public enum RunReport {
     var byReason: [(String, JSONValue)] = []
     for reason in ExitReason.allCases {
       let n = output.run.result.trades.filter { $0.exitReason == reason }.count
+      // The trailing-stop and time exits are listed when some trade had them (fields are only added).
+      if n == 0 && (reason == .trailingStop || reason == .time) { continue }
       byReason.append((reason.rawValue, .integer(n)))
     }
     let run: [(String, JSONValue)] = [

@@ -73,10 +73,10 @@ public struct CycleFilter<Inner: BarDecider>: BarDecider {
     let signal = inner.decide(at: i, position: position)
     let stage = CycleGate.bit(stages[i])
     if position.isOpen {
-      if case .exitLong = signal { return signal }
-      return exitMask & stage != 0 ? .exitLong(.cycleExit) : signal
+      if signal.isExit { return signal }
+      return exitMask & stage != 0 ? (position.isShort ? .exitShort(.cycleExit) : .exitLong(.cycleExit)) : signal
     }
-    if case .enterLong = signal, entryMask & stage == 0 {
+    if signal.isEntry && entryMask & stage == 0 {
       blockedEntries += 1
       return .hold
     }

@@ -1,23 +1,53 @@
 /// What a strategy wants done after the close of a bar; orders fill at the
-/// next bar's open.
+/// next bar's open (`Docs/orders.md`).
 public enum Signal: Equatable, Sendable {
   case hold
-  /// Close the open position at the next open, for this reason (a strategy's
-  /// own rule is `.technical`).
+  /// Close the open long position at the next open, for this reason (a
+  /// strategy's own rule is `.technical`).
   case exitLong(ExitReason)
-  /// Open a long position. `stopLoss` and `profitTarget` are fractions of the
-  /// entry fill price (`0.02` = 2%), checked intrabar by the broker from the
-  /// entry bar on; `nil` disables each.
+  /// Open a long position at the next open. `stopLoss` and `profitTarget` are
+  /// fractions of the entry fill price (`0.02` = 2%), checked intrabar by the
+  /// broker from the entry bar on; `nil` disables each.
   case enterLong(stopLoss: Double?, profitTarget: Double?)
+  /// Open a short position at the next open: the stop `stopLoss` above the
+  /// entry fill, the target `profitTarget` below it.
+  case enterShort(stopLoss: Double?, profitTarget: Double?)
+  /// Close the open short position at the next open, for this reason.
+  case exitShort(ExitReason)
+  /// An entry order of any kind: long or short, at the market, a limit or a
+  /// stop price, with its own exits (stop, target, trailing stop, a time limit).
+  /// (Boxed, so that the common signals stay small: `decide` returns one per bar.)
+  indirect case enter(EntryOrder)
+}
+
+extension Signal {
+  /// Whether the signal opens a position (of either side, any order).
+  public var isEntry: Bool {
+    switch self {
+    case .enterLong, .enterShort, .enter: return true
+    case .hold, .exitLong, .exitShort: return false
+    }
+  }
+
+  /// Whether the signal closes a position.
+  public var isExit: Bool {
+    switch self {
+    case .exitLong, .exitShort: return true
+    case .hold, .enterLong, .enterShort, .enter: return false
+    }
+  }
 }
 
 /// What a strategy may know of the position at a bar's close.
 public struct PositionView: Sendable, Equatable {
+  /// Shares held: positive long, negative short, 0 flat.
   public var shares: Double
   public var entryPrice: Double
   /// The bar of the entry fill; `-1` when flat.
   public var entryBar: Int
-  public var isOpen: Bool { shares > 0 }
+  public var isOpen: Bool { shares != 0 }
+  public var isLong: Bool { shares > 0 }
+  public var isShort: Bool { shares < 0 }
 
   public init(shares: Double, entryPrice: Double, entryBar: Int) {
     self.shares = shares
@@ -138,7 +168,10 @@ extension Strategy {
   public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     switch signal {
     case .enterLong: return "\(Self.name) buys at the close of bar \(i)"
+    case .enterShort: return "\(Self.name) sells short at the close of bar \(i)"
+    case .enter(let order): return "\(Self.name) enters \(order.side.rawValue) at the close of bar \(i)"
     case .exitLong(let reason): return "\(Self.name) sells (\(reason.rawValue))"
+    case .exitShort(let reason): return "\(Self.name) buys back (\(reason.rawValue))"
     case .hold: return position.isOpen ? "holding: no exit condition met" : "no entry condition met"
     }
   }

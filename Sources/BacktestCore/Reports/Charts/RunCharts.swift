@@ -8,8 +8,8 @@ import Foundation
 /// so a reader can turn coordinates back into values. Dense series are
 /// reduced for display (price: one OHLC bar per pixel column; lines: LTTB),
 /// while every trade marker is kept.
-public struct RunCharts {
-  public static let width = 1000.0
+package struct RunCharts {
+  package static let width = 1000.0
   static let left = 70.0, right = 16.0
 
   /// The run, for the charts of prices, indicators and trades (`nil` for a portfolio).
@@ -27,7 +27,7 @@ public struct RunCharts {
   var x1: Double { Self.width - Self.right }
   var columns: Int { Int(x1 - x0) }
 
-  public init(_ output: RunOutput) {
+  package init(_ output: RunOutput) {
     run = output
     bars = output.bars
     equitySeries = output.run.result.equity
@@ -37,7 +37,7 @@ public struct RunCharts {
   }
 
   /// Equity and monthly charts over a timeline, without prices or trades.
-  public init(timeline: BarSeries, equity: ContiguousArray<Double>, comparison: ContiguousArray<Double>?,
+  package init(timeline: BarSeries, equity: ContiguousArray<Double>, comparison: ContiguousArray<Double>?,
               names: (equity: String, comparison: String), initialCash: Double) {
     run = nil
     bars = timeline
@@ -50,7 +50,7 @@ public struct RunCharts {
   func x(_ i: Int) -> Double { n <= 1 ? x0 : x0 + Double(i) / Double(n - 1) * (x1 - x0) }
 
   /// The style every chart carries, so SVG files read well on their own, in light and dark themes.
-  public static let style = """
+  package static let style = """
     <style>
     .axis{stroke:#8e8e93;stroke-width:1}.grid{stroke:#8e8e93;stroke-opacity:.18;stroke-width:1}
     .label{font:11px -apple-system,Helvetica,Arial,sans-serif;fill:#3a3a3c}.title{font:600 13px -apple-system,Helvetica,Arial,sans-serif;fill:#1c1c1e}
@@ -112,7 +112,7 @@ public struct RunCharts {
   }
 
   /// The strategy's panels under the price chart, in the order their first column comes, with their columns.
-  public var panels: [(panel: IndicatorPanel, columns: [(column: IndicatorColumn, color: String)])] {
+  package var panels: [(panel: IndicatorPanel, columns: [(column: IndicatorColumn, color: String)])] {
     var out: [(panel: IndicatorPanel, columns: [(column: IndicatorColumn, color: String)])] = []
     for c in output.run.indicators {
       guard case .panel(let panel, let color) = c.plot else { continue }
@@ -126,7 +126,7 @@ public struct RunCharts {
 
   // MARK: Price
 
-  public func price() -> String {
+  package func price() -> String {
     let bars = output.bars
     let height = 400.0, top = 44.0, bottom = 370.0
     var vmin = Double.infinity, vmax = -Double.infinity
@@ -227,7 +227,7 @@ public struct RunCharts {
   // MARK: Indicator panels
 
   /// One chart per panel the strategy declares (`rsi.svg`), as (file name without `.svg`, SVG text).
-  public func panelCharts() -> [(id: String, svg: String)] {
+  package func panelCharts() -> [(id: String, svg: String)] {
     panels.map { ($0.panel.id, panel($0.panel, $0.columns)) }
   }
 
@@ -243,7 +243,7 @@ public struct RunCharts {
     }
     let wide = vmax - vmin >= 10
     var svg = open(height, panel.title, top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: SVGBuilder.escape(panel.id))
-    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? String(Int($0)) : String(format: "%.2f", $0) }, dates: true)
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? formatNumber($0.rounded(.towardZero)) : String(format: "%.2f", $0) }, dates: true)
     let levelColor = columns.first?.color ?? "#8e8e93"
     for level in panel.levels {
       let yl = y(level, top, bottom, vmin, vmax)
@@ -259,7 +259,7 @@ public struct RunCharts {
 
   // MARK: Equity and drawdown
 
-  public func equity() -> String {
+  package func equity() -> String {
     let height = 330.0, top = 44.0, bottom = 220.0, ddTop = 240.0, ddBottom = 310.0
     var vmin = Double.infinity, vmax = -Double.infinity
     for e in equitySeries { vmin = min(vmin, e); vmax = max(vmax, e) }
@@ -293,7 +293,7 @@ public struct RunCharts {
   // MARK: Monthly returns
 
   /// Returns by (year, month) from month-end equity; the first month is against the initial cash.
-  public var monthlyReturns: [(year: Int, month: Int, value: Double)] {
+  package var monthlyReturns: [(year: Int, month: Int, value: Double)] {
     let equity = equitySeries
     var out: [(Int, Int, Double)] = []
     var previous = initialCash
@@ -313,7 +313,7 @@ public struct RunCharts {
     return v >= 0 ? "rgba(52,199,89,\(String(format: "%.2f", a)))" : "rgba(255,59,48,\(String(format: "%.2f", a)))"
   }
 
-  public func monthly() -> String {
+  package func monthly() -> String {
     let months = monthlyReturns
     let years = Array(Set(months.map(\.year))).sorted()
     let cell = 62.0, rowHeight = 22.0, top = 44.0
@@ -343,7 +343,7 @@ public struct RunCharts {
 
   // MARK: Trade returns
 
-  public func tradeReturns() -> String {
+  package func tradeReturns() -> String {
     let returns = output.run.result.trades.map(\.returnFraction)
     let height = 220.0, top = 40.0, bottom = 190.0
     guard let lo = returns.min(), let hi = returns.max() else {

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Writes SVG markup into a string; coordinates are rounded to 0.1 px.
-public struct SVGBuilder {
-  public private(set) var text = ""
+package struct SVGBuilder {
+  package private(set) var text = ""
 
-  public init() {}
+  package init() {}
 
-  public static func coordinate(_ x: Double) -> String {
+  package static func coordinate(_ x: Double) -> String {
     let tenths = (x * 10).rounded()
     let r = tenths / 10
     if r == r.rounded() { return String(Int(r)) }
@@ -17,7 +17,7 @@ public struct SVGBuilder {
   }
 
   /// `s` with `&`, `<`, `>` and `"` written as entities, in one pass (`s` itself when it has none).
-  public static func escape(_ s: String) -> String {
+  package static func escape(_ s: String) -> String {
     let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") }
     guard s.utf8.contains(where: special) else { return s }
     var out = ""
@@ -37,25 +37,25 @@ public struct SVGBuilder {
     return out
   }
 
-  public mutating func raw(_ s: String) { text += s }
+  package mutating func raw(_ s: String) { text += s }
 
-  public mutating func rect(x: Double, y: Double, width: Double, height: Double, attributes: String) {
+  package mutating func rect(x: Double, y: Double, width: Double, height: Double, attributes: String) {
     let c = Self.coordinate
     text += "<rect x=\"\(c(x))\" y=\"\(c(y))\" width=\"\(c(max(0, width)))\" height=\"\(c(max(0, height)))\" \(attributes)/>"
   }
 
-  public mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, attributes: String) {
+  package mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, attributes: String) {
     let c = Self.coordinate
     text += "<line x1=\"\(c(x1))\" y1=\"\(c(y1))\" x2=\"\(c(x2))\" y2=\"\(c(y2))\" \(attributes)/>"
   }
 
-  public mutating func polyline(_ points: [(Double, Double)], attributes: String) {
+  package mutating func polyline(_ points: [(Double, Double)], attributes: String) {
     guard points.count > 1 else { return }
     text += "<polyline fill=\"none\" points=\"" + points.map { Self.coordinate($0.0) + "," + Self.coordinate($0.1) }.joined(separator: " ")
       + "\" \(attributes)/>"
   }
 
-  public mutating func label(_ s: String, x: Double, y: Double, attributes: String = "class=\"label\"") {
+  package mutating func label(_ s: String, x: Double, y: Double, attributes: String = "class=\"label\"") {
     text += "<text x=\"\(Self.coordinate(x))\" y=\"\(Self.coordinate(y))\" \(attributes)>\(Self.escape(s))</text>"
   }
 }
@@ -63,7 +63,7 @@ public struct SVGBuilder {
 /// Reduces a line to about `threshold` points that keep its shape: the
 /// largest-triangle-three-buckets algorithm (Steinarsson 2013). Returns indices
 /// into `y`, always including the first and the last; `nan` values are skipped.
-public func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
+package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
   let defined = y.indices.filter { !y[$0].isNaN }
   guard defined.count > threshold, threshold >= 3 else { return defined }
   var out = [defined[0]]
@@ -90,7 +90,7 @@ public func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold:
 }
 
 /// "Nice" tick values covering [low, high]: about `count` steps of 1, 2 or 5 × 10^k.
-public func niceTicks(low: Double, high: Double, count: Int = 5) -> [Double] {
+package func niceTicks(low: Double, high: Double, count: Int = 5) -> [Double] {
   guard high > low, low.isFinite, high.isFinite else { return [low] }
   let raw = (high - low) / Double(count)
   let magnitude = pow(10, (log10(raw)).rounded(.down))

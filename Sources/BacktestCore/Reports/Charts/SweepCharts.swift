@@ -1,11 +1,11 @@
 import Foundation
 
 /// Charts of a sweep.
-public enum SweepCharts {
+package enum SweepCharts {
   /// The ranking metric over two parameters: each cell is the mean over the
   /// other parameters' values (combinations meeting the constraints only).
-  public static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int) -> String {
-    let ranked = SweepReport.ranking(records, settings: settings)
+  package static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int) -> String {
+    let ranked = SweepRanking.ranking(records, settings: settings)
     let xs = settings.parameters[x].values, ys = settings.parameters[y].values
     var cells: [[Double?]] = Array(repeating: Array(repeating: nil, count: xs.count), count: ys.count)
     for (j, yv) in ys.enumerated() {
@@ -46,9 +46,9 @@ public enum SweepCharts {
   }
 
   /// `sweep.html`: the heatmap and the top combinations, self-contained.
-  public static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
+  package static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
                           validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> String {
-    let ranked = SweepReport.ranking(records, settings: settings)
+    let ranked = SweepRanking.ranking(records, settings: settings)
     var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
     h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
     h += "<div class=\"card\">\(heatmap(records, settings: settings, x: x, y: y))</div>\n"

@@ -63,8 +63,8 @@ public struct SMACross: Strategy {
     let f = { (x: Double) in String(format: "%.2f", x) }
     let now = "SMA \(parameters.fast) \(f(fast[i])) \(fast[i] > slow[i] ? ">" : "<=") SMA \(parameters.slow) \(f(slow[i]))"
     switch signal {
-    case .enterLong: return "\(now), crossing above at this close"
-    case .exitLong: return "\(now), crossing below at this close"
+    case .enterLong, .enterShort, .enter: return "\(now), crossing above at this close"
+    case .exitLong, .exitShort: return "\(now), crossing below at this close"
     case .hold: return (position.isOpen ? "holding: " : "no entry: ") + now + ", no cross at this close"
     }
   }

@@ -27,6 +27,14 @@ public struct BollingerRSI: Strategy {
       .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2% or none)"),
       .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
     ]
+
+    /// An oversold level above the overbought one has no reading (the RSI would
+    /// be both at once); equal levels are allowed.
+    public func validate() throws(ParameterConflict) {
+      if oversold > overbought {
+        throw ParameterConflict(path: "rsi.oversold", message: "expected 'strategy.rsi.oversold' <= 'strategy.rsi.overbought', found \(formatPlain(oversold)) and \(formatPlain(overbought))")
+      }
+    }
   }
 
   public static let name = "bollinger_rsi"
@@ -85,9 +93,9 @@ public struct BollingerRSI: Strategy {
     guard !lower.isNaN, !upper.isNaN, !r.isNaN else { return "not enough bars yet for every indicator" }
     let f = { (x: Double) in String(format: "%.2f", x) }, g = { (x: Double) in String(format: "%.1f", x) }
     switch signal {
-    case .enterLong:
+    case .enterLong, .enterShort, .enter:
       return "close \(f(c)) < lower band \(f(lower)) and RSI \(g(r)) < \(formatPlain(parameters.oversold))"
-    case .exitLong:
+    case .exitLong, .exitShort:
       if c > upper { return "close \(f(c)) > upper band \(f(upper))" }
       return "RSI \(g(r)) > \(formatPlain(parameters.overbought))"
     case .hold where position.isOpen:

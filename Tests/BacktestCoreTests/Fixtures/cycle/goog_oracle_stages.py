@@ -4,8 +4,8 @@ the swing oracle's GOOG trades, at the close the buy was decided at (the bar
 before the entry fill) and at the entry fill, with the bundled macro file, the
 default classifier settings and daily bars stamped at New York midnight.
 
-Run from the project root:  .venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/cycle/goog_oracle_stages.py
-(only the standard library and ../shared/peers/cycle_ref.py are used; the
+Run from the project root:  python3 Tests/BacktestCoreTests/Fixtures/cycle/goog_oracle_stages.py
+(only the standard library and Tools/reference/cycle_ref.py are used; the
 trades are Fixtures/oracle/GOOG-default/trades.csv, made by Fixtures/oracle/make.sh).
 """
 import csv, datetime as dt, os, sys
@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, "../../../..")
-sys.path.insert(0, os.path.join(root, "../shared/peers"))
+sys.path.insert(0, os.path.join(root, "Tools/reference"))
 import cycle_ref as ref
 
 lookup = ref.StageLookup(ref.classify(ref.load_observations(os.path.join(root, "Data/us_macro_quarterly.csv"))))

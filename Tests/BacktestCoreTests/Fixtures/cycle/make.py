@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Builds the economic-cycle test inputs and their reference outputs.
 
-Run from the project root:  .venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/cycle/make.py
-(any Python 3.11 works: only the standard library and ../shared/peers/cycle_ref.py are used).
+Run from the project root:  python3 Tests/BacktestCoreTests/Fixtures/cycle/make.py
+(any Python 3.11 works: only the standard library and Tools/reference/cycle_ref.py are used).
 
 Inputs, derived deterministically from Data/us_macro_quarterly.csv:
   tidy_monthly.csv  tidy file: quarterly real GDP, MONTHLY unemployment (the
@@ -20,7 +20,7 @@ and at the staleness limit and one second after (spec section 11).
 import csv, datetime as dt, os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "../../../../../shared/peers"))
+sys.path.insert(0, os.path.join(here, "../../../../Tools/reference"))
 import cycle_ref as ref
 
 rows = list(csv.DictReader(open(os.path.join(here, "../../../../Data/us_macro_quarterly.csv"))))
@@ -80,7 +80,7 @@ for name in ["tidy_monthly", "wide_monthly"]:
         w.writerow(["time", "stage"])
         for t in sorted(times):
             w.writerow([ref.fmt_time(t), look.stage_at(t)])
-subprocess.run([sys.executable, os.path.join(here, "../../../../../shared/peers/cycle_ref.py"), "classify",
+subprocess.run([sys.executable, os.path.join(here, "../../../../Tools/reference/cycle_ref.py"), "classify",
                 os.path.join(here, "../../../../Data/us_macro_quarterly.csv"),
                 "-o", os.path.join(here, "bundled.stages.csv")], check=True)
 print("ok")

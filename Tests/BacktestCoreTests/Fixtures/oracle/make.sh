@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Regenerates the oracle fixtures from ../shared/peers (run from the project root):
-#   bash ../shared/peers/setup.sh .venv-peers
+# Regenerates the oracle fixtures with the reference scripts in Tools/reference
+# (run from the project root):
+#   python3 -m venv .venv-reference
+#   .venv-reference/bin/pip install -r Tools/reference/requirements.txt
 #   bash Tests/BacktestCoreTests/Fixtures/oracle/make.sh
 # Each folder holds the oracle's trades.csv, indicators.csv and summary.json for
 # one bar file and parameter set: "default" is the spec's defaults, "target"
 # adds --profit-target 0.03. edge.csv is built by edge_bars.py (one scenario
 # per broker rule) and run with --profit-target 0.03.
 set -euo pipefail
-PY=${PY:-.venv-peers/bin/python}
-P=../shared/peers
+PY=${PY:-.venv-reference/bin/python}
+P=Tools/reference
 F=Tests/BacktestCoreTests/Fixtures/oracle
 for ds in EURUSD GOOG synthetic_gpix_30min; do
   $PY $P/oracle.py Data/$ds.csv --out $F/$ds-default
@@ -17,6 +19,7 @@ for ds in EURUSD GOOG synthetic_gpix_30min; do
 done
 $PY $P/edge_bars.py --out $F/edge.csv
 $PY $P/oracle.py $F/edge.csv --out $F/edge-target --profit-target 0.03
+rm $F/edge-target/indicators.csv   # not compared: the trades and summary are the point of these bars
 $PY - <<'PY'
 # TA-Lib reference values for the indicators the strategies do not use directly.
 import numpy as np, pandas as pd, talib

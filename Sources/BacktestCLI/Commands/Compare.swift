@@ -1,0 +1,51 @@
+import BacktestCore
+import CommandLineSupport
+import Foundation
+
+/// `backtest compare DIR DIR…`: the figures of several runs (or sweeps) side by side, with differences.
+struct CompareCommand {
+  static let spec = CommandSpec(
+    "compare", summary: "put the figures of several runs (or sweeps) side by side, with each one's difference from the first",
+    arguments: [ArgumentSpec("DIR", "output folders of runs (summary.json) or sweeps (results.csv and sweep.json)", count: .oneOrMore,
+                             completion: .directory)],
+    options: [.flag("markdown", "print a Markdown table"), .flag("json", "print JSON (backtest.compare/1) with full precision"),
+              .option("top", "N", "the sweep combinations shown: the first sweep's best", default: .value("10"))],
+    examples: ["compare Reports/gpix Reports/gpix-tight-stop", "compare out/sweep-2022 out/sweep-2023 --markdown"])
+
+  var folders: [String]
+  var markdown: Bool
+  var json: Bool
+  var top: Int
+
+  init(_ args: ArraySlice<String>) throws {
+    let a = try Arguments(args, command: Self.spec, path: "compare")
+    guard a.positionals.count >= 2 else { throw UsageError(message: "expected at least two folders to compare: backtest compare DIR DIR...") }
+    folders = a.positionals
+    markdown = a.flag("markdown")
+    json = a.flag("json")
+    top = try a.integer("top", minimum: 1)!
+    if markdown && json { throw UsageError(message: "expected one of --markdown and --json, found both") }
+  }
+
+  func run() throws -> Int32 {
+    let names = folders.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    let isSweep = names.map { FileManager.default.fileExists(atPath: $0 + "/results.csv") && FileManager.default.fileExists(atPath: $0 + "/sweep.json") }
+    let comparison: RunComparison
+    if isSweep.allSatisfy({ $0 }) {
+      let plan = try JSONReader.parse(try readInputFile(names[0] + "/sweep.json"), file: names[0] + "/sweep.json")
+      guard let metric = plan["metric"]?.string else {
+        throw InputError("expected the sweep's metric ('metric')", file: names[0] + "/sweep.json")
+      }
+      let results = try names.map { String(decoding: try readInputFile($0 + "/results.csv"), as: UTF8.self) }
+      comparison = RunComparison(names: names, results: results, metric: metric, top: top)
+    } else if isSweep.contains(true) {
+      throw UsageError(message: "expected only runs or only sweeps; \(zip(names, isSweep).filter(\.1).map(\.0).joined(separator: ", ")) "
+                         + "hold a sweep, the others a run")
+    } else {
+      let summaries = try names.map { try JSONReader.parse(try readInputFile($0 + "/summary.json"), file: $0 + "/summary.json") }
+      comparison = RunComparison(names: names, summaries: summaries)
+    }
+    print(json ? comparison.json.rendered() : markdown ? comparison.markdown : comparison.text, terminator: json ? "\n" : "")
+    return ExitCode.ok
+  }
+}

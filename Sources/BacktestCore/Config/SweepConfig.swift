@@ -1,0 +1,63 @@
+import Foundation
+
+/// Reading a sweep file: the base run configuration and one configuration per combination.
+extension SweepRunner {
+  /// Reads a sweep file: the base run configuration's YAML and the sweep section.
+  ///
+  /// Swept parameters are named by their key path, or by the short names the
+  /// strategy (`strategy.type`, looked up in `catalog`) declares.
+  public static func parse(_ text: String, file: String, overrides: [String] = [],
+                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> (root: YAMLNode, settings: SweepSettings) {
+    var root = try YAMLReader.parse(text, file: file)
+    for (k, o) in overrides.enumerated() { root = try RunConfig.applyOverride(o, index: k, to: root) }
+    guard case .mapping(var entries) = root.kind, let at = entries.firstIndex(where: { $0.key == "sweep" }) else {
+      throw InputError("no 'sweep:' section; expected sweep.parameters with the values to try", at: root.location)
+    }
+    let settings = try SweepSettings.read(entries[at].value, strategy: try strategyParameters(root, catalog: catalog))
+    entries.remove(at: at)
+    return (YAMLNode(.mapping(entries), at: root.location), settings)
+  }
+
+  /// The declared parameters of the strategy a run file names (none when it names none: the run file's own check reports that),
+  /// with those the run file declares itself (a rule's `params`) when its strategy section reads.
+  static func strategyParameters(_ root: YAMLNode, catalog: StrategyCatalog) throws -> [ParameterInfo] {
+    let table = try ConfigTable(root, path: "").table("strategy")
+    guard let name = try table.string("type") else { return [] }
+    guard let entry = catalog.entry(named: name) else {
+      _ = try catalog.configure(table)  // reports the unknown type with a suggestion
+      return []
+    }
+    // A bad section is reported later, by the run file's own check, after the sweep section's errors.
+    return (try? catalog.configure(table))?.parameterInfo ?? entry.parameters
+  }
+
+  /// Builds each combination's configuration, checking every value as a run file would.
+  public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
+                          catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> [SweepJob] {
+    let base = try RunConfig.parse(document: root, file: file, catalog: catalog)
+    if base.data.intrabar != nil {
+      throw InputError("sweeps do not settle exits with finer intrabar bars yet; remove data.intrabar, "
+                       + "or run single combinations with backtest run", at: root.location)
+    }
+    // When only strategy parameters vary, only the strategy section needs reading per combination.
+    let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
+    guard case .mapping(let entries) = root.kind else { return [] }
+    let strategyNode = entries.first { $0.key == "strategy" }?.value ?? YAMLNode(.null, at: root.location)
+    // Each parameter value's override is read once (a grid repeats each many times).
+    var overrides: [String: ConfigOverride] = [:]
+    return try combinations.map { c in
+      var node = strategyOnly ? YAMLNode(.mapping([YAMLEntry(key: "strategy", keyLocation: root.location, value: strategyNode)]), at: root.location) : root
+      for text in SweepPlan.overrides(c, settings) {
+        let override = try overrides[text] ?? ConfigOverride(text)
+        overrides[text] = override
+        node = try override.apply(to: node)
+      }
+      if strategyOnly {
+        var config = base
+        config.strategy = try catalog.configure(try ConfigTable(node, path: "").table("strategy"))
+        return SweepJob(combination: c, config: config)
+      }
+      return SweepJob(combination: c, config: try RunConfig.parse(document: node, file: file, catalog: catalog))
+    }
+  }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// One line of an income/expense tracker: income positive, expenses negative.
+public struct LedgerEntry: Sendable, Equatable {
+  /// Days since 1970-01-01.
+  public var day: Int
+  public var amount: Double
+  public var category: String
+  public var note: String
+  /// The account and the person (the tracker's export has both; empty when not given).
+  public var account: String
+  public var owner: String
+
+  public init(day: Int, amount: Double, category: String, note: String = "", account: String = "", owner: String = "") {
+    self.day = day
+    self.amount = amount
+    self.category = category
+    self.note = note
+    self.account = account
+    self.owner = owner
+  }
+}
+
+/// Income, expenses and their net in one calendar month.
+public struct MonthlyCashFlow: Sendable, Equatable {
+  /// The first day of the month (days since 1970).
+  public var month: Int
+  public var income = 0.0
+  /// Negative (the sum of the negative amounts).
+  public var expenses = 0.0
+  public var net: Double { income + expenses }
+}
+
+/// Income, expenses and net of one category over the whole ledger.
+public struct CategoryCashFlow: Sendable, Equatable {
+  public var category: String
+  public var entries = 0
+  public var income = 0.0
+  public var expenses = 0.0
+  public var net: Double { income + expenses }
+}
+
+/// A ledger of dated deposits and withdrawals (`date,amount,category,note`).
+public struct CashFlowLedger: Sendable, Equatable {
+  /// Entries in date order (entries of one day keep their file order).
+  public var entries: [LedgerEntry]
+
+  public init(entries: [LedgerEntry]) {
+    self.entries = entries.enumerated().sorted { ($0.element.day, $0.offset) < ($1.element.day, $1.offset) }.map(\.element)
+  }
+
+  /// Every month from the first entry's to the last entry's, empty months included.
+  public var monthly: [MonthlyCashFlow] {
+    guard let first = entries.first, let last = entries.last else { return [] }
+    func monthStart(_ day: Int) -> Int {
+      let c = CivilDate.components(days: day)
+      return CivilDate.days(year: c.year, month: c.month, day: 1)
+    }
+    var months: [MonthlyCashFlow] = []
+    var m = monthStart(first.day)
+    while m <= last.day {
+      months.append(MonthlyCashFlow(month: m))
+      m = CivilDate.adding(months: 1, to: m)
+    }
+    var k = 0
+    for e in entries {
+      while CivilDate.adding(months: 1, to: months[k].month) <= e.day { k += 1 }
+      if e.amount >= 0 { months[k].income += e.amount } else { months[k].expenses += e.amount }
+    }
+    return months
+  }
+
+  /// Totals per category, largest absolute net first (ties by name).
+  public var byCategory: [CategoryCashFlow] {
+    var rows: [String: CategoryCashFlow] = [:]
+    for e in entries {
+      var row = rows[e.category] ?? CategoryCashFlow(category: e.category)
+      row.entries += 1
+      if e.amount >= 0 { row.income += e.amount } else { row.expenses += e.amount }
+      rows[e.category] = row
+    }
+    return rows.values.sorted { (abs($0.net), $1.category) > (abs($1.net), $0.category) }
+  }
+
+  /// Each month's net, dated the first day of the following month (when the
+  /// month's surplus is known and can be invested; a deficit is withdrawn).
+  /// Months that net to zero are left out.
+  public var monthlyNetContributions: [DatedAmount] {
+    monthly.filter { $0.net != 0 }.map { DatedAmount(day: CivilDate.adding(months: 1, to: $0.month), amount: $0.net) }
+  }
+}
+
+/// Reads ledger files: a CSV whose header names `date` and `amount`, optionally
+/// `category`, `note`, `account` and `owner`; or the income tracker's JSON export.
+public enum LedgerReader {
+  /// Reads either form (a document starting with `[` or `{` is read as the JSON export).
+  ///
+  /// - Throws: `InputError` naming line and column: a bad date, an amount that is not a plain
+  ///   number (a thousands separator gets its own hint), a missing field of the export.
+  public static func read(_ data: Data, file: String) throws -> CashFlowLedger {
+    if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "[") || first == UInt8(ascii: "{") {
+      return try readExport(data, file: file)
+    }
+    var entries: [LedgerEntry] = []
+    try [UInt8](data).withUnsafeBufferPointer { b in
+      var scanner = CSVScanner(bytes: b, file: file)
+      var fields: [CSVField] = []
+      let start = SourceLocation(file: file, line: 1, column: 1)
+      guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'date,amount,category,note'", at: start) }
+      let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
+      guard let d = header.firstIndex(of: "date"), let a = header.firstIndex(of: "amount") else {
+        throw InputError("expected a header with date and amount (and optionally category, note), found '\(excerpt(header.joined(separator: ",")))'", at: start)
+      }
+      let c = header.firstIndex(of: "category"), n = header.firstIndex(of: "note")
+      let account = header.firstIndex(of: "account"), owner = header.firstIndex(of: "owner")
+      while try scanner.next(into: &fields) {
+        guard fields.count == header.count else {
+          // An unquoted `-1,200.50` splits the amount in two: say so where it starts.
+          if fields.count > header.count && a + 1 < fields.count {
+            let joined = scanner.text(fields[a]) + "," + scanner.text(fields[a + 1])
+            if hasThousandsSeparator(joined) {
+              throw InputError("expected an amount without a thousands separator, found '\(joined)' (read as two fields); write \(joined.replacingOccurrences(of: ",", with: ""))",
+                               at: scanner.location(fields[a]))
+            }
+          }
+          throw InputError("expected \(header.count) fields as in the header, found \(fields.count)", at: SourceLocation(file: file, line: scanner.line, column: 1))
+        }
+        guard case .date(let day)? = parseTimestamp(b, fields[d].start, fields[d].end) else {
+          throw InputError("expected a date YYYY-MM-DD, found '\(scanner.shown(fields[d]))'", at: scanner.location(fields[d]))
+        }
+        guard let amount = parseDecimal(b, fields[a].start, fields[a].end), amount.isFinite else {
+          let text = scanner.text(fields[a]).trimmingSpaces()
+          if hasThousandsSeparator(text) {
+            throw InputError("expected an amount without a thousands separator, found '\(text)'; write \(text.replacingOccurrences(of: ",", with: ""))",
+                             at: scanner.location(fields[a]))
+          }
+          throw InputError("expected an amount (income positive, expenses negative), found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
+        }
+        guard abs(amount) <= ConfigTable.largestNumber else {
+          throw InputError("expected an amount of at most 1e15, found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
+        }
+        let category = c.map { scanner.text(fields[$0]).trimmingSpaces() } ?? ""
+        entries.append(LedgerEntry(day: day, amount: amount, category: category.isEmpty ? "uncategorized" : category,
+                                   note: n.map { scanner.text(fields[$0]) } ?? "",
+                                   account: account.map { scanner.text(fields[$0]).trimmingSpaces() } ?? "",
+                                   owner: owner.map { scanner.text(fields[$0]).trimmingSpaces() } ?? ""))
+      }
+      if entries.isEmpty { throw InputError("no entries; expected lines of date,amount,category,note after the header", at: start) }
+    }
+    return CashFlowLedger(entries: entries)
+  }
+
+  /// `1,200.50` or `-12,000`: digits grouped by threes with commas.
+  static func hasThousandsSeparator(_ text: String) -> Bool {
+    var body = Substring(text)
+    if body.hasPrefix("-") || body.hasPrefix("+") { body = body.dropFirst() }
+    let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
+    guard groups.count > 1, (1...3).contains(groups[0].count), groups.dropFirst().allSatisfy({ $0.count == 3 }) else { return false }
+    return groups.allSatisfy { $0.allSatisfy { ("0"..."9").contains($0) } } && (parts.count == 1 || parts[1].allSatisfy { ("0"..."9").contains($0) })
+  }
+
+  /// The fields of one transaction in the income tracker's JSON export.
+  public static let exportFields = "id, date, description, category, type, amount, account, owner, notes"
+
+  /// Reads the income tracker's JSON export: a list of `{id, date, description, category, type, amount,
+  /// account, owner, notes}`, `type` `income` or `expense`, `amount` positive (the type gives the sign),
+  /// `date` ISO 8601 (`2026-02-10T12:00:00Z`: the day as written, before any time-zone conversion).
+  /// `date`, `category`, `type` and `amount` are required; the rest may be absent or `null`.
+  public static func readExport(_ data: Data, file: String) throws -> CashFlowLedger {
+    let root = try JSONReader.parse(data, file: file)
+    guard let items = root.array else {
+      throw InputError("expected a list of transactions (\(exportFields)), found \(root.typeDescription)", at: root.location)
+    }
+    var entries: [LedgerEntry] = []
+    for (k, item) in items.enumerated() {
+      let id = item["id"].flatMap { $0.string ?? ($0.number.map { formatNumber($0) }) }
+      let which = "transaction \(k + 1)" + (id.map { " (id \($0))" } ?? "")
+      guard item.members != nil else {
+        throw InputError("expected an object for \(which), found \(item.typeDescription)", at: item.location)
+      }
+      func required(_ key: String, _ expected: String) throws -> JSONNode {
+        guard let node = item[key], !node.isNull else {
+          throw InputError("\(which): missing '\(key)'; expected \(expected)", at: item.location)
+        }
+        return node
+      }
+      func text(_ key: String) throws -> String {
+        guard let node = item[key], !node.isNull else { return "" }
+        guard let s = node.string else {
+          throw InputError("\(which): expected a string for '\(key)', found \(node.typeDescription)", at: node.location)
+        }
+        return s.trimmingSpaces()
+      }
+      let dateNode = try required("date", "an ISO 8601 date such as 2026-02-10T12:00:00Z")
+      guard let dateText = dateNode.string, let day = exportDay(dateText) else {
+        throw InputError("\(which): expected an ISO 8601 date such as 2026-02-10T12:00:00Z for 'date', found \(dateNode.string.map { "'\($0)'" } ?? dateNode.typeDescription)",
+                         at: dateNode.location)
+      }
+      let typeNode = try required("type", "income or expense")
+      let typeText = typeNode.string?.lowercased() ?? ""
+      guard typeText == "income" || typeText == "expense" else {
+        let hint = closestMatch(to: typeText, in: ["income", "expense"]).map { "; did you mean '\($0)'?" } ?? ""
+        throw InputError("\(which): expected income or expense for 'type', found \(typeNode.string.map { "'\($0)'" } ?? typeNode.typeDescription)\(hint)",
+                         at: typeNode.location)
+      }
+      let amountNode = try required("amount", "a positive number")
+      guard let amount = amountNode.number ?? amountNode.string.flatMap({ Double($0.trimmingSpaces()) }), amount.isFinite, amount >= 0 else {
+        throw InputError("\(which): expected a positive number for 'amount' (the type gives the sign), found \(amountNode.number.map { formatNumber($0) } ?? amountNode.string.map { "'\($0)'" } ?? amountNode.typeDescription)",
+                         at: amountNode.location)
+      }
+      _ = try required("category", "a category such as groceries")
+      let category = try text("category")
+      let description = try text("description"), notes = try text("notes")
+      entries.append(LedgerEntry(day: day, amount: typeText == "income" ? amount : -amount, category: category.isEmpty ? "uncategorized" : category,
+                                 note: notes.isEmpty ? description : description.isEmpty ? notes : description + " (" + notes + ")",
+                                 account: try text("account"), owner: try text("owner")))
+    }
+    if entries.isEmpty { throw InputError("no transactions; expected a list of \(exportFields)", at: root.location) }
+    return CashFlowLedger(entries: entries)
+  }
+
+  /// The calendar day written in an ISO 8601 date or date-time (`2026-02-10`, `2026-02-10T12:00:00Z`, with an offset).
+  static func exportDay(_ text: String) -> Int? {
+    let bytes = Array(text.utf8)
+    switch bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) {
+    case .date(let d)?: return d
+    case .local(let s)?: return CivilDate.day(ofSeconds: s)
+    case .zoned(let t, let offset)?: return CivilDate.day(ofSeconds: t + Int64(offset))
+    default: return nil
+    }
+  }
+}
+
+/// One dated amount for `xirr`: negative when the investor pays in, positive when paid out.
+public struct DatedAmount: Sendable, Equatable {
+  /// Days since 1970-01-01.
+  public var day: Int
+  public var amount: Double
+
+  public init(day: Int, amount: Double) {
+    self.day = day
+    self.amount = amount
+  }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// One dividend: per share, earned by shares held at the close before `exDay`, paid on `payDay`.
+public struct Dividend: Sendable, Equatable {
+  public var exDay: Int
+  public var payDay: Int
+  public var amount: Double
+
+  public init(exDay: Int, payDay: Int, amount: Double) {
+    self.exDay = exDay
+    self.payDay = payDay
+    self.amount = amount
+  }
+}
+
+/// Reads dividend files: `ex_date,pay_date,amount` (optionally `symbol`).
+public enum DividendReader {
+  public static func read(_ data: Data, file: String, symbol: String? = nil) throws -> [Dividend] {
+    var out: [Dividend] = []
+    try [UInt8](data).withUnsafeBufferPointer { b in
+      var scanner = CSVScanner(bytes: b, file: file)
+      var fields: [CSVField] = []
+      guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'ex_date,pay_date,amount'", at: SourceLocation(file: file, line: 1, column: 1)) }
+      let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
+      guard let e = header.firstIndex(of: "ex_date"), let a = header.firstIndex(of: "amount") else {
+        throw InputError("expected a header with ex_date, pay_date and amount, found '\(excerpt(header.joined(separator: ",")))'", at: SourceLocation(file: file, line: 1, column: 1))
+      }
+      let p = header.firstIndex(of: "pay_date"), s = header.firstIndex(of: "symbol")
+      if s != nil && symbol == nil {
+        throw InputError("the file has a symbol column; name the symbol whose dividends to use", at: SourceLocation(file: file, line: 1, column: 1))
+      }
+      var symbolsSeen: Set<String> = []
+      while try scanner.next(into: &fields) {
+        guard fields.count == header.count else {
+          throw InputError("expected \(header.count) fields as in the header, found \(fields.count)", at: SourceLocation(file: file, line: scanner.line, column: 1))
+        }
+        if let s, let symbol {
+          let text = scanner.text(fields[s]).trimmingSpaces()
+          guard text == symbol else { symbolsSeen.insert(text); continue }
+        }
+        func day(_ k: Int) throws -> Int {
+          guard case .date(let d)? = parseTimestamp(b, fields[k].start, fields[k].end) else {
+            throw InputError("expected a date YYYY-MM-DD, found '\(scanner.shown(fields[k]))'", at: scanner.location(fields[k]))
+          }
+          return d
+        }
+        guard let amount = parseDecimal(b, fields[a].start, fields[a].end), BarCSVReader.priceRange.contains(amount) else {
+          throw InputError("expected a positive amount per share up to 1e12, found '\(scanner.shown(fields[a]))'", at: scanner.location(fields[a]))
+        }
+        let ex = try day(e)
+        let pay = try p.map(day) ?? ex
+        if pay < ex { throw InputError("the pay date is before the ex-date; expected pay_date >= ex_date", at: scanner.location(fields[p!])) }
+        if let last = out.last, ex <= last.exDay {
+          throw InputError("ex-dates must increase; this one is not after \(CivilDate.isoDate(days: last.exDay))", at: scanner.location(fields[e]))
+        }
+        out.append(Dividend(exDay: ex, payDay: pay, amount: amount))
+      }
+      if let symbol, s != nil, out.isEmpty {
+        let hint = closestMatch(to: symbol, in: symbolsSeen.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+        throw InputError("no dividend for symbol '\(symbol)' in the file\(hint)", at: SourceLocation(file: file, line: 1, column: 1))
+      }
+    }
+    return out
+  }
+}
+
+/// How often a fund pays, from the spacing of its ex-dates.
+public enum PaymentFrequency: String, Sendable {
+  case monthly, quarterly, semiAnnual = "semi-annual", annual, unknown
+  public var perYear: Double? {
+    switch self { case .monthly: 12; case .quarterly: 4; case .semiAnnual: 2; case .annual: 1; case .unknown: nil }
+  }
+  /// The median gap of the last (up to) eight ex-dates: ≤ 45 days monthly, ≤ 135 quarterly, ≤ 270 semi-annual, else annual.
+  public static func detect(_ dividends: [Dividend]) -> PaymentFrequency {
+    let recent = dividends.suffix(8)
+    guard recent.count >= 2 else { return .unknown }
+    let gaps = zip(recent, recent.dropFirst()).map { $1.exDay - $0.exDay }.sorted()
+    let median = gaps.count % 2 == 1 ? Double(gaps[gaps.count / 2]) : Double(gaps[gaps.count / 2 - 1] + gaps[gaps.count / 2]) / 2
+    return median <= 45 ? .monthly : median <= 135 ? .quarterly : median <= 270 ? .semiAnnual : .annual
+  }
+}
+
+/// What a dividend history says as of one day; nothing after that day is looked at.
+public struct DividendProfile: Sendable, Equatable {
+  public var asOfDay: Int
+  /// Per share: dividends with ex-date in the 365 days up to `asOfDay`.
+  public var trailingTwelveMonths: Double
+  public var last: Dividend?
+  /// From the spacing of the ex-dates up to `asOfDay`.
+  public var frequency: PaymentFrequency
+  /// Per share, an estimate: the last amount × payments per year.
+  public var forwardAnnual: Double?
+  /// An estimate: the last ex-date plus the detected period (1, 3, 6 or 12 months).
+  public var nextExDayEstimate: Int?
+
+  public init(_ dividends: [Dividend], asOf: Int) {
+    asOfDay = asOf
+    let known = dividends.filter { $0.exDay <= asOf }
+    trailingTwelveMonths = known.filter { $0.exDay > asOf - 365 }.reduce(0) { $0 + $1.amount }
+    last = known.last
+    frequency = PaymentFrequency.detect(known)
+    forwardAnnual = frequency.perYear.flatMap { f in known.last.map { $0.amount * f } }
+    nextExDayEstimate = frequency.perYear.flatMap { f in known.last.map { CivilDate.adding(months: Int(12 / f), to: $0.exDay) } }
+  }
+}
+
+/// Dividends placed on a bar timeline: the dividend of a share held at the
+/// close before bar `exBar` (the first bar dated on or after the ex-date) is
+/// paid at bar `payBar` (the first bar dated on or after the pay date; the
+/// bar count when that is after the data: never received).
+public struct DividendSchedule: Sendable, Equatable {
+  public var exBar: [Int] = []
+  public var payBar: [Int] = []
+  public var amount: [Double] = []
+  public var isEmpty: Bool { exBar.isEmpty }
+
+  public init() {}
+
+  /// Dividends whose ex-date falls after the last bar are left out.
+  public init(_ dividends: [Dividend], days: ContiguousArray<Int32>) {
+    for d in dividends {
+      let ex = firstBar(onOrAfter: d.exDay, in: days)
+      guard ex < days.count, ex > 0 else { continue }  // nobody held a share before the first bar
+      exBar.append(ex)
+      payBar.append(firstBar(onOrAfter: d.payDay, in: days))
+      amount.append(d.amount)
+    }
+  }
+}
+
+/// The index of the first bar dated on or after `day` in ascending `days` (their count when none is).
+public func firstBar(onOrAfter day: Int, in days: ContiguousArray<Int32>) -> Int {
+  var lo = 0, hi = days.count
+  while lo < hi {
+    let mid = (lo + hi) / 2
+    if Int(days[mid]) < day { lo = mid + 1 } else { hi = mid }
+  }
+  return lo
+}

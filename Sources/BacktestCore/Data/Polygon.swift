@@ -1,0 +1,169 @@
+import Foundation
+
+/// Polygon.io aggregate bars: `{"results": [{"t": ms, "o", "h", "l", "c", "v"}], "next_url": …}`.
+package enum PolygonAggregates {
+  /// One page of a response.
+  package struct Page: Sendable {
+    package var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)]
+    /// The next page's URL, without the API key (it must be added back).
+    package var nextURL: String?
+  }
+
+  /// Parses one response body.
+  ///
+  /// - Throws: `InputError` naming `file` when it is not aggregates JSON or a bar lacks a field.
+  package static func parse(_ data: Data, file: String) throws -> Page {
+    let parsed: Any
+    do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+      let place = JSONPlace.ofParseError(error, in: data, file: file)
+      let message = "expected a JSON object with 'results' (Polygon aggregates); the JSON is malformed"
+      throw place.map { InputError(message, at: $0) } ?? InputError(message, file: file)
+    }
+    guard let object = parsed as? [String: Any] else {
+      throw InputError("expected a JSON object with 'results' (Polygon aggregates)", file: file)
+    }
+    let results = object["results"] as? [[String: Any]] ?? []
+    var bars: [(Int64, Double, Double, Double, Double, Double)] = []
+    for (k, r) in results.enumerated() {
+      func number(_ key: String) throws -> Double {
+        guard let v = (r[key] as? NSNumber)?.doubleValue, v.isFinite else {
+          throw resultError(k, "expected a number for '\(key)'", in: data, file: file)
+        }
+        return v
+      }
+      let t = try number("t")
+      // Epoch milliseconds up to the year 9999, like every other timestamp here.
+      guard t >= 0, t <= 253_402_300_799_000 else {
+        throw resultError(k, "expected 't' in epoch milliseconds, found \(t)", in: data, file: file)
+      }
+      bars.append((Int64(t / 1000), try number("o"), try number("h"), try number("l"), try number("c"),
+                   (r["v"] as? NSNumber)?.doubleValue ?? 0))
+    }
+    return Page(bars: bars.map { (time: $0.0, open: $0.1, high: $0.2, low: $0.3, close: $0.4, volume: $0.5) },
+                nextURL: object["next_url"] as? String)
+  }
+
+  /// An error about the `k`-th result (0-based), at its place in the JSON when found.
+  package static func resultError(_ k: Int, _ message: String, in data: Data, file: String) -> InputError {
+    let text = "result \(k + 1): " + message
+    return JSONPlace.ofElement(k, ofArray: "results", in: data, file: file).map { InputError(text, at: $0) } ?? InputError(text, file: file)
+  }
+
+  /// The first request's URL (without the key): `/v2/aggs/ticker/{symbol}/range/{n}/{unit}/{from}/{to}`.
+  package static func url(base: String, symbol: String, interval: ResampleInterval, from: String, to: String) -> String {
+    let (multiplier, timespan): (Int, String)
+    switch interval {
+    case .daily: (multiplier, timespan) = (1, "day")
+    case .minutes(let m): (multiplier, timespan) = m % 60 == 0 ? (m / 60, "hour") : (m, "minute")
+    }
+    let symbol = symbol.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? symbol
+    return "\(base)/v2/aggs/ticker/\(symbol)/range/\(multiplier)/\(timespan)/\(from)/\(to)?adjusted=true&sort=asc&limit=50000"
+  }
+
+  /// Bars as the standard CSV, stamped in `timeZone` with their offset (dates only for daily bars).
+  package static func csv(_ bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)],
+                         timeZone: TimeZone, daily: Bool, header: Bool = true) -> String {
+    var resolver = TimeZoneResolver(timeZone)
+    var out = header ? "timestamp,open,high,low,close,volume\n" : ""
+    for b in bars {
+      let offset = resolver.offset(at: b.time)
+      let stamp = daily ? CivilDate.isoDate(days: CivilDate.day(ofSeconds: b.time + Int64(offset)))
+                        : CivilDate.isoDateTime(seconds: b.time, offset: offset)
+      out += "\(stamp),\(b.open),\(b.high),\(b.low),\(b.close),\(formatNumber(b.volume))\n"
+    }
+    return out
+  }
+}
+
+/// FRED series observations: `{"observations": [{"date": "2024-01-01", "value": "3.7"}], "count": N, "offset": K}`.
+package enum FREDObservations {
+  package static func parse(_ data: Data, file: String) throws -> (rows: [(date: String, value: String)], count: Int) {
+    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let observations = object["observations"] as? [[String: Any]]
+    else { throw InputError("expected a JSON object with 'observations' (FRED)", file: file) }
+    let rows = try observations.enumerated().map { k, o -> (String, String) in
+      guard let date = o["date"] as? String, let value = o["value"] as? String else {
+        throw InputError("observation \(k + 1): expected 'date' and 'value' strings", file: file)
+      }
+      return (date, value)
+    }
+    return (rows.map { (date: $0.0, value: $0.1) }, (object["count"] as? NSNumber)?.intValue ?? rows.count)
+  }
+
+  package static func url(base: String, series: String, from: String, to: String, offset: Int) -> String {
+    "\(base)/fred/series/observations?series_id=\(series)&file_type=json&observation_start=\(from)&observation_end=\(to)&offset=\(offset)&limit=100000"
+  }
+
+  /// A FRED-style CSV (`observation_date,SERIES`, `.` for missing), which the macro reader reads.
+  package static func csv(series: String, rows: [(date: String, value: String)]) -> String {
+    "observation_date,\(series)\n" + rows.map { "\($0.date),\($0.value.isEmpty ? "." : $0.value)" }.joined(separator: "\n") + (rows.isEmpty ? "" : "\n")
+  }
+}
+
+/// Places in a JSON text, for messages (the parser gives values, not places).
+enum JSONPlace {
+  /// Where the `k`-th element (0-based) of the top-level object's array `key` starts.
+  static func ofElement(_ k: Int, ofArray key: String, in data: Data, file: String) -> SourceLocation? {
+    let bytes = [UInt8](data)
+    let quotedKey = Array(("\"" + key + "\"").utf8)
+    var depth = 0, line = 1, lineStart = 0, i = 0
+    var inArray = false, element = -1
+    var lastKeyEnd = -1  // just after a string at depth 1 that equals the key
+    while i < bytes.count {
+      let b = bytes[i]
+      switch b {
+      case UInt8(ascii: "\n"): line += 1; lineStart = i + 1
+      case UInt8(ascii: "\""):
+        let start = i
+        i += 1
+        while i < bytes.count && bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+        if depth == 1 && !inArray && bytes[start..<min(i + 1, bytes.count)].elementsEqual(quotedKey) { lastKeyEnd = i + 1 }
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        if inArray && depth == 2 {
+          element += 1
+          if element == k { return SourceLocation(file: file, line: line, column: i - lineStart + 1) }
+        }
+        if depth == 1 && b == UInt8(ascii: "[") && lastKeyEnd >= 0
+          && bytes[lastKeyEnd..<i].allSatisfy({ $0 == UInt8(ascii: ":") || $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+          inArray = true
+        }
+        depth += 1
+      case UInt8(ascii: "}"), UInt8(ascii: "]"):
+        depth -= 1
+        if inArray && depth == 1 { return nil }
+      default: break
+      }
+      i += 1
+    }
+    return nil
+  }
+
+  /// Where a parse error of `JSONSerialization` is, from its description ("around line 3, column 5" or "around character 31").
+  static func ofParseError(_ error: Error, in data: Data, file: String) -> SourceLocation? {
+    let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ""
+    func number(after word: String) -> Int? {
+      guard let r = text.range(of: word + " ") else { return nil }
+      return Int(text[r.upperBound...].prefix { $0.isNumber })
+    }
+    if let line = number(after: "line"), let column = number(after: "column") {
+      return SourceLocation(file: file, line: line, column: column)
+    }
+    guard let offset = number(after: "character"), offset <= data.count else { return nil }
+    var line = 1, lineStart = 0
+    for (i, b) in data.prefix(offset).enumerated() where b == 0x0A { line += 1; lineStart = i + 1 }
+    return SourceLocation(file: file, line: line, column: offset - lineStart + 1)
+  }
+}
+
+/// Hides API keys in anything that might be shown: `apiKey=…` and `api_key=…` become `…=***`.
+package func redactingKeys(_ text: String) -> String {
+  var out = ""
+  var rest = Substring(text)
+  while let r = ["apiKey=", "api_key="].compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+    out += rest[..<r.upperBound] + "***"
+    rest = rest[r.upperBound...]
+    let end = rest.firstIndex { $0 == "&" || $0 == " " || $0 == "\"" || $0 == "\n" || $0 == ")" } ?? rest.endIndex
+    rest = rest[end...]
+  }
+  return out + rest
+}

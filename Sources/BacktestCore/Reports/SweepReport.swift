@@ -1,0 +1,191 @@
+import Foundation
+
+/// `results.csv` and `sweep.md`.
+public enum SweepReport {
+  /// The summary keys of each record, in `results.csv`'s order.
+  public static var metricKeys: [String] { SweepRanking.metricKeys }
+
+  public static func header(_ s: SweepSettings) -> String {
+    (s.parameters.map(\.name) + metricKeys + ["fingerprint"]).joined(separator: ",")
+  }
+
+  /// One CSV line, without its newline.
+  public static func line(_ r: SweepRecord) -> String {
+    var out = TextBuffer(capacity: 512)
+    var first = true
+    @inline(__always) func separate() {
+      if !first { out.append(byte: UInt8(ascii: ",")) }
+      first = false
+    }
+    for value in r.values {
+      separate()
+      out.append(csvField(value))
+    }
+    for (k, v) in r.metrics.enumerated() {
+      separate()
+      // Integer counts as integers, other numbers as `description` writes them, undefined as empty.
+      guard let v, v.isFinite else { continue }
+      if integerMetric[k] { out.append(integer: Int64(v)) } else { out.append(v) }
+    }
+    separate()
+    out.append(r.fingerprint)
+    return out.string
+  }
+
+  /// Whether each of `metricKeys` is an integer count.
+  static let integerMetric = metricKeys.map { PerformanceSummary.integerKeys.contains($0) }
+
+  /// Reads `results.csv`; a last line cut short by a kill is dropped (`complete` is then false).
+  ///
+  /// - Throws: `InputError` when the header does not match the sweep's columns or a line is malformed.
+  public static func parse(_ text: String, file: String, settings: SweepSettings) throws -> (records: [SweepRecord], complete: Bool) {
+    var lines = text.textLines.map(String.init)
+    // No final line break: the last line was cut short.
+    let complete = text.isEmpty || text.utf8.last == UInt8(ascii: "\n")
+    if !complete { lines.removeLast() }
+    guard let first = lines.first else { return ([], complete) }
+    guard first == header(settings) else {
+      throw InputError("the columns of results.csv differ from this sweep's (\(header(settings).prefix(60))…); expected the same parameters, or use --fresh or another --out",
+                       at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    let p = settings.parameters.count
+    var records: [SweepRecord] = []
+    for (k, line) in lines.dropFirst().enumerated() {
+      let bytes = Array(line.utf8)
+      var fields: [String] = []
+      try bytes.withUnsafeBufferPointer { b in
+        var scanner = CSVScanner(bytes: b, file: file)
+        var raw: [CSVField] = []
+        if try scanner.next(into: &raw) { fields = raw.map { scanner.text($0) } }
+      }
+      guard fields.count == p + metricKeys.count + 1 else {
+        throw InputError("expected \(p + metricKeys.count + 1) fields, found \(fields.count)",
+                         at: SourceLocation(file: file, line: k + 2, column: 1))
+      }
+      let metrics = fields[p..<(p + metricKeys.count)].map { $0.isEmpty ? nil : Double($0) }
+      records.append(SweepRecord(values: Array(fields[0..<p]), metrics: Array(metrics), fingerprint: fields[fields.count - 1]))
+    }
+    return (records, complete)
+  }
+
+  /// The whole file, records in plan order.
+  public static func csv(_ records: [SweepRecord], settings: SweepSettings) -> String {
+    ([header(settings)] + records.map(line)).joined(separator: "\n") + "\n"
+  }
+
+  /// `sweep.md`: the top combinations, the best one's metrics, and the sensitivity of the metric to each parameter.
+  public static func markdown(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> String {
+    let ranked = SweepRanking.ranking(records, settings: settings)
+    var md = "# Sweep: \(title)\n\n"
+    md += "\(HumanFormat.integer(records.count)) of \(HumanFormat.integer(total)) combinations finished; "
+    md += "\(HumanFormat.integer(ranked.count)) meet the constraints (min_trades \(settings.minTrades)); ranked by `\(settings.metric)` (higher is better).\n\n"
+    let names = settings.parameters.map(\.name)
+    let shown = ["total_trades", "win_rate", "total_return", "max_drawdown", "sharpe"].filter { $0 != settings.metric }
+    md += "## Top \(min(settings.top, ranked.count))\n\n| # | " + names.joined(separator: " | ")
+    md += " | **\(settings.metric)** | " + shown.joined(separator: " | ") + " |\n"
+    md += "|---:|" + String(repeating: "---:|", count: names.count + 1 + shown.count) + "\n"
+    for (k, r) in ranked.prefix(settings.top).enumerated() {
+      md += "| \(k + 1) | " + r.values.joined(separator: " | ") + " | **\(formatMetric(r.metric(settings.metric)))** | "
+      md += shown.map { key -> String in
+        let v = r.metric(key)
+        switch key {
+        case "total_trades": return String(Int(v ?? 0))
+        case "sharpe": return HumanFormat.ratio(v)
+        default: return HumanFormat.percent(v)
+        }
+      }.joined(separator: " | ") + " |\n"
+    }
+    if let best = ranked.first {
+      md += "\n## Best combination\n\n" + zip(names, best.values).map { "`\($0)` = \($1)" }.joined(separator: ", ") + "\n\n"
+      md += "| Metric | Value |\n|---|---:|\n"
+      for (key, value) in zip(metricKeys, best.metrics) { md += "| \(key) | \(formatMetric(value)) |\n" }
+    } else {
+      md += "\nNo combination meets the constraints.\n"
+    }
+    if settings.heatmap != nil { md += "\n![Heatmap of \(settings.metric)](heatmap.svg)\n" }
+    md += "\n## Sensitivity\n\nThe ranking metric (`\(settings.metric)`) over the combinations that meet the constraints, per value of each parameter.\n"
+    for (k, p) in settings.parameters.enumerated() {
+      md += "\n### \(p.name)\n\n| value | combinations | mean | best |\n|---|---:|---:|---:|\n"
+      for v in p.values {
+        let group = ranked.filter { $0.values[k] == v }.compactMap { $0.metric(settings.metric) }
+        md += "| \(v) | \(group.count) | \(formatMetric(mean(group))) | \(formatMetric(group.max())) |\n"
+      }
+    }
+    return md
+  }
+
+  public static func formatMetric(_ x: Double?) -> String {
+    guard let x, x.isFinite else { return "—" }
+    return String(format: "%.4f", x)
+  }
+}
+
+extension SweepReport {
+  /// The report files of a finished sweep: `sweep.md`, and with two or more
+  /// parameters `heatmap.svg` and `sweep.html`; with a validation split also
+  /// `validation.csv` and `validation.svg` (and the comparison in both reports).
+  public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
+                                 validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil,
+                                 significance: @autoclosure () -> SweepSignificance? = nil,
+                                 walkForward: (result: WalkForward.Result, bars: BarSeries)? = nil) -> [ReportFile] {
+    // The charts first: `significance` is asked for last, so a caller can compute it meanwhile.
+    var charts: [ReportFile] = []
+    if let h = settings.heatmap {
+      charts = [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
+                ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
+                                                                         x: h.x, y: h.y, validation: validation))]
+    }
+    var md = markdown(records, settings: settings, title: title, total: total)
+    if let significance = significance() { md += significance.markdown }
+    var extra: [ReportFile] = []
+    if let wf = walkForward {
+      md += WalkForward.markdown(wf.result, settings: settings, bars: wf.bars)
+      extra.append(ReportFile(name: "walkforward.csv", contents: WalkForward.csv(wf.result, settings: settings, bars: wf.bars)))
+    }
+    var files: [ReportFile] = []
+    if let v = validation {
+      md += SweepValidation.markdown(v.rows, settings: settings, split: v.split)
+      files += [ReportFile(name: "validation.csv", contents: SweepValidation.csv(v.rows, settings: settings)),
+                ReportFile(name: "validation.svg", contents: SweepValidation.chart(v.rows) + "\n")]
+    }
+    files.insert(ReportFile(name: "sweep.md", contents: md), at: 0)
+    return files + extra + charts
+  }
+}
+
+/// FNV-1a, 64 bits: a fast fingerprint of inputs (not a cryptographic hash).
+public struct Fingerprint: Sendable {
+  public private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
+  public init() {}
+  public mutating func add<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
+    for b in bytes { value = (value ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+  }
+
+  /// Adds raw bytes eight at a time (FNV-1a over 64-bit words, then the tail): fast for whole files.
+  public mutating func add(raw: UnsafeRawBufferPointer) {
+    let words = raw.count / 8
+    var v = value
+    for k in 0..<words {
+      v = (v ^ raw.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)) &* 0x0000_0100_0000_01B3
+    }
+    value = v
+    add(UnsafeRawBufferPointer(rebasing: raw[(words * 8)...]))
+  }
+  public mutating func add(_ text: String) { add(text.utf8); add([0]) }
+  public var hex: String {
+    let s = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - s.count) + s
+  }
+}
+
+extension YAMLNode {
+  /// A canonical one-line rendering (for fingerprints).
+  public var canonicalText: String {
+    switch kind {
+    case .null: return "null"
+    case .scalar(let s, let quoted): return quoted ? "\"" + s + "\"" : s
+    case .sequence(let items): return "[" + items.map(\.canonicalText).joined(separator: ",") + "]"
+    case .mapping(let entries): return "{" + entries.map { $0.key + ":" + $0.value.canonicalText }.joined(separator: ",") + "}"
+    }
+  }
+}

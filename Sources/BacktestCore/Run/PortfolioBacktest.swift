@@ -1,0 +1,168 @@
+import Foundation
+
+/// What one asset contributed to a portfolio run.
+public struct AssetAttribution: Sendable {
+  public var symbol: String
+  public var targetWeight: Double
+  public var shares: Double
+  public var price: Double
+  public var value: Double
+  /// Value over the account's equity at the last close.
+  public var allocation: Double
+  public var totals: AssetTotals
+  /// `value + sold - bought + dividends - fees - expense drag`.
+  public var pnl: Double
+  /// `pnl / bought`: the return on the money put into this asset.
+  public var returnOnInvested: Double?
+  /// `pnl` over the capital the investor put in (initial cash plus deposits).
+  public var contribution: Double
+  public var dividendProfile: DividendProfile
+  /// Dividend yield of the last 12 months at the last close.
+  public var trailingYield: Double?
+  /// Forward annual dividend of the shares held, over what they cost (an estimate).
+  public var yieldOnCost: Double?
+}
+
+/// The statistics of a portfolio run, as its `summary.json` holds them.
+public struct PortfolioSummary: Sendable {
+  /// Return statistics of the time-weighted index (flows taken out), `total_return` being the TWR.
+  public var performance: PerformanceSummary
+  public var finalEquity: Double
+  /// Cash the investor put in (initial cash and deposits) and took out (withdrawals, positive).
+  public var deposited: Double
+  public var withdrawn: Double
+  /// `final equity + withdrawn - deposited`.
+  public var totalPnl: Double
+  public var twr: Double
+  public var xirr: Double?
+  public var dividendIncome: Double
+  public var dividendsPending: Double
+  public var commissions: Double
+  public var expenseDrag: Double
+  public var fees: Double { commissions + expenseDrag }
+  public var rebalances: Int
+  public var fills: Int
+  /// Σ initial investment × asset return / Σ initial investment.
+  public var weightedReturn: Double?
+  /// Dividends of the last 12 months per share × shares held, over the holdings' value.
+  public var trailingYield: Double?
+  /// Forward annual dividends of the holdings (an estimate) over their cost.
+  public var yieldOnCost: Double?
+  /// Forward annual dividend income of the shares held (an estimate).
+  public var forwardAnnualDividend: Double
+  public var assets: [AssetAttribution]
+}
+
+/// Everything a portfolio run produced, ready for the report writers.
+public struct PortfolioOutput: Sendable {
+  public var config: PortfolioRunConfig
+  public var assets: [PortfolioAsset]
+  public var result: PortfolioResult
+  public var ledger: CashFlowLedger?
+  public var summary: PortfolioSummary
+  /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison.
+  public var withoutRebalancing: PortfolioSummary?
+  /// That run's growth of the initial cash at its time-weighted return, bar by bar.
+  public var withoutRebalancingGrowth: ContiguousArray<Double>?
+}
+
+/// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
+public enum PortfolioBacktest {
+  /// The external flows after the initial cash, for the bars' first and last day.
+  public static func contributions(_ plan: ContributionPlan, ledger: CashFlowLedger?, firstDay: Int, lastDay: Int) -> [DatedAmount] {
+    switch plan {
+    case .none: return []
+    case .ledger: return ledger?.monthlyNetContributions ?? []
+    case .monthly(let amount, let dayOfMonth):
+      var out: [DatedAmount] = []
+      let c = CivilDate.components(days: firstDay)
+      var month = CivilDate.adding(months: 1, to: CivilDate.days(year: c.year, month: c.month, day: 1))
+      while month <= lastDay {
+        let m = CivilDate.components(days: month)
+        let day = month + min(dayOfMonth, CivilDate.daysInMonth(year: m.year, month: m.month)) - 1
+        if day <= lastDay { out.append(DatedAmount(day: day, amount: amount)) }
+        month = CivilDate.adding(months: 1, to: month)
+      }
+      return out
+    }
+  }
+
+  /// Runs already loaded assets.
+  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?) -> PortfolioOutput {
+    var settings = config.settings
+    let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
+    settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
+    let result = PortfolioEngine.run(assets, settings: settings)
+    var output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
+                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash))
+    if settings.rebalance != .never {
+      var held = settings
+      held.rebalance = .never
+      let drifted = PortfolioEngine.run(assets, settings: held)
+      output.withoutRebalancing = summarize(drifted, assets: assets, initialCash: settings.initialCash)
+      output.withoutRebalancingGrowth = ContiguousArray(drifted.timeWeightedIndex.map { $0 * settings.initialCash })
+    }
+    return output
+  }
+
+
+  /// The statistics of a portfolio result.
+  public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
+    let n = r.timeline.count, last = n - 1
+    // Returns, drawdowns and ratios of the time-weighted index: deposits are not gains.
+    let index = r.timeWeightedIndex
+    var accumulator = SummaryAccumulator(expectedDays: n)
+    for t in 0..<n {
+      accumulator.mark(equity: initialCash * index[t], held: r.shares.contains { $0[t] != 0 },
+                       dayEnd: t == last || r.timeline.day[t + 1] != r.timeline.day[t])
+    }
+    var performance = accumulator.summary(initialCash: initialCash, calendarDays: Int(r.timeline.day[last]) - Int(r.timeline.day[0]))
+    performance.finalEquity = r.equity[last]
+    let deposited = r.flow.reduce(0) { $0 + max(0, $1) }, withdrawn = r.flow.reduce(0) { $0 + max(0, -$1) }
+    var flows: [DatedAmount] = []
+    for t in 0..<n where r.flow[t] != 0 { flows.append(DatedAmount(day: Int(r.timeline.day[t]), amount: -r.flow[t])) }
+    flows.append(DatedAmount(day: Int(r.timeline.day[last]), amount: r.equity[last]))
+    let totalPnl = r.equity[last] + withdrawn - deposited
+    performance.totalPnl = totalPnl
+    performance.twr = performance.totalReturn
+    performance.xirr = xirr(flows)
+    performance.dividendIncome = r.dividends.reduce(0, +)
+    performance.fees = r.totals.reduce(0) { $0 + $1.fees + $1.expenseDrag }
+    performance.expenseDrag = r.totals.reduce(0) { $0 + $1.expenseDrag }
+
+    let asOf = Int(r.timeline.day[last])
+    var attribution: [AssetAttribution] = []
+    var ttmIncome = 0.0, forwardIncome = 0.0, heldValue = 0.0, heldCost = 0.0
+    for (a, asset) in assets.enumerated() {
+      let totals = r.totals[a], shares = r.shares[a][last], price = r.prices[a][last]
+      let value = shares == 0 ? 0 : shares * price
+      let pnl = value + totals.sold - totals.bought + totals.dividends - totals.fees - totals.expenseDrag
+      let profile = DividendProfile(asset.dividends, asOf: asOf)
+      if shares > 0 {
+        ttmIncome += shares * profile.trailingTwelveMonths
+        forwardIncome += shares * (profile.forwardAnnual ?? 0)
+        heldValue += value
+        heldCost += totals.costBasis
+      }
+      attribution.append(AssetAttribution(
+        symbol: asset.symbol, targetWeight: asset.weight, shares: shares, price: price, value: value,
+        allocation: r.equity[last] > 0 ? value / r.equity[last] : 0, totals: totals, pnl: pnl,
+        returnOnInvested: totals.bought > 0 ? pnl / totals.bought : nil, contribution: deposited > 0 ? pnl / deposited : 0,
+        dividendProfile: profile, trailingYield: price > 0 && !asset.dividends.isEmpty ? profile.trailingTwelveMonths / price : nil,
+        yieldOnCost: shares > 0 && totals.costBasis > 0 ? shares * (profile.forwardAnnual ?? 0) / totals.costBasis : nil))
+    }
+    let initial = attribution.reduce(0) { $0 + $1.totals.initialInvestment }
+    let weighted = initial > 0
+      ? attribution.reduce(0) { $0 + $1.totals.initialInvestment * ($1.returnOnInvested ?? 0) } / initial : nil
+    let hasDividends = assets.contains { !$0.dividends.isEmpty }
+    return PortfolioSummary(
+      performance: performance, finalEquity: r.equity[last], deposited: deposited, withdrawn: withdrawn, totalPnl: totalPnl,
+      twr: performance.totalReturn, xirr: performance.xirr, dividendIncome: performance.dividendIncome,
+      dividendsPending: r.totals.reduce(0) { $0 + $1.dividendsPending },
+      commissions: r.totals.reduce(0) { $0 + $1.fees }, expenseDrag: performance.expenseDrag,
+      rebalances: Set(r.fills.filter { $0.reason == .rebalance }.map(\.bar)).count, fills: r.fills.count,
+      weightedReturn: weighted, trailingYield: hasDividends && heldValue > 0 ? ttmIncome / heldValue : nil,
+      yieldOnCost: hasDividends && heldCost > 0 ? forwardIncome / heldCost : nil, forwardAnnualDividend: forwardIncome,
+      assets: attribution)
+  }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// Where the bars come from and how to read them (`data:` section).
+public struct DataSettings: Sendable {
+  /// The bar file, resolved against the run file's folder.
+  public var bars: String
+  /// Wall-clock timestamps without an offset are read in this zone; sessions are in it too.
+  public var timeZone: TimeZone
+  public var session: SessionWindow
+  public var resample: ResampleInterval?
+  /// Free text shown in reports (for example "synthetic data").
+  public var description: String?
+  /// Keep bars whose date is on or after / on or before these days (days since 1970), when set.
+  public var startDay: Int?
+  public var endDay: Int?
+  /// Market holidays (days since 1970, local): no bar closes on them (for the live signal's clock).
+  public var holidays: Set<Int> = []
+  /// Finer bars (e.g. 1-minute) that settle ambiguous intrabar exits (`data.intrabar`).
+  public var intrabar: String?
+  /// Dividend events (`ex_date,pay_date,amount`) of the traded asset (`data.dividends`).
+  public var dividends: String?
+  /// The asset's symbol, to pick its rows from a dividend file with a `symbol` column (`data.symbol`).
+  public var symbol: String?
+
+  /// The data settings of bars given as values: `bars` names them in reports.
+  public init(bars: String, timeZone: TimeZone = TimeZone(identifier: "UTC")!, session: SessionWindow = .all,
+              resample: ResampleInterval? = nil, description: String? = nil, startDay: Int? = nil, endDay: Int? = nil) {
+    self.bars = bars
+    self.timeZone = timeZone
+    self.session = session
+    self.resample = resample
+    self.description = description
+    self.startDay = startDay
+    self.endDay = endDay
+  }
+}
+
+/// The report formats a run can write.
+public enum ReportFormat: String, Sendable, CaseIterable {
+  case csv, json, markdown, html
+}
+
+/// Where reports go and in which formats (`report:` section).
+public struct ReportSettings: Sendable {
+  public var out: String
+  public var formats: [ReportFormat]
+
+  public init(out: String, formats: [ReportFormat]) {
+    self.out = out
+    self.formats = formats
+  }
+}
+
+/// A run file (`Strategies/gpix.yaml`) read and checked.
+public struct RunConfig: Sendable {
+  public var name: String
+  public var configFile: String
+  public var data: DataSettings
+  public var strategy: ConfiguredStrategy
+  public var broker: BrokerSettings
+  public var report: ReportSettings
+  /// The economic-cycle section, when the run file has one.
+  public var cycle: CycleRunSettings?
+  /// Price alerts for the live signal (`alerts: [{above: 27.5}, {below: 25}]`).
+  public var alerts: [PriceAlert] = []
+  /// The trade journal file (`journal:`), resolved against the run file's folder.
+  public var journal: String?
+  /// Annual expense ratio accrued daily on the position (`portfolio.expense_ratio`).
+  public var expenseRatio = 0.0
+
+  /// A run configuration as a value (an app needs no run file): every part given.
+  public init(name: String, configFile: String = "", data: DataSettings, strategy: ConfiguredStrategy,
+              broker: BrokerSettings = BrokerSettings(), report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases),
+              cycle: CycleRunSettings? = nil, alerts: [PriceAlert] = [], journal: String? = nil, expenseRatio: Double = 0) {
+    self.name = name
+    self.configFile = configFile
+    self.data = data
+    self.strategy = strategy
+    self.broker = broker
+    self.report = report
+    self.cycle = cycle
+    self.alerts = alerts
+    self.journal = journal
+    self.expenseRatio = expenseRatio
+  }
+}
+
+/// The `cycle:` section of a run file: where the macro data is, the
+/// classifier's parameters (spec §9), and what the filter does.
+public struct CycleRunSettings: Sendable {
+  /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
+  public var macroFiles: [String]
+  public var classifier: CycleSettings
+  /// Whether the filter acts on entries and exits (stages are reported either way).
+  public var filter: Bool
+  public var buyStages: Set<CycleStage>
+  /// Stages in which an open position is sold at the next open (reason `CYCLE_EXIT`); none is a buy stage.
+  public var exitStages: Set<CycleStage>
+
+  public init(macroFiles: [String] = [], classifier: CycleSettings = CycleSettings(), filter: Bool = true,
+              buyStages: Set<CycleStage> = [.expansion], exitStages: Set<CycleStage> = []) {
+    self.macroFiles = macroFiles
+    self.classifier = classifier
+    self.filter = filter
+    self.buyStages = buyStages
+    self.exitStages = exitStages
+  }
+}
+
+/// One asset of a portfolio run file (`data.assets`), paths resolved.
+public struct AssetSettings: Sendable, Equatable {
+  public var symbol: String
+  public var bars: String
+  public var dividends: String?
+  public var expenseRatio: Double
+  public var weight: Double
+
+  public init(symbol: String, bars: String, dividends: String? = nil, expenseRatio: Double = 0, weight: Double) {
+    self.symbol = symbol
+    self.bars = bars
+    self.dividends = dividends
+    self.expenseRatio = expenseRatio
+    self.weight = weight
+  }
+}
+
+/// Money added to or taken from the account after the initial cash (`portfolio.contributions`).
+public enum ContributionPlan: Sendable, Equatable {
+  case none
+  /// Each month's net of the ledger, invested at the first bar of the next month.
+  case ledger
+  /// A fixed deposit on this day of every month after the first (DCA).
+  case monthly(amount: Double, day: Int)
+}
+
+/// A run file whose strategy is `portfolio`: target weights over several
+/// assets, with dividends, costs and cash flows.
+public struct PortfolioRunConfig: Sendable {
+  public var name: String
+  public var configFile: String
+  public var description: String?
+  public var timeZone: TimeZone
+  public var startDay: Int?
+  public var endDay: Int?
+  public var assets: [AssetSettings]
+  public var settings: PortfolioSettings
+  public var contributions: ContributionPlan
+  /// The income/expense ledger (`portfolio.ledger`), resolved.
+  public var ledger: String?
+  public var report: ReportSettings
+
+  public init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+              startDay: Int? = nil, endDay: Int? = nil, assets: [AssetSettings], settings: PortfolioSettings,
+              contributions: ContributionPlan = .none, ledger: String? = nil,
+              report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases)) {
+    self.name = name
+    self.configFile = configFile
+    self.description = description
+    self.timeZone = timeZone
+    self.startDay = startDay
+    self.endDay = endDay
+    self.assets = assets
+    self.settings = settings
+    self.contributions = contributions
+    self.ledger = ledger
+    self.report = report
+  }
+}
+
+/// A run file of either kind: one asset with a strategy, or a portfolio of several.
+public enum AnyRunConfig: Sendable {
+  case swing(RunConfig)
+  case portfolio(PortfolioRunConfig)
+}

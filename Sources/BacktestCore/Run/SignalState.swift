@@ -1,0 +1,124 @@
+import Foundation
+
+/// What `backtest signal --state FILE` remembers between checks: the last
+/// signal (what a notification is about) and how often notifying it failed.
+///
+/// The file is JSON, schema `backtest.signal-state/1`:
+/// `{"schema", "checked_at", "failed_attempts", "last": {signal, exit_reason, reason, time, close, position, alerts_crossed}}`.
+public struct SignalState: Sendable, Equatable {
+  public static let schema = "backtest.signal-state/1"
+  /// Checks a failed notification is tried in before the change is given up (saved without being sent).
+  public static let maximumAttempts = 3
+
+  /// The parts of a signal a notification is about.
+  public struct Summary: Sendable, Equatable {
+    public var signal: LiveSignal.Action
+    public var exitReason: String?
+    public var reason: String
+    /// The newest bar's time and close (shown, not compared).
+    public var time: String
+    public var close: Double
+    public var position: Position?
+    /// The alerts the newest close crossed: `above 27.5`.
+    public var alertsCrossed: [PriceAlert]
+
+    public struct Position: Sendable, Equatable {
+      public var source: String
+      public var entryPrice: Double
+      public var shares: Double
+      public var entryTime: String
+    }
+
+    public init(_ s: LiveSignal) {
+      signal = s.action
+      exitReason = s.exitReason?.rawValue
+      reason = s.reason
+      time = s.time
+      close = s.close
+      position = s.position.map { Position(source: $0.source, entryPrice: $0.entryPrice, shares: $0.shares, entryTime: $0.entryTime) }
+      alertsCrossed = s.alerts.filter(\.crossed).map(\.alert)
+    }
+
+    init(signal: LiveSignal.Action, exitReason: String?, reason: String, time: String, close: Double, position: Position?,
+         alertsCrossed: [PriceAlert]) {
+      self.signal = signal
+      self.exitReason = exitReason
+      self.reason = reason
+      self.time = time
+      self.close = close
+      self.position = position
+      self.alertsCrossed = alertsCrossed
+    }
+
+    /// Whether a notification is due: the signal (with its exit reason), the position held or an alert crossed
+    /// differs. The reason's wording, the bar and its close alone are no change.
+    public func differs(from other: Summary) -> Bool {
+      signal != other.signal || exitReason != other.exitReason || position != other.position || alertsCrossed != other.alertsCrossed
+    }
+
+    public var json: JSONValue {
+      .object([
+        ("signal", .string(signal.rawValue)), ("exit_reason", exitReason.map { .string($0) } ?? .null), ("reason", .string(reason)),
+        ("time", .string(time)), ("close", .number(close)),
+        ("position", position.map { p in
+          .object([("source", .string(p.source)), ("entry_price", .number(p.entryPrice)), ("shares", .number(p.shares)),
+                   ("entry_time", .string(p.entryTime))])
+        } ?? .null),
+        ("alerts_crossed", .array(alertsCrossed.map { .object([("direction", .string($0.direction.rawValue)), ("level", .number($0.level))]) })),
+      ])
+    }
+  }
+
+  /// The signal last notified (or seen, without a notifier); `nil` before the first check.
+  public var last: Summary?
+  /// Notifications of a change since `last` that failed (0 when none is pending).
+  public var failedAttempts: Int
+  /// When the state was written (seconds since 1970).
+  public var checkedAt: Int64?
+
+  public init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
+    self.last = last
+    self.failedAttempts = failedAttempts
+    self.checkedAt = checkedAt
+  }
+
+  /// The file's text (ends with a newline).
+  public var text: String {
+    JSONValue.object([
+      ("schema", .string(Self.schema)), ("checked_at", checkedAt.map { .string(isoInstant($0)) } ?? .null),
+      ("failed_attempts", .integer(failedAttempts)), ("last", last?.json ?? .null),
+    ]).rendered() + "\n"
+  }
+
+  /// Reads a state file.
+  ///
+  /// - Throws: `InputError` for anything but this schema (a file that is not a state file is never overwritten silently).
+  public static func parse(_ data: Data, file: String) throws -> SignalState {
+    let root = try JSONReader.parse(data, file: file)
+    guard root["schema"]?.string == schema else {
+      throw InputError("expected a signal state file (\"schema\": \"\(schema)\"); refusing to overwrite it", at: root.location)
+    }
+    func fail(_ node: JSONNode, _ what: String) -> InputError { InputError("expected \(what), found \(node.typeDescription)", at: node.location) }
+    let attempts = root["failed_attempts"]?.number.map { Int($0) } ?? 0
+    guard let lastNode = root["last"], !lastNode.isNull else { return SignalState(last: nil, failedAttempts: attempts) }
+    guard let signalText = lastNode["signal"]?.string, let signal = LiveSignal.Action(rawValue: signalText) else {
+      throw fail(lastNode["signal"] ?? lastNode, "'signal' BUY, SELL or HOLD")
+    }
+    var position: Summary.Position?
+    if let p = lastNode["position"], !p.isNull {
+      guard let source = p["source"]?.string, let price = p["entry_price"]?.number, let shares = p["shares"]?.number else {
+        throw fail(p, "a position with source, entry_price and shares")
+      }
+      position = Summary.Position(source: source, entryPrice: price, shares: shares, entryTime: p["entry_time"]?.string ?? "")
+    }
+    let alerts = try (lastNode["alerts_crossed"]?.array ?? []).map { a -> PriceAlert in
+      guard let d = a["direction"]?.string.flatMap(PriceAlert.Direction.init), let level = a["level"]?.number else {
+        throw fail(a, "an alert {direction: above|below, level}")
+      }
+      return PriceAlert(direction: d, level: level)
+    }
+    let last = Summary(signal: signal, exitReason: lastNode["exit_reason"]?.string, reason: lastNode["reason"]?.string ?? "",
+                       time: lastNode["time"]?.string ?? "", close: lastNode["close"]?.number ?? .nan, position: position, alertsCrossed: alerts)
+    return SignalState(last: last, failedAttempts: attempts)
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The `sweep:` section of a sweep file: what to vary and how to rank.
+public struct SweepSettings: Sendable {
+  /// One swept parameter: its column name, the run-file key it sets, and its values as text.
+  public struct Parameter: Sendable {
+    public var name: String
+    public var path: String
+    public var values: [String]
+  }
+  public enum Mode: String, Sendable { case grid, random }
+
+  public var parameters: [Parameter]
+  public var mode: Mode
+  public var samples: Int?
+  public var seed: UInt64
+  /// The summary key to rank by (higher is better).
+  public var metric: String
+  public var minTrades: Int
+  public var top: Int
+  /// The two parameters (indices) of the heatmap; the first two by default.
+  public var heatmap: (x: Int, y: Int)?
+  /// A holdout split: rank in-sample, then run the top combinations out-of-sample.
+  public var validation: HoldoutSplit?
+  /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
+  public var walkForward: WalkForwardSettings?
+}
+
+/// One combination of swept values.
+public struct SweepCombination: Sendable, Equatable {
+  /// Position in the full plan (grid order, or sampling order), the same on every machine.
+  public var index: Int
+  public var values: [String]
+}
+
+/// The combinations of a sweep, in a fixed order, and the slice a shard runs.
+public enum SweepPlan {
+  /// Every combination: the grid (first parameter varying slowest), or a
+  /// seeded random sample of it.
+  public static func combinations(_ s: SweepSettings) -> [SweepCombination] {
+    var all: [[String]] = [[]]
+    for p in s.parameters {
+      all = all.flatMap { prefix in p.values.map { prefix + [$0] } }
+    }
+    if s.mode == .random, let samples = s.samples, samples < all.count {
+      var rng = SplitMix64(seed: s.seed)
+      var order = Array(all.indices)
+      for i in stride(from: order.count - 1, to: 0, by: -1) {
+        order.swapAt(i, Int(rng.next() % UInt64(i + 1)))
+      }
+      all = order.prefix(samples).sorted().map { all[$0] }
+    }
+    return all.enumerated().map { SweepCombination(index: $0.offset, values: $0.element) }
+  }
+
+  /// The combinations of shard `i` of `n` (0-based): every `n`-th, starting at `i`.
+  public static func shard(_ all: [SweepCombination], index i: Int, of n: Int) -> [SweepCombination] {
+    all.filter { $0.index % n == i }
+  }
+
+  /// The `--set`-style overrides of one combination.
+  public static func overrides(_ c: SweepCombination, _ s: SweepSettings) -> [String] {
+    zip(s.parameters, c.values).map { "\($0.path)=\($1)" }
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// One finished combination as `results.csv` holds it.
+public struct SweepRecord: Sendable, Equatable {
+  public var values: [String]
+  /// Summary values in `PerformanceSummary.fields` order (`nil` = null).
+  public var metrics: [Double?]
+  public var fingerprint: String
+
+  public init(values: [String], metrics: [Double?], fingerprint: String) {
+    self.values = values
+    self.metrics = metrics
+    self.fingerprint = fingerprint
+  }
+
+  public var key: String { values.joined(separator: "\u{1F}") }
+
+  public func metric(_ name: String) -> Double? {
+    SweepRanking.metricIndex[name].flatMap { metrics[$0] }
+  }
+}
+
+/// How a sweep's records rank: the metric, the constraints, plan order.
+public enum SweepRanking {
+  /// The summary keys a record holds, in `PerformanceSummary.fields` order.
+  public static let metricKeys = PerformanceSummary().fields.map(\.key)
+  /// Each of `metricKeys`' position.
+  static let metricIndex = Dictionary(uniqueKeysWithValues: metricKeys.enumerated().map { ($1, $0) })
+
+  /// The record of combination `c` with its summary.
+  public static func record(_ c: SweepCombination, _ summary: PerformanceSummary, fingerprint: String) -> SweepRecord {
+    SweepRecord(values: c.values, metrics: summary.fields.map(\.value), fingerprint: fingerprint)
+  }
+
+  /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
+  public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
+    // Each record's metric is looked up once, not at every comparison.
+    let eligible = records.indices.filter { isEligible(trades: records[$0].metric("total_trades"), settings: settings) }
+    let values = eligible.map { records[$0].metric(settings.metric) }
+    return eligible.indices.sorted { a, b in ranksBefore(values[a], eligible[a], values[b], eligible[b]) }.map { records[eligible[$0]] }
+  }
+
+  /// Whether a combination with `trades` trades meets the constraints.
+  public static func isEligible(trades: Double?, settings: SweepSettings) -> Bool {
+    (trades ?? 0) >= Double(settings.minTrades)
+  }
+
+  /// Whether metric value `x` of the combination at plan position `i` ranks
+  /// before `y` at `j`: higher first, undefined last, then plan order.
+  public static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
+    switch (x, y) {
+    case (let x?, let y?) where x != y: return x > y
+    case (_?, nil): return true
+    case (nil, _?): return false
+    default: return i < j
+    }
+  }
+}

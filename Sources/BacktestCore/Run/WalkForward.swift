@@ -1,0 +1,200 @@
+import Foundation
+
+/// Walk-forward validation: windows of `train` then `test`, moved by `step`.
+public struct WalkForwardSettings: Sendable, Equatable {
+  /// The account each test part trades with.
+  public enum Account: String, Sendable, Equatable {
+    /// A new account with the initial cash per test part; the chained curve rescales each part.
+    case fresh
+    /// The previous test part's final equity (cash: every part ends flat): one account throughout.
+    case carry
+  }
+
+  /// A length in calendar months, days or bars.
+  public enum Length: Sendable, Equatable {
+    case months(Int), days(Int), bars(Int)
+
+    /// Parses `2y`, `6m`, `90d` or a bar count `5000`.
+    init?(_ text: String) {
+      let t = text.lowercased()
+      if let n = Int(t), n > 0 { self = .bars(n); return }
+      guard let n = Int(t.dropLast()), n > 0 else { return nil }
+      switch t.last {
+      case "y": self = .months(12 * n)
+      case "m": self = .months(n)
+      case "d": self = .days(n)
+      default: return nil
+      }
+    }
+
+    /// The first bar at or after the date of `index` minus this length (or `index - n` bars).
+    func start(before index: Int, in bars: BarSeries) -> Int {
+      switch self {
+      case .bars(let n): return max(0, index - n)
+      case .days(let n):
+        let target = Int(bars.day[index]) - n
+        return bars.day.firstIndex { Int($0) >= target } ?? 0
+      case .months(let n):
+        let target = CivilDate.adding(months: -n, to: Int(bars.day[index]))
+        return bars.day.firstIndex { Int($0) >= target } ?? 0
+      }
+    }
+
+    /// The first bar at or after `start` plus this length.
+    func end(from start: Int, in bars: BarSeries) -> Int {
+      switch self {
+      case .bars(let n): return min(bars.count, start + n)
+      case .days(let n):
+        let target = Int(bars.day[start]) + n
+        return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
+      case .months(let n):
+        let target = CivilDate.adding(months: n, to: Int(bars.day[start]))
+        return bars.day[start...].firstIndex { Int($0) >= target } ?? bars.count
+      }
+    }
+  }
+
+  public var train: Length
+  public var test: Length
+  public var step: Length
+  /// Whether every training part starts at the first bar (and grows) instead of being the `train` before its test part.
+  public var anchored: Bool
+  public var account: Account
+
+  public init(train: Length, test: Length, step: Length, anchored: Bool = false, account: Account = .fresh) {
+    self.train = train
+    self.test = test
+    self.step = step
+    self.anchored = anchored
+    self.account = account
+  }
+
+  static func read(_ t: ConfigTable) throws -> WalkForwardSettings {
+    func length(_ key: String, _ fallback: String?) throws -> Length {
+      guard let text = try t.string(key, default: fallback) else {
+        throw InputError("expected '\(key)' (like 2y, 6m, 90d or a bar count) in 'sweep.validation'", at: t.location)
+      }
+      guard let l = Length(text) else {
+        throw InputError("expected a length like 2y, 6m, 90d or a bar count for 'sweep.validation.\(key)', found '\(text)'",
+                         at: t.node(key)?.location ?? t.location)
+      }
+      return l
+    }
+    let train = try length("train", nil), test = try length("test", nil)
+    let step = try t.contains("step") ? length("step", nil) : test
+    let anchored = try t.choice("anchored", ["true", "false"], default: "false") == "true"
+    let account = Account(rawValue: try t.choice("account", ["fresh", "carry"], default: "fresh")!)!
+    return WalkForwardSettings(train: train, test: test, step: step, anchored: anchored, account: account)
+  }
+
+  /// The windows as (train start, test start, test end) bar indices. The first test part starts `train`
+  /// after the first bar, each next one `step` after the previous (with `step = test`, the test parts tile
+  /// the data without gaps). The training part is the `train` before its test part (rolling), or, when
+  /// `anchored`, everything before it.
+  public func windows(_ bars: BarSeries) -> [(train: Int, test: Int, end: Int)] {
+    var out: [(train: Int, test: Int, end: Int)] = []
+    guard bars.count > 2 else { return out }
+    var testStart = train.end(from: 0, in: bars)
+    while testStart < bars.count - 1 {
+      let end = test.end(from: testStart, in: bars)
+      if end - testStart >= 2 {
+        out.append((train: anchored ? 0 : train.start(before: testStart, in: bars), test: testStart, end: end))
+      }
+      let next = step.end(from: testStart, in: bars)
+      if next <= testStart || end >= bars.count { break }
+      testStart = next
+    }
+    return out
+  }
+}
+
+/// One walk-forward window's choice and its results.
+public struct WalkForwardWindow: Sendable {
+  public var trainStart: Int, testStart: Int, testEnd: Int
+  public var best: SweepRecord?
+  public var outOfSample: PerformanceSummary?
+  /// The test part's equity per bar (from `testStart`) and its trades (bar indices into the whole series).
+  public var testEquity: ContiguousArray<Double>
+  public var testTrades: [Trade] = []
+  /// Walk-forward efficiency: the test part's CAGR over the winner's training CAGR (`WalkForward.efficiency`).
+  public var efficiency: Double?
+}
+
+/// Runs walk-forward validation and stitches the test parts.
+public enum WalkForward {
+  public struct Result: Sendable {
+    public var windows: [WalkForwardWindow]
+    /// The test parts chained into one equity curve (with a fresh account per part, each part rescaled to start
+    /// where the previous ended; with `account: carry`, the one account's equity).
+    public var equity: ContiguousArray<Double>
+    public var day: ContiguousArray<Int32>
+    public var summary: PerformanceSummary
+    /// The chained curve's CAGR over the mean of the winners' training CAGRs.
+    public var efficiency: Double?
+  }
+
+  /// Ranks the grid on each window's training part and trades the winner on its test part.
+  ///
+  /// The test part is decided by the strategy built over every bar up to the test part's end (the bars
+  /// before it warm the indicators; none after it exists) and traded from its first bar on, with a fresh
+  /// account or the previous part's final equity (`settings.account`). The training part is swept on its
+  /// own bars (its indicators warm up inside it).
+  public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
+                         initialCash: Double, workers: Int) -> Result {
+    var windows: [WalkForwardWindow] = []
+    var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
+    var level = initialCash
+    var accumulator = SummaryAccumulator()
+    for w in wf.windows(bars) {
+      let train = bars.filtered { $0 >= w.train && $0 < w.test }
+      let test = bars.filtered { $0 >= w.test && $0 < w.end }
+      let collected = RecordCollector()
+      SweepRunner.run(jobs, bars: train, cycle: nil, workers: workers) { c, s in
+        collected.add(c.index, SweepRanking.record(c, s, fingerprint: "-"))
+      }
+      let best = SweepRanking.ranking(collected.sorted, settings: settings).first
+      var window = WalkForwardWindow(trainStart: w.train, testStart: w.test, testEnd: w.end, best: best, testEquity: [])
+      if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
+        var broker = job.config.broker
+        if wf.account == .carry { broker.initialCash = level }
+        let result = job.config.strategy.run(bars: bars.prefix(w.end), broker: broker, trading: w.test..<w.end).result
+        let summary = PerformanceSummary(result: result, bars: test)
+        window.outOfSample = summary
+        window.testEquity = result.equity
+        window.testTrades = result.trades
+        window.efficiency = efficiency(outOfSample: summary.cagr, inSample: best.metric("cagr"))
+        // Trade statistics are scale-free (returns, win rate); the marks carry the chained equity.
+        for trade in result.trades { accumulator.add(trade) }
+        let scale = level / result.initialCash  // 1 with a carried account
+        for (i, e) in result.equity.enumerated() {
+          let v = e * scale
+          equity.append(v); day.append(test.day[i])
+          accumulator.mark(equity: v, held: result.shares[i] != 0,
+                           dayEnd: i == test.count - 1 || test.day[i + 1] != test.day[i])
+        }
+        level = equity.last ?? level
+      }
+      windows.append(window)
+    }
+    let calendarDays = day.isEmpty ? 0 : Int(day[day.count - 1]) - Int(day[0])
+    let summary = accumulator.summary(initialCash: initialCash, calendarDays: calendarDays)
+    return Result(windows: windows, equity: equity, day: day, summary: summary,
+                  efficiency: efficiency(outOfSample: summary.cagr, inSample: mean(windows.compactMap { $0.best?.metric("cagr") })))
+  }
+
+  /// Walk-forward efficiency (Pardo): the annualized out-of-sample return over the annualized in-sample
+  /// return; `nil` unless the in-sample one is positive (a ratio to a loss or to zero means nothing).
+  public static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
+    guard let outOfSample, let inSample, outOfSample.isFinite, inSample.isFinite, inSample > 0 else { return nil }
+    return outOfSample / inSample
+  }
+}
+
+/// Sweep records gathered from worker threads, in plan order.
+public final class RecordCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var records: [(Int, SweepRecord)] = []
+  public init() {}
+  public func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
+  public var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
+}

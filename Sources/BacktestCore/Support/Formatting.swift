@@ -1,0 +1,99 @@
+import Foundation
+
+/// Returns the shortest text that reads back as the same double (`0.1`, `1e-05`),
+/// with whole numbers written without a fraction when below 2^53 (`714`).
+package func formatNumber(_ x: Double) -> String {
+  if x == x.rounded(), abs(x) < 9_007_199_254_740_992 { return String(Int64(x)) }
+  return x.description
+}
+
+/// Returns the shortest round-trip text, or the empty string for `nan` (an undefined cell).
+package func formatCell(_ x: Double) -> String {
+  x.isNaN ? "" : x.description
+}
+
+/// Returns `text` as one CSV field: quoted (with `""` for `"`) when it holds a comma, a quote or a line break.
+package func csvField(_ text: String) -> String {
+  guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+  return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Returns a number for people: up to 10 significant digits, no exponent for
+/// ordinary magnitudes (`2`, `1.5`, `0.02`).
+package func formatPlain(_ x: Double) -> String {
+  String(format: "%.10g", x)
+}
+
+/// Returns a fraction as a percentage for people (`0.02` → `2%`).
+package func formatPercentPlain(_ x: Double) -> String {
+  formatPlain(x * 100) + "%"
+}
+
+/// Formats for people in reports: `$1,234.57`, `3.79%`, `13,348,744`.
+package enum HumanFormat {
+  /// Inserts thousands separators into the integer part of a plain decimal text.
+  static func grouped(_ text: String) -> String {
+    var digits = text
+    var sign = ""
+    if digits.hasPrefix("-") { sign = "-"; digits.removeFirst() }
+    let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    var integer = String(parts[0])
+    var out = ""
+    while integer.count > 3 {
+      out = "," + integer.suffix(3) + out
+      integer = String(integer.dropLast(3))
+    }
+    out = integer + out
+    return sign + out + (parts.count > 1 ? "." + parts[1] : "")
+  }
+
+  /// `$26.99`, `-$1,234.50`; `—` for `nil`.
+  package static func money(_ x: Double?) -> String {
+    guard let x, x.isFinite else { return "—" }
+    let text = grouped(String(format: "%.2f", abs(x)))
+    return (x < 0 && text != "0.00" ? "-$" : "$") + text
+  }
+
+  /// A price with as many decimals as it needs (2 to 6): `$1.07219`, `$26.99`.
+  package static func price(_ x: Double) -> String {
+    var decimals = 2
+    while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 {
+      decimals += 1
+    }
+    return "$" + grouped(String(format: "%.\(decimals)f", x))
+  }
+
+  /// The decimals a price needs (2 to 6), for showing computed levels at the data's precision.
+  package static func decimals(of x: Double) -> Int {
+    var decimals = 2
+    while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 { decimals += 1 }
+    return decimals
+  }
+
+  /// A price with a fixed number of decimals: `$26.60`.
+  package static func price(_ x: Double, decimals: Int) -> String {
+    "$" + grouped(String(format: "%.\(decimals)f", x))
+  }
+
+  /// `3.79%`; `—` for `nil`.
+  package static func percent(_ x: Double?, decimals: Int = 2) -> String {
+    guard let x, x.isFinite else { return "—" }
+    let text = String(format: "%.\(decimals)f", x * 100)
+    return grouped(text == "-0.\(String(repeating: "0", count: decimals))" ? String(text.dropFirst()) : text) + "%"
+  }
+
+  /// `13,348,744`.
+  package static func integer(_ x: Int) -> String { grouped(String(x)) }
+
+  /// The whole part of `x`, grouped: `13,348,744` (any magnitude; `—` for nan).
+  package static func integer(_ x: Double) -> String {
+    guard x.isFinite else { return "—" }
+    return abs(x) < 9e18 ? integer(Int(x)) : grouped(String(format: "%.0f", x.rounded(.towardZero)))
+  }
+
+  /// `1.23`; `—` for `nil`.
+  package static func ratio(_ x: Double?) -> String {
+    guard let x, x.isFinite else { return "—" }
+    return String(format: "%.2f", x)
+  }
+}

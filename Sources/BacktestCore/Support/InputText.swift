@@ -1,0 +1,80 @@
+/// Helpers every reader of text input shares: lines ending in LF or CRLF alike,
+/// short excerpts of what was found, and a check for control characters.
+
+extension StringProtocol {
+  /// The lines of the text, split at LF with a CR before it removed, so files
+  /// written on Windows (CRLF) read as their LF twins. A final line break
+  /// does not start another line.
+  ///
+  /// (`split(separator: "\n")` does not do this: Swift reads CR LF as one
+  /// character, which is not `"\n"`.)
+  package var textLines: [SubSequence] {
+    var lines: [SubSequence] = []
+    var start = startIndex
+    // Where a CR that may end the line was seen.
+    var carriageReturn: Index?
+    let utf8 = self.utf8
+    var u = utf8.startIndex
+    while u != utf8.endIndex {
+      switch utf8[u] {
+      case 0x0D: carriageReturn = u
+      case 0x0A:
+        lines.append(self[start..<(carriageReturn ?? u)])
+        start = utf8.index(after: u)
+        carriageReturn = nil
+      default: carriageReturn = nil
+      }
+      u = utf8.index(after: u)
+    }
+    if start != endIndex { lines.append(self[start..<(carriageReturn ?? endIndex)]) }
+    return lines
+  }
+}
+
+/// Returns `text` cut to `limit` characters with `…` after it, for quoting
+/// what was found in a message (a 2 MB line is not echoed).
+package func excerpt<S: StringProtocol>(_ text: S, limit: Int = 40) -> String {
+  var count = 0
+  var end = text.startIndex
+  while end != text.endIndex && count < limit {
+    end = text.index(after: end)
+    count += 1
+  }
+  return end == text.endIndex ? String(text) : String(text[..<end]) + "…"
+}
+
+/// Whether `scalar` is a control character a terminal may act on: C0 (other
+/// than tab and line feed), DEL and C1.
+package func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
+  let v = scalar.value
+  return (v < 0x20 && v != 0x09 && v != 0x0A) || (v >= 0x7F && v <= 0x9F)
+}
+
+/// `U+001B`: how a message names a character that cannot be shown.
+package func codePoint(_ scalar: Unicode.Scalar) -> String {
+  let hex = String(scalar.value, radix: 16, uppercase: true)
+  return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+}
+
+/// Returns `text` with each control character written as `\u{1B}`, so what an
+/// input holds cannot move the cursor or change colours when printed.
+package func escapingControlCharacters(_ text: String) -> String {
+  guard text.unicodeScalars.contains(where: isControlCharacter) else { return text }
+  var out = String.UnicodeScalarView()
+  for scalar in text.unicodeScalars {
+    if isControlCharacter(scalar) {
+      out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+    } else {
+      out.append(scalar)
+    }
+  }
+  return String(out)
+}
+
+/// Parses a decimal number written as in a data file (`-12.5`, `3`, `1.2e-3`,
+/// spaces around allowed); `nil` for anything else: `0x10`, `nan`, `inf`,
+/// `1_000`. An overflow (`1e400`) reads as infinite.
+package func parseDecimal<S: StringProtocol>(_ text: S) -> Double? {
+  var text = String(text)
+  return text.withUTF8 { parseDecimal($0, 0, $0.count) }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@Suite struct CompareTests {
+  @Test("compare puts two runs' figures side by side with their differences; only the settings that differ are rows")
+  func compareRuns() throws {
+    let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()
+    #expect(try CLI.run(["run", "gpix.yaml", "--out", a, "--quiet"]).status == 0)
+    #expect(try CLI.run(["run", "gpix.yaml", "--out", b, "--quiet", "--set", "strategy.stop_loss=1%"]).status == 0)
+    let r = try CLI.run(["compare", a, b])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.hasPrefix("same in all: strategy bollinger_rsi, bollinger.period 20,"))
+    let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+    #expect(lines.contains("stop_loss 2% 1%"))
+    #expect(lines.contains("total_trades 113 137 +24"))
+    #expect(lines.contains("total_return 24.68% 35.02% +10.34 pts"))
+    #expect(lines.contains("final_equity $124,679.23 $135,019.80 +$10,340.57"))
+    // JSON: full precision, the difference the exact subtraction of the two summaries' figures.
+    let json = try CLI.run(["compare", a, b, "--json"])
+    let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    #expect(doc["schema"] as? String == "backtest.compare/1")
+    let figures = try #require(doc["figures"] as? [[String: Any]])
+    let total = try #require(figures.first { $0["key"] as? String == "total_return" })
+    let values = try #require(total["values"] as? [Double]), differences = try #require(total["differences"] as? [Any])
+    #expect(differences.count == 2 && differences[0] is NSNull)
+    #expect(abs(try #require(differences[1] as? Double) - (values[1] - values[0])) < 1e-15)
+    // Markdown.
+    let md = try CLI.run(["compare", a, b, "--markdown"])
+    #expect(md.stdout.contains("| total_trades | 113 | 137 | +24 |"))
+  }
+
+  @Test("compare of sweeps shows the first sweep's best combinations in each, with the metric's difference")
+  func compareSweeps() throws {
+    let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", a, "--quiet"]).status == 0)
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", b, "--quiet", "--set", "strategy.stop_loss=1%"]).status == 0)
+    let r = try CLI.run(["compare", a, b, "--top", "2"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+    #expect(lines.count == 3 && lines[0].hasPrefix("bb_period bb_std rsi_period oversold sharpe "))
+    #expect(lines[1].hasPrefix("10 1.5 14 20 1.126 0.5529 -0.573"))
+    // A run and a sweep do not compare.
+    let run = try CLI.temporaryFolder()
+    #expect(try CLI.run(["run", "gpix.yaml", "--out", run, "--quiet"]).status == 0)
+    let mixed = try CLI.run(["compare", a, run])
+    #expect(mixed.status == 64 && mixed.stderr.contains("expected only runs or only sweeps"))
+  }
+}

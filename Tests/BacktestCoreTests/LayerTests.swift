@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// The folders of `Sources/` are layers (`../shared/ARCHITECTURE.md`): each may
+/// use the types of the layers before it, never those after. This reads the
+/// sources as the contract check does: the type names each folder declares,
+/// and the names each file mentions (comments and string literals left out);
+/// a name declared in two folders is ignored.
+@Suite struct LayerTests {
+  /// Layers from the bottom up; a target outside `BacktestCore` is one layer.
+  static let layers = [
+    "BacktestCore/Support", "BacktestCore/Data", "BacktestCore/Indicators", "BacktestCore/Account", "BacktestCore/Strategy",
+    "BacktestCore/Engine", "BacktestCore/Analytics", "BacktestCore/Run", "BacktestCore/Reports", "BacktestCore/Config",
+    "CommandLineSupport", "BacktestCLI", "backtest-fetch", "backtest",
+  ]
+
+  /// The layer of a file under `Sources/`.
+  static func layer(of relative: String) -> String {
+    let parts = relative.split(separator: "/").map(String.init)
+    return parts[0] == "BacktestCore" && parts.count > 2 ? parts[0] + "/" + parts[1] : parts[0]
+  }
+
+  /// The source with comments and string literals blanked out.
+  static func code(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      var kept = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+      if kept.contains("\"") { kept = Substring(kept.replacingOccurrences(of: #""(?:[^"\\]|\\.)*""#, with: "\"\"", options: .regularExpression)) }
+      out += kept + "\n"
+    }
+    return out
+  }
+
+  static func sources() throws -> [(relative: String, text: String)] {
+    let root = Repo.path("Sources")
+    guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+    var files: [(String, String)] = []
+    while let path = walker.nextObject() as? String {
+      guard path.hasSuffix(".swift") else { continue }
+      files.append((path, try String(contentsOfFile: root + "/" + path, encoding: .utf8)))
+    }
+    return files
+  }
+
+  /// `(from layer, to layer, name, file)` for every reference to a type declared in a later layer.
+  static func upwardReferences(_ files: [(relative: String, text: String)]) throws -> [(String, String, String, String)] {
+    let declaration = try NSRegularExpression(
+      pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|internal|fileprivate|private|package)\s+)?(?:(?:final|indirect)\s+)?(?:struct|enum|class|protocol|typealias|actor)\s+([A-Za-z_]\w*)"#,
+      options: [.anchorsMatchLines])
+    var declared: [String: Set<String>] = [:]
+    for f in files {
+      let range = NSRange(f.text.startIndex..., in: f.text)
+      for m in declaration.matches(in: f.text, range: range) {
+        declared[String(f.text[Range(m.range(at: 1), in: f.text)!]), default: []].insert(layer(of: f.relative))
+      }
+    }
+    let rank = Dictionary(uniqueKeysWithValues: layers.enumerated().map { ($1, $0) })
+    let identifier = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
+    var found: [(String, String, String, String)] = []
+    for f in files {
+      let from = layer(of: f.relative), text = code(f.text)
+      var names: Set<String> = []
+      for m in identifier.matches(in: text, range: NSRange(text.startIndex..., in: text)) { names.insert(String(text[Range(m.range, in: text)!])) }
+      for name in names.sorted() {
+        guard let owners = declared[name], owners.count == 1, let to = owners.first, to != from else { continue }
+        if let a = rank[from], let b = rank[to], b > a { found.append((from, to, name, f.relative)) }
+      }
+    }
+    return found
+  }
+
+  @Test("no folder or target reaches up the layers")
+  func noUpwardReferences() throws {
+    let files = try Self.sources()
+    #expect(files.count > 50)
+    for f in files { #expect(Self.layers.contains(Self.layer(of: f.relative)), "\(f.relative) is in no layer") }
+    let up = try Self.upwardReferences(files)
+    #expect(up.isEmpty, "\(up.map { "\($0.3): \($0.0) uses \($0.2) of \($0.1)" }.joined(separator: "\n"))")
+  }
+
+  @Test("the check finds a reference that reaches up (a strategy naming a report type)")
+  func detects() throws {
+    var files = try Self.sources()
+    files.append(("BacktestCore/Strategy/Bad.swift", "struct Bad { let r: RunReport? = nil }"))
+    let up = try Self.upwardReferences(files)
+    #expect(up.contains { $0.0 == "BacktestCore/Strategy" && $0.1 == "BacktestCore/Reports" && $0.2 == "RunReport" })
+  }
+}
