@@ -4,13 +4,15 @@
 #
 #   backtest bench --write /tmp/bs          # the 100k-bar file and the 180-combination grid
 #   Tools/time_sweep.sh /tmp/bs 20 OLD_BINARY .build/release/backtest
+#   SWEEP_FILE=bench-sweep-rules.yaml Tools/time_sweep.sh /tmp/bs 20 .build/release/backtest   # the grid written as rules
 set -euo pipefail
 folder=$1; runs=$2; shift 2
+file=${SWEEP_FILE:-bench-sweep.yaml}
 declare -A times
 for _ in $(seq "$runs"); do
   for binary in "$@"; do
     start=$(date +%s%N)
-    (cd "$folder" && "$binary" sweep bench-sweep.yaml --fresh --quiet >/dev/null)
+    (cd "$folder" && "$binary" sweep "$file" --fresh --quiet >/dev/null)
     end=$(date +%s%N)
     times[$binary]+="$(( (end - start) / 100000 )) "
   done

@@ -135,14 +135,7 @@ public func report(_ error: InputError) {
   {
     let lines = source.textLines
     if location.line >= 1 && location.line <= lines.count {
-      let number = String(location.line)
-      let gutter = String(repeating: " ", count: number.count)
-      let line = lines[location.line - 1]
-      // At most 200 characters of the line, around the column when it is far right.
-      let skipped = max(0, location.column - 1 - 150)
-      let shown = (skipped > 0 ? "…" : "") + line.dropFirst(skipped).prefix(200)
-      text += "\n    \(number) | \(shown)\n    \(gutter) | "
-      text += String(repeating: " ", count: max(0, location.column - 1 - skipped + (skipped > 0 ? 1 : 0))) + "^"
+      text += "\n" + sourceExcerpt(line: String(lines[location.line - 1]), number: location.line, column: location.column)
     }
   }
   printErrorMessage(text)

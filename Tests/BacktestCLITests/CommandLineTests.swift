@@ -239,7 +239,7 @@ enum Shell {
   func bash() throws {
     let script = try Shell.script("bash")
     #expect(try Shell.run("bash", ["-n", script]).status == 0)
-    for (line, expected) in Self.cases + [(["backtest", "run", "gpix"], ["gpix-sweep-holdout.yaml", "gpix-sweep.yaml", "gpix-walkforward.yaml", "gpix.yaml"])] {
+    for (line, expected) in Self.cases + [(["backtest", "run", "gpix"], ["gpix-rules.yaml", "gpix-sweep-holdout.yaml", "gpix-sweep.yaml", "gpix-walkforward.yaml", "gpix.yaml"])] {
       // Bash splits '=' into a word of its own and then replaces only what follows it.
       var words = line.flatMap { $0.contains("=") ? [String($0.split(separator: "=")[0]), "=", String($0.split(separator: "=")[1])] : [$0] }
       if words.last == "" { words.removeLast() }

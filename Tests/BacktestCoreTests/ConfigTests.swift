@@ -51,7 +51,9 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     ("a: 1\na: 2\n", "c.yaml:2:1: error: duplicate key 'a' (first written on line 1); expected each key once"),
     ("a: &x 1\n", "c.yaml:1:4: error: anchors and aliases ('&', '*') are not supported; expected a plain value"),
     ("a: !!int 1\n", "c.yaml:1:4: error: tags ('!') are not supported; expected a plain value"),
-    ("a: |\n  text\n", "c.yaml:1:4: error: block scalars ('|', '>') are not supported; expected a quoted string"),
+    ("a: [|]\n", "c.yaml:1:5: error: a block scalar ('|', '>') must be the whole value of a key or list item; expected a quoted string here"),
+    ("a: |2\n  text\n", "c.yaml:1:4: error: expected '|', '|-' or '|+' to start a block scalar (indentation indicators are not supported), found '|2'"),
+    ("a: >\n    x\n  y\n", "c.yaml:3:3: error: a line of a block scalar indented less than its first line; expected 4 spaces, found 2"),
     ("---\na: 1\n", "c.yaml:1:1: error: directives and document markers ('---', '...', '%') are not supported; expected one document"),
     ("a: \"open\n", "c.yaml:1:4: error: unclosed quote; expected a closing \" before the end of the line"),
     ("a: [1, 2\n", "c.yaml:1:4: error: unclosed '['; expected ']' before the end of the line (flow lists must fit on one line)"),
@@ -62,6 +64,58 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
   ])
   func refused(_ text: String, _ message: String) {
     #expect(yamlError(text) == message)
+  }
+
+  @Test("block scalars: literal keeps line breaks, folded joins lines, chomping, '#' is text")
+  func blockScalars() throws {
+    let doc = try YAMLReader.parse("""
+      lit: |
+        a # b
+
+          c
+      fold: >-
+        one
+        two
+
+        three
+          four
+        five
+      keep: |+
+        x
+
+      list:
+        - >
+          item
+      end: 1
+      """ + "\n", file: "c.yaml")
+    let t = try ConfigTable(doc, path: "")
+    #expect(try t.string("lit") == "a # b\n\n  c\n")
+    #expect(try t.string("fold") == "one two\nthree\n  four\nfive")
+    #expect(try t.string("keep") == "x\n\n")
+    #expect(try t.stringList("list", default: []) == ["item\n"])
+    #expect(try t.int("end", in: 0...9) == 1)
+  }
+
+  @Test("a scalar knows where each of its characters was written: plain, quoted with escapes, block")
+  func scalarPlaces() throws {
+    let doc = try YAMLReader.parse("a:   x + y\nb: \"p\\/q r\"\nc: >\n    one\n\n    two\n", file: "c.yaml")
+    let t = try ConfigTable(doc, path: "")
+    func place(_ key: String, _ offset: Int) -> String {
+      let l = t.node(key)!.location(ofCharacter: offset)
+      return "\(l.line):\(l.column)"
+    }
+    #expect(place("a", 0) == "1:6" && place("a", 4) == "1:10")
+    // "p/q r": the escape takes two columns for one character.
+    #expect(place("b", 0) == "2:5" && place("b", 2) == "2:8" && place("b", 4) == "2:10")
+    // "one\ntwo\n"
+    #expect(place("c", 1) == "4:6" && place("c", 4) == "6:5")
+    #expect(t.node("a")!.markedLine(atCharacter: 4, width: 1) == "    1 | a:   x + y\n      |          ^")
+    #expect(t.node("c")!.markedLine(atCharacter: 4, width: 3) == "    6 |     two\n      |     ^^^")
+    // An override's value points into the whole --set text.
+    let set = try ConfigOverride("strategy.entry=close > 2").apply(to: doc)
+    let value = try ConfigTable(set, path: "").table("strategy").node("entry")!
+    #expect(value.location(ofCharacter: 8) == SourceLocation(file: "--set strategy.entry=close > 2", line: 1, column: 24))
+    #expect(value.markedLine(atCharacter: 8, width: 1) == "    1 | strategy.entry=close > 2\n      |                        ^")
   }
 
   @Test("nesting deeper than the limit is refused, not a stack overflow")
@@ -102,7 +156,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi, bollinger: {perod: 3}}\n",
      "Strategies/c.yaml:3:45: error: unknown key 'perod' in 'strategy.bollinger'; did you mean 'period'?"),
     ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bolinger_rsi}\n",
-     "Strategies/c.yaml:3:18: error: unknown strategy 'bolinger_rsi'; did you mean 'bollinger_rsi'?; expected one of bollinger_rsi, sma_cross, buy_and_hold"),
+     "Strategies/c.yaml:3:18: error: unknown strategy 'bolinger_rsi'; did you mean 'bollinger_rsi'?; expected one of bollinger_rsi, sma_cross, buy_and_hold, rules"),
     ("nme: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi}\n",
      "Strategies/c.yaml:1:1: error: unknown key 'nme'; did you mean 'name'?"),
   ])

@@ -51,11 +51,7 @@ public struct PerformanceSummary: Sendable, Equatable {
   /// Computes the statistics of `result` over `bars`.
   public init(result: BacktestResult, bars: BarSeries) {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
-    for trade in result.trades { accumulator.add(trade) }
-    for i in bars.indices {
-      accumulator.mark(equity: result.equity[i], held: result.shares[i] != 0,
-                       dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
-    }
+    accumulator.add(result, bars: bars)
     let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
     self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
     dividendIncome = result.dividendIncome

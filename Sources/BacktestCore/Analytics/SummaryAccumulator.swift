@@ -26,6 +26,14 @@ public struct SummaryAccumulator: Sendable {
   @inline(__always)
   public mutating func add(_ trade: Trade) { trades.add(trade) }
 
+  /// Adds the trades and marks of a general engine run over all of `bars` (held: any position, long or short).
+  public mutating func add(_ result: BacktestResult, bars: BarSeries) {
+    for trade in result.trades { add(trade) }
+    for i in bars.indices {
+      mark(equity: result.equity[i], held: result.shares[i] != 0, dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
+    }
+  }
+
   /// Records the equity at a bar's close; `held` when a position is open;
   /// `dayEnd` when it is the last bar of its calendar day.
   @inline(__always)

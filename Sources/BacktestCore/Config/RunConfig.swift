@@ -212,7 +212,8 @@ public struct ConfigOverride: Sendable {
                        at: SourceLocation(file: file, line: 1, column: 1))
     }
     let valueColumn = text.distance(from: text.startIndex, to: eq) + 2
-    value = try YAMLReader.parseInline(String(text[text.index(after: eq)...]), file: file, line: 1, column: valueColumn)
+    value = try YAMLReader.parseInline(String(text[text.index(after: eq)...]), file: file, line: 1, column: valueColumn,
+                                       sourceLine: text)
     keyLocation = SourceLocation(file: file, line: 1, column: 1)
   }
 

@@ -18,7 +18,8 @@ extension SweepRunner {
     return (YAMLNode(.mapping(entries), at: root.location), settings)
   }
 
-  /// The declared parameters of the strategy a run file names (none when it names none: the run file's own check reports that).
+  /// The declared parameters of the strategy a run file names (none when it names none: the run file's own check reports that),
+  /// with those the run file declares itself (a rule's `params`) when its strategy section reads.
   static func strategyParameters(_ root: YAMLNode, catalog: StrategyCatalog) throws -> [ParameterInfo] {
     let table = try ConfigTable(root, path: "").table("strategy")
     guard let name = try table.string("type") else { return [] }
@@ -26,7 +27,8 @@ extension SweepRunner {
       _ = try catalog.configure(table)  // reports the unknown type with a suggestion
       return []
     }
-    return entry.parameters
+    // A bad section is reported later, by the run file's own check, after the sweep section's errors.
+    return (try? catalog.configure(table))?.parameterInfo ?? entry.parameters
   }
 
   /// Builds each combination's configuration, checking every value as a run file would.

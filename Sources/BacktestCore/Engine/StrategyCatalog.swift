@@ -35,8 +35,9 @@ public struct ConfiguredStrategy: Sendable {
   public var parameterSummary: [(name: String, value: String)] { parameters.summary }
   /// The typed parameters.
   public let parameters: any StrategyParameters
-  /// The declared parameters of the strategy type.
-  public let parameterInfo: [ParameterInfo]
+  /// The declared parameters of the strategy type, and any the run file declared (a rule's `params`);
+  /// made when asked, like `parameterSummary`.
+  public var parameterInfo: [ParameterInfo] { parameters.parameterInfo }
   /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
   public let type: any Strategy.Type
   @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?) -> StrategyRun
@@ -56,7 +57,6 @@ public struct ConfiguredStrategy: Sendable {
   public init<S: Strategy>(_ type: S.Type, parameters: S.Parameters) {
     name = S.name
     self.parameters = parameters
-    parameterInfo = S.Parameters.info
     self.type = S.self
     body = { bars, broker, gate, intrabar, account, range, question in
       var strategy = S(parameters: parameters, bars: bars)
@@ -185,5 +185,5 @@ public struct StrategyCatalog: Sendable {
 
 /// The built-in strategies.
 public enum BuiltInStrategies {
-  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self)])
+  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self)])
 }

@@ -39,17 +39,24 @@ public struct SwingKernel: SweepKernel {
   /// `run` without the summary: the trades and marks are left in `accumulator`.
   static func simulate(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                        broker: BrokerSettings, accumulator: inout SummaryAccumulator) {
+    guard let signals = indicators.signals[SwingSignals.Key(p)] else { preconditionFailure("indicators missing for \(p)") }
+    simulate(bars: bars, dayEndsBefore: indicators.dayEndsBefore, signals: signals, stopLoss: p.stopLoss,
+             profitTarget: p.profitTarget, broker: broker, accumulator: &accumulator)
+  }
+
+  /// The fused loop for any long-only rule whose buys and sells are known as
+  /// bits before the run (`signals`), with a stop-loss and profit target as
+  /// fractions of the entry fill; `dayEndsBefore` as `SharedIndicators` holds it.
+  static func simulate(bars: BarSeries, dayEndsBefore: ContiguousArray<Int>, signals: SwingSignals, stopLoss: Double?,
+                       profitTarget: Double?, broker: BrokerSettings, accumulator: inout SummaryAccumulator) {
     accumulator.reset()
     let n = bars.count
-    guard n > 0, let signals = indicators.signals[SwingSignals.Key(p)] else {
-      preconditionFailure("indicators missing for \(p)")
-    }
-    let stopLoss = p.stopLoss, profitTarget = p.profitTarget
+    precondition(n > 0, "no bars")
     let slip = broker.slippageBasisPoints / 10_000
     let commission = broker.commission
     let rule = broker.intrabarRule
     let sizing = broker.sizing
-    let days = indicators.dayEndsBefore[n]
+    let days = dayEndsBefore[n]
     var cash = broker.initialCash
     var trades = TradeTally(), marks = EquityMarks()
 
@@ -58,7 +65,7 @@ public struct SwingKernel: SweepKernel {
     bars.high.withUnsafeBufferPointer { high in
     bars.low.withUnsafeBufferPointer { low in
     bars.close.withUnsafeBufferPointer { close in
-    indicators.dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
+    dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
     signals.underBand.words.withUnsafeBufferPointer { underBand in
     signals.underRSI.words.withUnsafeBufferPointer { underRSI in
     signals.sell.words.withUnsafeBufferPointer { sell in

@@ -16,17 +16,7 @@ package struct SharedIndicators: Sendable {
   /// AND of two of those arrays, which the kernel reads as it goes).
   package init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     let n = bars.count
-    var ends = 0
-    bars.day.withUnsafeBufferPointer { day in
-      dayEndsBefore = ContiguousArray(unsafeUninitializedCapacity: n + 1) { before, count in
-        before[0] = 0
-        for i in 0..<n {
-          ends += i == n - 1 || day[i + 1] != day[i] ? 1 : 0
-          before[i + 1] = ends
-        }
-        count = n + 1
-      }
-    }
+    dayEndsBefore = Self.dayEnds(bars)
     let keys = Set(parameters.map(SwingSignals.Key.init)).sorted {
       ($0.bollingerPeriod, $0.deviations, $0.rsiPeriod, $0.oversold, $0.overbought)
         < ($1.bollingerPeriod, $1.deviations, $1.rsiPeriod, $1.oversold, $1.overbought)
@@ -75,6 +65,24 @@ package struct SharedIndicators: Sendable {
       }
     }
     for (k, key) in keys.enumerated() { signals[key] = found.get(k) }
+  }
+}
+
+extension SharedIndicators {
+  /// How many bars before each bar are the last of their calendar day (`n + 1` entries).
+  static func dayEnds(_ bars: BarSeries) -> ContiguousArray<Int> {
+    let n = bars.count
+    var ends = 0
+    return bars.day.withUnsafeBufferPointer { day in
+      ContiguousArray(unsafeUninitializedCapacity: n + 1) { before, count in
+        before[0] = 0
+        for i in 0..<n {
+          ends += i == n - 1 || day[i + 1] != day[i] ? 1 : 0
+          before[i + 1] = ends
+        }
+        count = n + 1
+      }
+    }
   }
 }
 
@@ -141,23 +149,7 @@ package struct SwingSignals: Sendable {
   }
 }
 
-/// One bit per bar: bit `i % 64` of word `i / 64` is bar `i`'s.
-package struct Bits: Sendable {
-  package var words: ContiguousArray<UInt64>
-
-  init(words: ContiguousArray<UInt64>) { self.words = words }
-
-  /// Whether bit `i` is set.
-  @inline(__always)
-  package subscript(i: Int) -> Bool { words[i >> 6] >> UInt64(i & 63) & 1 != 0 }
-
-  func union(_ other: Bits) -> Bits {
-    Bits(words: ContiguousArray(unsafeUninitializedCapacity: words.count) { out, count in
-      for w in words.indices { out[w] = words[w] | other.words[w] }
-      count = words.count
-    })
-  }
-
+extension Bits {
   /// For each of `periods` (one to four) and its `levels`: where the RSI of the
   /// close is under each `under` level and over each `over` level.
   static func rsiLevels(close: ContiguousArray<Double>, periods: [Int], levels: [(under: [Double], over: [Double])])

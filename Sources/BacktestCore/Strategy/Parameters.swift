@@ -165,6 +165,9 @@ public protocol StrategyParameters: Sendable, Equatable {
   var summary: [(name: String, value: String)] { get }
   /// The parameters as `backtest strategies` lists them.
   static var info: [ParameterInfo] { get }
+  /// The parameters of this value: `info`, plus any its run file declared
+  /// itself (a rule strategy's `params`), which sweeps may then name.
+  var parameterInfo: [ParameterInfo] { get }
 }
 
 extension StrategyParameters {
@@ -201,6 +204,8 @@ extension StrategyParameters {
   public var summary: [(name: String, value: String)] {
     Self.declarations.map { ($0.path, $0.text(self)) }
   }
+
+  public var parameterInfo: [ParameterInfo] { Self.info }
 
   public static var info: [ParameterInfo] {
     let defaults = Self()

@@ -10,10 +10,30 @@ public struct YAMLNode: Sendable, Equatable {
   }
   public var kind: Kind
   public var location: SourceLocation
+  /// Where the characters of a scalar's text were written, in order (empty
+  /// for other nodes), so that a message can point inside the text (a rule
+  /// expression's token).
+  public var pieces: [ScalarPiece] = []
 
   public init(_ kind: Kind, at location: SourceLocation) {
     self.kind = kind
     self.location = location
+  }
+
+  /// The file place of the character at `offset` (counted in characters) of this scalar's text.
+  public func location(ofCharacter offset: Int) -> SourceLocation {
+    guard let piece = pieces.last(where: { $0.offset <= offset }) else { return location }
+    var place = piece.location
+    place.column += offset - piece.offset
+    return place
+  }
+
+  /// The source line holding the character at `offset` of this scalar's text, with
+  /// `width` carets under it (`    7 |   entry: …` then `      |          ^^^`); `nil` when unknown.
+  public func markedLine(atCharacter offset: Int, width: Int) -> String? {
+    guard let piece = pieces.last(where: { $0.offset <= offset }) else { return nil }
+    return sourceExcerpt(line: piece.line, number: piece.location.line,
+                         column: piece.location.column + offset - piece.offset, width: width)
   }
 
   /// A short name of the node's type for messages ("a mapping", "a list", …).
@@ -27,6 +47,26 @@ public struct YAMLNode: Sendable, Equatable {
   }
 }
 
+/// A run of a scalar's text written on one source line: the text from
+/// character `offset` on starts at `location` and continues along the line.
+public struct ScalarPiece: Sendable, Equatable {
+  public var offset: Int
+  public var location: SourceLocation
+  /// The whole source line, for excerpts.
+  public var line: String
+}
+
+/// The lines under an error message that show where it is: the source line
+/// with its number (at most 200 characters, around the column when it is
+/// far right), and `width` carets under column `column`.
+public func sourceExcerpt(line: String, number: Int, column: Int, width: Int = 1) -> String {
+  let gutter = String(repeating: " ", count: String(number).count)
+  let skipped = max(0, column - 1 - 150)
+  let shown = (skipped > 0 ? "…" : "") + line.dropFirst(skipped).prefix(200)
+  return "    \(number) | \(shown)\n    \(gutter) | "
+    + String(repeating: " ", count: max(0, column - 1 - skipped + (skipped > 0 ? 1 : 0))) + String(repeating: "^", count: max(1, width))
+}
+
 /// One `key: value` pair of a mapping.
 public struct YAMLEntry: Sendable, Equatable {
   public var key: String
@@ -38,8 +78,10 @@ public struct YAMLEntry: Sendable, Equatable {
 ///
 /// Supported: block mappings and sequences (a sequence may sit at its parent
 /// key's indentation), flow `[a, b]` and `{k: v}` on one line, plain, single-
-/// and double-quoted scalars, `#` comments. Refused with a message: tabs in
-/// indentation, duplicate keys, anchors, aliases, tags, block scalars,
+/// and double-quoted scalars, literal (`|`) and folded (`>`) block scalars
+/// with an optional chomping indicator (`-`, `+`), `#` comments. Refused with
+/// a message: tabs in indentation, duplicate keys, anchors, aliases, tags,
+/// block scalars inside flow collections or with an indentation indicator,
 /// directives and document markers, multi-line flow collections, nesting
 /// deeper than `maximumDepth`.
 public struct YAMLReader {
@@ -49,10 +91,13 @@ public struct YAMLReader {
     var number: Int
     var indent: Int
     var text: Substring   // content after the indentation, comment removed, trimmed at the end
+    var source: String  // the whole line as written, for excerpts (one copy per line, shared by its scalars)
   }
 
   let file: String
   var lines: [Line] = []
+  /// Every line of the text as written (without a `\r`), by line number - 1: block scalars read them.
+  var sourceLines: [Substring] = []
   var index = 0
 
   /// Parses `text`; `file` names it in errors.
@@ -76,11 +121,13 @@ public struct YAMLReader {
     return root
   }
 
-  /// Parses one inline value (as written after `key:` or in `--set k=v`).
-  public static func parseInline(_ text: String, file: String, line: Int, column: Int) throws -> YAMLNode {
+  /// Parses one inline value (as written after `key:` or in `--set k=v`) that
+  /// starts at `column` of `sourceLine` (for excerpts; by default the value alone, indented).
+  public static func parseInline(_ text: String, file: String, line: Int, column: Int, sourceLine: String? = nil) throws -> YAMLNode {
     let reader = YAMLReader(file: file)
     try refuseControlCharacters(Substring(text), at: SourceLocation(file: file, line: line, column: column))
-    let l = Line(number: line, indent: column - 1, text: Substring(text))
+    let l = Line(number: line, indent: column - 1, text: Substring(text),
+                 source: sourceLine ?? String(repeating: " ", count: column - 1) + text)
     return try reader.parseInlineValue(l, from: text.startIndex, depth: 0)
   }
 
@@ -94,6 +141,7 @@ public struct YAMLReader {
       number += 1
       var line = raw
       if number == 1 && line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+      sourceLines.append(line)
       try Self.refuseControlCharacters(line, at: SourceLocation(file: file, line: number, column: 1))
       var indent = 0
       var i = line.startIndex
@@ -110,7 +158,7 @@ public struct YAMLReader {
         throw InputError("directives and document markers ('---', '...', '%') are not supported; expected one document",
                          at: SourceLocation(file: file, line: number, column: 1))
       }
-      lines.append(Line(number: number, indent: indent, text: content))
+      lines.append(Line(number: number, indent: indent, text: content, source: String(line)))
     }
   }
 
@@ -191,8 +239,11 @@ public struct YAMLReader {
       let offset = line.text.distance(from: line.text.startIndex, to: rest.startIndex)
       if Self.isSequenceItem(rest) || findMappingColon(rest) != nil {
         // A block node starting on the item's line: re-read the line as if indented.
-        lines[index] = Line(number: line.number, indent: line.indent + offset, text: rest)
+        lines[index] = Line(number: line.number, indent: line.indent + offset, text: rest, source: line.source)
         items.append(try parseBlock(indent: line.indent + offset, depth: depth + 1))
+      } else if rest.first == "|" || rest.first == ">" {
+        index += 1
+        items.append(try parseBlockScalar(line, header: rest, parentIndent: indent))
       } else {
         items.append(try parseInlineValue(line, from: rest.startIndex, depth: depth + 1))
         index += 1
@@ -236,6 +287,8 @@ public struct YAMLReader {
         } else {
           value = YAMLNode(.null, at: location(line, colon))
         }
+      } else if rest.first == "|" || rest.first == ">" {
+        value = try parseBlockScalar(line, header: rest, parentIndent: indent)
       } else {
         value = try parseInlineValue(line, from: rest.startIndex, depth: depth + 1)
         if index < lines.count && lines[index].indent > indent {
@@ -252,6 +305,61 @@ public struct YAMLReader {
                        at: SourceLocation(file: file, line: line.number, column: line.indent + 1))
     }
     return YAMLNode(.mapping(entries), at: start)
+  }
+
+  /// Reads a literal (`|`) or folded (`>`) block scalar whose header `header`
+  /// ends `line`: the lines after it indented more than `parentIndent`, at the
+  /// first one's indentation, taken as written (a `#` in them is text).
+  /// Clipped by default (one final line break), `-` strips it, `+` keeps the blank lines after.
+  private mutating func parseBlockScalar(_ line: Line, header: Substring, parentIndent: Int) throws -> YAMLNode {
+    let here = location(line, header.startIndex)
+    let style = header.first!, chomping = header.dropFirst()
+    guard chomping.isEmpty || chomping == "-" || chomping == "+" else {
+      throw InputError("expected '\(style)', '\(style)-' or '\(style)+' to start a block scalar (indentation indicators are not supported), found '\(header)'",
+                       at: here)
+    }
+    guard index < lines.count, lines[index].indent > parentIndent else {
+      return YAMLNode(.scalar("", quoted: true), at: here)
+    }
+    let indent = lines[index].indent, first = lines[index].number
+    while index < lines.count && lines[index].indent > parentIndent { index += 1 }
+    let last = lines[index - 1].number
+    func isBlank(_ s: Substring) -> Bool { s.allSatisfy { $0 == " " } }
+    var rows: [(number: Int, text: Substring)?] = []
+    for number in first...last {
+      let raw = sourceLines[number - 1]
+      if isBlank(raw) { rows.append(nil); continue }
+      let spaces = raw.prefix { $0 == " " }.count
+      if spaces < indent {
+        throw InputError("a line of a block scalar indented less than its first line; expected \(indent) spaces, found \(spaces)",
+                         at: SourceLocation(file: file, line: number, column: spaces + 1))
+      }
+      rows.append((number, raw.dropFirst(indent)))
+    }
+    var trailing = 0
+    while last + trailing < sourceLines.count && isBlank(sourceLines[last + trailing]) { trailing += 1 }
+    var text = "", count = 0, pieces: [ScalarPiece] = []
+    var previous: Substring?  // the last content line, once there is one
+    var blanks = 0
+    for row in rows {
+      guard let row else { blanks += 1; continue }
+      if let previous {
+        let folds = style == ">" && blanks == 0 && previous.first != " " && row.text.first != " "
+        let breaks = folds ? 0 : (style == ">" && previous.first != " " && row.text.first != " " ? blanks : blanks + 1)
+        if folds { text += " "; count += 1 } else { text += String(repeating: "\n", count: breaks); count += breaks }
+      }
+      pieces.append(ScalarPiece(offset: count, location: SourceLocation(file: file, line: row.number, column: indent + 1),
+                                line: String(sourceLines[row.number - 1])))
+      text += row.text
+      count += row.text.count
+      previous = row.text
+      blanks = 0
+    }
+    if chomping != "-" { text += "\n" }
+    if chomping == "+" { text += String(repeating: "\n", count: trailing) }
+    var node = YAMLNode(.scalar(text, quoted: true), at: here)
+    node.pieces = pieces
+    return node
   }
 
   /// Returns the index of the `:` that ends a block mapping key (followed by a
@@ -283,8 +391,8 @@ public struct YAMLReader {
     if text.isEmpty { throw InputError("expected a key before ':'", at: location(line, text.startIndex)) }
     if let q = text.first, q == "\"" || q == "'" {
       var cursor = Cursor(text: line.text, index: text.startIndex)
-      let s = try readQuoted(&cursor, line: line)
-      return s
+      var pieces: [ScalarPiece] = []
+      return try readQuoted(&cursor, line: line, pieces: &pieces)
     }
     if let c = text.first, "&*!|>%@`".contains(c) {
       throw InputError("a key cannot start with '\(c)'; expected a plain name", at: location(line, text.startIndex))
@@ -362,7 +470,8 @@ public struct YAMLReader {
         let keyLocation = location(line, c)
         let key: String
         if c.current == "\"" || c.current == "'" {
-          key = try readQuoted(&c, line: line)
+          var pieces: [ScalarPiece] = []
+          key = try readQuoted(&c, line: line, pieces: &pieces)
         } else {
           var k = ""
           while let ch = c.current, ch != ":", ch != ",", ch != "}" { k.append(ch); c.advance() }
@@ -398,13 +507,16 @@ public struct YAMLReader {
         }
       }
     case "\"", "'":
-      return YAMLNode(.scalar(try readQuoted(&c, line: line), quoted: true), at: here)
+      var pieces: [ScalarPiece] = []
+      var node = YAMLNode(.scalar(try readQuoted(&c, line: line, pieces: &pieces), quoted: true), at: here)
+      node.pieces = pieces
+      return node
     case "&", "*":
       throw InputError("anchors and aliases ('&', '*') are not supported; expected a plain value", at: here)
     case "!":
       throw InputError("tags ('!') are not supported; expected a plain value", at: here)
     case "|", ">":
-      throw InputError("block scalars ('|', '>') are not supported; expected a quoted string", at: here)
+      throw InputError("a block scalar ('|', '>') must be the whole value of a key or list item; expected a quoted string here", at: here)
     case "]", "}", ",":
       if inFlow { return YAMLNode(.null, at: here) }
       throw InputError("unexpected '\(first)'; expected a value", at: here)
@@ -430,19 +542,25 @@ public struct YAMLReader {
       }
       text = text.trimmingSpaces()
       if text == "null" || text == "~" || text == "Null" || text == "NULL" { return YAMLNode(.null, at: here) }
-      return YAMLNode(.scalar(text, quoted: false), at: here)
+      var node = YAMLNode(.scalar(text, quoted: false), at: here)
+      node.pieces = [ScalarPiece(offset: 0, location: here, line: line.source)]
+      return node
     }
   }
 
-  private func readQuoted(_ c: inout Cursor, line: Line) throws -> String {
+  /// Reads a quoted scalar; `pieces` gets where its text was written (a new piece after each escape).
+  private func readQuoted(_ c: inout Cursor, line: Line, pieces: inout [ScalarPiece]) throws -> String {
     let start = c.index
     let quote = c.current!
     c.advance()
     var out = ""
+    var count = 0  // characters in `out`
+    func piece() { pieces.append(ScalarPiece(offset: count, location: location(line, c), line: line.source)) }
+    piece()
     while let ch = c.current {
       c.advance()
       if ch == quote {
-        if quote == "'" && c.current == "'" { out.append("'"); c.advance(); continue }
+        if quote == "'" && c.current == "'" { out.append("'"); c.advance(); count += 1; piece(); continue }
         return out
       }
       if quote == "\"" && ch == "\\" {
@@ -474,9 +592,12 @@ public struct YAMLReader {
                            at: location(line, escape, back: 1))
         }
         out.unicodeScalars.append(scalar)
+        count += 1
+        piece()
         continue
       }
       out.append(ch)
+      count += 1
     }
     throw InputError("unclosed quote; expected a closing \(quote) before the end of the line", at: location(line, start))
   }

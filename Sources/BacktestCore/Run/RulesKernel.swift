@@ -1,0 +1,81 @@
+import Foundation
+
+extension RulesStrategy: SweepAccelerated {
+  public typealias Kernel = RulesKernel
+}
+
+/// The sweep kernel of rule strategies: every combination's conditions are
+/// computed once, in one evaluator, so that each distinct indicator and
+/// condition (same function, input and periods after the params are put in)
+/// is computed once for the whole sweep.
+///
+/// A combination whose exit does not read the position runs through the
+/// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
+/// reads `entry_price` or `bars_held` runs through `Engine.run` with its
+/// compiled rule. Both give exactly what `backtest run` gives.
+public struct RulesKernel: SweepKernel {
+  private struct Key: Hashable {
+    var entry: RuleExpression
+    var exit: RuleExpression?
+    init(_ p: RulesStrategy.Parameters) { entry = p.entry; exit = p.exit }
+  }
+  private enum Compiled {
+    case fused(SwingSignals)
+    case engine(CompiledRule)
+  }
+  private let dayEndsBefore: ContiguousArray<Int>
+  private let rules: [Key: Compiled]
+
+  public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
+    dayEndsBefore = SharedIndicators.dayEnds(bars)
+    let evaluator = RuleEvaluator(bars: bars)
+    Self.precompute(parameters.flatMap { [$0.entry] + ($0.exit.map { [$0] } ?? []) }, evaluator)
+    var rules: [Key: Compiled] = [:]
+    for p in parameters where rules[Key(p)] == nil {
+      let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
+      rules[Key(p)] = rule.exitKind == .program ? .engine(rule)
+        : .fused(SwingSignals(underBand: rule.entry, underRSI: rule.entry, firstBuy: rule.firstDecisionBar, bars: bars.count,
+                              sell: rule.exitBits))
+    }
+    self.rules = rules
+  }
+
+  /// Computes on all cores what the conditions `roots` read: first the
+  /// functions of plain inputs (for the bands, their window's mean and
+  /// deviation only), then every comparison and crossing (a band compared
+  /// with a series is read from its window). What is left (`and`, `or`,
+  /// `not`: a pass over words) is computed as the rules compile.
+  private static func precompute(_ roots: [RuleExpression], _ evaluator: RuleEvaluator) {
+    var seen: Set<RuleExpression> = []
+    let parts = roots.flatMap(\.parts).filter { !$0.readsPosition && seen.insert($0).inserted }
+    var groups: [[RuleExpression]] = [], windows: Set<RuleEvaluator.Window> = []
+    for case .function(let f, let xs, let n) in parts where f != .abs && f != .min && f != .max {
+      let e = RuleExpression.function(f, xs, period: n)
+      guard !xs.contains(where: { !$0.functionCalls.isEmpty }) else { continue }  // nested: computed after its inner calls
+      guard [.std, .bollingerMiddle, .bollingerUpper, .bollingerLower].contains(f) else { groups.append([e]); continue }
+      // The window once (through `std`, which is its deviation column).
+      if windows.insert(RuleEvaluator.Window(input: xs[0], period: n)).inserted {
+        groups.append([.function(.std, [xs[0]], period: n)])
+      }
+    }
+    evaluator.computeConcurrently(groups)
+    evaluator.computeConcurrently(parts.filter {
+      switch $0 { case .compare, .crosses: return true; default: return false }
+    }.map { [$0] })
+  }
+
+  public func simulate(_ parameters: RulesStrategy.Parameters, bars: BarSeries, broker: BrokerSettings,
+                       accumulator: inout SummaryAccumulator) {
+    guard let compiled = rules[Key(parameters)] else { preconditionFailure("rule missing from the kernel") }
+    switch compiled {
+    case .fused(let signals):
+      SwingKernel.simulate(bars: bars, dayEndsBefore: dayEndsBefore, signals: signals, stopLoss: parameters.stopLoss,
+                           profitTarget: parameters.profitTarget, broker: broker, accumulator: &accumulator)
+    case .engine(let rule):
+      var strategy = RulesStrategy(parameters: parameters, rule: rule, bars: bars)
+      let result = Engine.run(&strategy, bars: bars, broker: broker)
+      accumulator.reset()
+      accumulator.add(result, bars: bars)
+    }
+  }
+}
