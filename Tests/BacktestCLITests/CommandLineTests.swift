@@ -224,7 +224,7 @@ enum Shell {
     (["backtest", "strategies", "b"], ["bollinger_rsi", "buy_and_hold"]),
     (["backtest", "screen", "x.yaml", "--sort", "p"], ["performance"]),
     (["backtest", "help", "mo"], ["montecarlo"]),
-    (["backtest", "run", "x.yaml", "--set", "strategy.type=s"], ["strategy.type=sma_cross"]),
+    (["backtest", "run", "x.yaml", "--set", "strategy.type=s"], ["strategy.type=signals", "strategy.type=sma_cross"]),
     (["backtest", "fetch", "m"], ["mf"]),
     (["backtest", "fetch", "GPIX", "m"], []),
     (["backtest", "fetch", "GPIX", "--o"], ["--out"]),

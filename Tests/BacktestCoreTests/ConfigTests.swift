@@ -156,7 +156,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi, bollinger: {perod: 3}}\n",
      "Strategies/c.yaml:3:45: error: unknown key 'perod' in 'strategy.bollinger'; did you mean 'period'?"),
     ("name: t\ndata: {bars: x.csv}\nstrategy: {type: bolinger_rsi}\n",
-     "Strategies/c.yaml:3:18: error: unknown strategy 'bolinger_rsi'; did you mean 'bollinger_rsi'?; expected one of bollinger_rsi, sma_cross, buy_and_hold, rules"),
+     "Strategies/c.yaml:3:18: error: unknown strategy 'bolinger_rsi'; did you mean 'bollinger_rsi'?; expected one of bollinger_rsi, sma_cross, buy_and_hold, rules, signals"),
     ("nme: t\ndata: {bars: x.csv}\nstrategy: {type: bollinger_rsi}\n",
      "Strategies/c.yaml:1:1: error: unknown key 'nme'; did you mean 'name'?"),
   ])

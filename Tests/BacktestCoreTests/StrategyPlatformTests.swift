@@ -84,7 +84,7 @@ private struct Breakout: Strategy {
 
   @Test("an unknown type suggests the closest name in the catalog the caller passed")
   func unknownType() {
-    #expect(throws: InputError("unknown strategy 'breakuot'; did you mean 'breakout'?; expected one of bollinger_rsi, sma_cross, buy_and_hold, rules, breakout",
+    #expect(throws: InputError("unknown strategy 'breakuot'; did you mean 'breakout'?; expected one of bollinger_rsi, sma_cross, buy_and_hold, rules, signals, breakout",
                                at: SourceLocation(file: "Strategies/b.yaml", line: 3, column: 18))) {
       try Self.config("{type: breakuot}")
     }

@@ -141,7 +141,7 @@ struct JournalCommand {
   func priceAndTime() throws -> (Double, String) {
     var p = price, t = time
     if p == nil || t == nil, let config {
-      let (bars, _) = try Backtest.loadBars(config.data)
+      let (bars, _) = try Backtest.loadBars(for: config)
       p = p ?? bars.close[bars.count - 1]
       t = t ?? bars.timeLabel(bars.count - 1)
     }

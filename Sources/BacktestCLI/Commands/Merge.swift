@@ -115,7 +115,7 @@ struct MergeCommand {
     }
     records.sort { order[$0.key]! < order[$1.key]! }
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
-    let allBars = try Backtest.loadBars(base.data, contents: barFile).bars
+    let allBars = try Backtest.loadBars(for: base, contents: barFile).bars
     let (inSample, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: first.file)
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
     if let split = settings.validation, let outOfSampleStart {

@@ -53,7 +53,7 @@ struct RegressCommand {
     let config = try RunConfig.parse(document: base, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
-    let (allBars, _) = try Backtest.loadBars(config.data)
+    let (allBars, _) = try Backtest.loadBars(for: config)
     let (bars, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: path)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)

@@ -59,7 +59,7 @@ struct RunCommand {
     }
     if let out { config.report.out = out }
     let parsed = clock.now
-    let (bars, barsInFile) = try Backtest.loadBars(config.data)
+    let (bars, barsInFile) = try Backtest.loadBars(for: config)
     let cycle = try Backtest.loadCycle(config, bars: bars)
     let intrabar = try Backtest.loadIntrabar(config.data)
     let dividends = try Backtest.loadDividends(config.data)

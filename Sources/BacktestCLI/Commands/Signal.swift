@@ -106,7 +106,7 @@ struct SignalCommand {
       nowInstant = Int64(Date().timeIntervalSince1970)
     }
     // The run answers the question for this position as it decides at the newest close.
-    var (bars, barsInFile) = try Backtest.loadBars(config.data)
+    var (bars, barsInFile) = try Backtest.loadBars(for: config)
     bars = try Self.closed(bars, by: nowInstant, data: config.data)
     let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
                                   intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),

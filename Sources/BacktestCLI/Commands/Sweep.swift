@@ -98,7 +98,7 @@ struct SweepCommand {
     let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleContext?, [Dividend]) in
       let barFile = try readInputFile(base.data.bars)
       pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
-      let (allBars, _) = try Backtest.loadBars(base.data, contents: barFile)
+      let (allBars, _) = try Backtest.loadBars(for: base, contents: barFile)
       let (bars, outOfSampleStart) = try Self.split(allBars, settings: settings, file: path)
       return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: bars), try Backtest.loadDividends(base.data))
     }

@@ -65,6 +65,7 @@ extension RunConfig {
     data.symbol = symbol
 
     let strategyTable = try table.table("strategy")
+    strategyTable.dataTimeZone = zone
     let strategy = try catalog.configure(strategyTable)
 
     let portfolioTable = try table.table("portfolio")
@@ -242,17 +243,4 @@ public struct ConfigOverride: Sendable {
     }
     return try set(root, keys[...])
   }
-}
-
-/// Joins a relative path to `directory` and removes `.` and `..` steps lexically.
-public func resolvePath(_ path: String, relativeTo directory: String) -> String {
-  let joined = path.hasPrefix("/") || directory.isEmpty ? path : directory + "/" + path
-  var parts: [Substring] = []
-  for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
-    if part == "." { continue }
-    if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
-    parts.append(part)
-  }
-  let result = parts.joined(separator: "/")
-  return joined.hasPrefix("/") ? "/" + result : (result.isEmpty ? "." : result)
 }

@@ -12,6 +12,14 @@ extension Backtest {
     return (try prepare(raw, data: data), raw.count)
   }
 
+  /// Reads the run's bars (see `loadBars(_:contents:)`) and checks the
+  /// strategy against them (a signals file's times must be bars' times).
+  public static func loadBars(for config: RunConfig, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
+    let loaded = try loadBars(config.data, contents: contents)
+    try config.strategy.check(against: loaded.bars)
+    return loaded
+  }
+
   /// Reads and classifies the macro files and finds the stage of every bar.
   ///
   /// - Throws: `InputError` for a missing or bad macro file.
@@ -33,7 +41,7 @@ extension Backtest {
 
   /// Loads everything a run file names and runs it.
   public static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
-    let (bars, count) = try loadBars(config.data)
+    let (bars, count) = try loadBars(for: config)
     return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data),
                    dividends: try loadDividends(config.data), explain: explain)
   }

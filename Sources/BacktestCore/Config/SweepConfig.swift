@@ -54,7 +54,9 @@ extension SweepRunner {
       }
       if strategyOnly {
         var config = base
-        config.strategy = try catalog.configure(try ConfigTable(node, path: "").table("strategy"))
+        let table = try ConfigTable(node, path: "").table("strategy")
+        table.dataTimeZone = base.data.timeZone
+        config.strategy = try catalog.configure(table)
         return SweepJob(combination: c, config: config)
       }
       return SweepJob(combination: c, config: try RunConfig.parse(document: node, file: file, catalog: catalog))

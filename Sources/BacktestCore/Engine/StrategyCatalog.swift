@@ -105,6 +105,9 @@ public struct ConfiguredStrategy: Sendable {
                   account: AccountEvents? = nil, trading range: Range<Int>? = nil, explain: FinalQuestion? = nil) -> StrategyRun {
     body(bars, broker, gate, intrabar, account, range, explain)
   }
+
+  /// Checks the parameters against the bars the strategy is to run on (see `StrategyParameters.check`).
+  public func check(against bars: BarSeries) throws { try parameters.check(against: bars) }
 }
 
 /// A backtest's result together with the strategy's indicator columns.
@@ -185,5 +188,6 @@ public struct StrategyCatalog: Sendable {
 
 /// The built-in strategies.
 public enum BuiltInStrategies {
-  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self)])
+  public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self),
+                                                 .init(SignalsFile.self)])
 }

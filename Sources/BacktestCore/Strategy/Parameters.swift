@@ -168,10 +168,16 @@ public protocol StrategyParameters: Sendable, Equatable {
   /// The parameters of this value: `info`, plus any its run file declared
   /// itself (a rule strategy's `params`), which sweeps may then name.
   var parameterInfo: [ParameterInfo] { get }
+  /// Checks the parameters against the bars they are to run on (a signals
+  /// file's times must be bars' times); called once per run after loading.
+  /// - Throws: `InputError` naming where the mismatch is written.
+  func check(against bars: BarSeries) throws
 }
 
 extension StrategyParameters {
   public func validate() throws(ParameterConflict) {}
+
+  public func check(against bars: BarSeries) throws {}
 
   public static func read(from section: ConfigTable) throws -> Self {
     var values = Self()

@@ -11,6 +11,9 @@ public final class ConfigTable {
   public let location: SourceLocation
   public private(set) var entries: [YAMLEntry]
   private var known: [String] = []
+  /// The run's `data.timezone`, for settings that name times (a signals file's);
+  /// set by the run-file reader, inherited by sub-tables, UTC by default.
+  public var dataTimeZone = TimeZone(identifier: "UTC")!
 
   /// Wraps a mapping node; `null` reads as an empty table.
   public init(_ node: YAMLNode, path: String) throws {
@@ -178,10 +181,9 @@ public final class ConfigTable {
 
   /// Returns the sub-table at `key` (empty when absent).
   public func table(_ key: String) throws -> ConfigTable {
-    guard let node = node(key) else {
-      return try ConfigTable(YAMLNode(.null, at: location), path: keyPath(key))
-    }
-    return try ConfigTable(node, path: keyPath(key))
+    let table = try ConfigTable(node(key) ?? YAMLNode(.null, at: location), path: keyPath(key))
+    table.dataTimeZone = dataTimeZone
+    return table
   }
 
   /// Marks `key` as known without reading it.
