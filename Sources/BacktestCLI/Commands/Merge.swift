@@ -117,11 +117,14 @@ struct MergeCommand {
     var validation: (rows: [ValidationRow], split: HoldoutSplit)?
     let allBars = try Backtest.loadBars(for: base, contents: barFile).bars
     let (inSample, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: first.file)
+    let cycle = try Backtest.loadCycle(base, bars: allBars)?.gate, dividends = try Backtest.loadDividends(base.data)
+    let inSampleCycle = cycle?.slice(0..<inSample.count)
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
     if let split = settings.validation, let outOfSampleStart {
-      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: outOfSampleStart), split)
+      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends,
+                                            outOfSampleStart: outOfSampleStart), split)
     }
-    let significance = base.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample) : nil
+    let significance = SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample, cycle: inSampleCycle, dividends: dividends)
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,
@@ -129,7 +132,7 @@ struct MergeCommand {
     ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
                                 validation: validation, significance: significance,
                                 walkForward: settings.walkForward.map {
-                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, initialCash: base.broker.initialCash,
+                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, cycle: inSampleCycle, dividends: dividends, initialCash: base.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
                                 }), into: out)
     let best = SweepRanking.ranking(records, settings: settings).first

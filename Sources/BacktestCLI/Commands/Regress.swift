@@ -55,22 +55,26 @@ struct RegressCommand {
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
     let (allBars, _) = try Backtest.loadBars(for: config)
     let (bars, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: path)
+    let cycle = try Backtest.loadCycle(config, bars: allBars)?.gate, dividends = try Backtest.loadDividends(config.data)
+    let inSampleCycle = cycle?.slice(0..<bars.count)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
-    SweepRunner.run(jobs, bars: bars, cycle: try Backtest.loadCycle(config, bars: bars),
+    SweepRunner.run(jobs, bars: bars, cycle: inSampleCycle, dividends: dividends,
                     workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums, best: best) { combination, summary in
       collected.add(combination.index, SweepRanking.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     let validation = outOfSampleStart.map {
-      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: $0), split: settings.validation!)
+      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends, outOfSampleStart: $0),
+       split: settings.validation!)
     }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
       + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
-                                significance: config.cycle == nil ? SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, known: blockSums, bestReturns: best) : nil,
+                                significance: SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, cycle: inSampleCycle, dividends: dividends,
+                                                                        known: blockSums, bestReturns: best),
                                 walkForward: settings.walkForward.map {
-                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: config.broker.initialCash,
+                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, cycle: inSampleCycle, dividends: dividends, initialCash: config.broker.initialCash,
                                                    workers: ProcessInfo.processInfo.activeProcessorCount), bars)
                                 }))
   }

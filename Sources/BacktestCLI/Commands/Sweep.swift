@@ -95,15 +95,17 @@ struct SweepCommand {
     let newHeader = previous == nil ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: Background<Result<String, Error>>?
-    let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleContext?, [Dividend]) in
+    let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleGate?, [Dividend]) in
       let barFile = try readInputFile(base.data.bars)
       pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       let (allBars, _) = try Backtest.loadBars(for: base, contents: barFile)
       let (bars, outOfSampleStart) = try Self.split(allBars, settings: settings, file: path)
-      return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: bars), try Backtest.loadDividends(base.data))
+      return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: allBars)?.gate, try Backtest.loadDividends(base.data))
     }
     let jobs = try pendingJobs.value.get()
+    // The cycle gate is made for every bar (a bar's stage depends on no later bar); the sweep runs the in-sample part.
     let (allBars, bars, outOfSampleStart, cycle, dividends) = try loaded.get()
+    let inSampleCycle = cycle?.slice(0..<bars.count)
     mark("load")
     let fingerprint = try pendingFingerprint!.value.get()
     mark("fingerprint")
@@ -138,7 +140,7 @@ struct SweepCommand {
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
-    SweepRunner.run(todo, bars: bars, cycle: cycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
+    SweepRunner.run(todo, bars: bars, cycle: inSampleCycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
@@ -152,12 +154,14 @@ struct SweepCommand {
     let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
     // Out-of-sample runs of the top combinations; a shard ranks only its slice, so merge does this for shards.
     let validation = shard == nil ? outOfSampleStart.map { start in
-      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, bars: allBars, outOfSampleStart: start), split: settings.validation!)
+      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends, outOfSampleStart: start),
+       split: settings.validation!)
     } : nil
     // The significance tests, on another core while the other files are made.
     let significance = Background {
-      shard == nil && cycle == nil
-        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, dividends: dividends, known: blockSums, bestReturns: best) : nil
+      shard == nil
+        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, cycle: inSampleCycle, dividends: dividends, known: blockSums,
+                                     bestReturns: best) : nil
     }
     // The first files are written and flushed while the others are made, into a
     // new folder that replaces the old one as a whole.
@@ -171,7 +175,8 @@ struct SweepCommand {
     let files = first + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
                                                 significance: significance.value,
                                                 walkForward: shard == nil ? settings.walkForward.map {
-                                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, initialCash: base.broker.initialCash, workers: self.jobs), bars)
+                                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, cycle: inSampleCycle, dividends: dividends,
+                                                                   initialCash: base.broker.initialCash, workers: self.jobs), bars)
                                                 } : nil)
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()

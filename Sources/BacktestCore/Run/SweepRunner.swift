@@ -22,7 +22,7 @@ public enum SweepRunner {
   /// others run through the general engine. With `blockSums`, the block sums
   /// of each combination's daily returns are kept in the slot of its plan index
   /// (what the overfitting test needs, 20 numbers instead of every day).
-  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleContext?, dividends: [Dividend] = [], workers: Int,
+  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = [], workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     let kernel = KernelDispatch(jobs, bars: bars, plain: cycle == nil && dividends.isEmpty)
@@ -42,7 +42,7 @@ public enum SweepRunner {
         while batch.count < 4, let k = counter.next(below: jobs.count) {
           if let kernel, kernel.covers[k] { batch.append(k); continue }
           let job = jobs[k]
-          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate,
+          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
                                             account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
           finish(job, PerformanceSummary(result: run.result, bars: bars),
                  returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
@@ -67,14 +67,14 @@ public enum SweepRunner {
 extension SweepRunner {
   /// One combination's daily returns, as `run` computes them (the fused kernel
   /// when it applies, the general engine otherwise).
-  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleContext?, dividends: [Dividend] = []) -> [Double] {
+  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = []) -> [Double] {
     if let kernel = KernelDispatch([job], bars: bars, plain: cycle == nil && dividends.isEmpty), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
       kernel.simulate(0, &accumulator)
       _ = accumulator.summary(initialCash: job.config.broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))  // writes the returns
       return accumulator.dailyReturns
     }
-    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle?.gate,
+    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
                                       account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
     return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
   }

@@ -64,13 +64,14 @@ public enum SweepValidation {
   /// Runs the top `settings.top` in-sample combinations on the out-of-sample bars, `bars` from `start` on:
   /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
-                              outOfSampleStart start: Int) -> [ValidationRow] {
+                              cycle: CycleGate? = nil, dividends: [Dividend] = [], outOfSampleStart start: Int) -> [ValidationRow] {
     let ranked = SweepRanking.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
     let outOfSample = bars.filtered { $0 >= start }
     return ranked.compactMap { r in
       guard let job = byValues[r.values] else { return nil }
-      let run = job.config.strategy.run(bars: bars, broker: job.config.broker, trading: start..<bars.count)
+      let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
+                                        account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends), trading: start..<bars.count)
       return ValidationRow(values: r.values, inSample: r, outOfSample: PerformanceSummary(result: run.result, bars: outOfSample))
     }
   }
@@ -97,18 +98,18 @@ public struct SweepSignificance: Sendable {
   /// sums of the others from `known` (by plan index, as `SweepRunner.run` keeps
   /// them) or from running them again; `nil` without a best or enough days.
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
-                              dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                              cycle: CycleGate? = nil, dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                               bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepRanking.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
-    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: nil, dividends: dividends)
+    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: cycle, dividends: dividends)
     var overfitting: BacktestOverfitting.Result?
     if jobs.count <= 2000 {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
       DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
         all.set(k, known?.peek(jobs[k].combination.index)
-          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: nil, dividends: dividends)))
+          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: cycle, dividends: dividends)))
       }
       overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }

@@ -138,9 +138,10 @@ public enum WalkForward {
   /// The test part is decided by the strategy built over every bar up to the test part's end (the bars
   /// before it warm the indicators; none after it exists) and traded from its first bar on, with a fresh
   /// account or the previous part's final equity (`settings.account`). The training part is swept on its
-  /// own bars (its indicators warm up inside it).
+  /// own bars (its indicators warm up inside it). The cycle filter (`cycle`, made for `bars`), dividends and
+  /// expense ratio act in both parts as in a run.
   public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
-                         initialCash: Double, workers: Int) -> Result {
+                         cycle: CycleGate? = nil, dividends: [Dividend] = [], initialCash: Double, workers: Int) -> Result {
     var windows: [WalkForwardWindow] = []
     var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
     var level = initialCash
@@ -149,7 +150,7 @@ public enum WalkForward {
       let train = bars.filtered { $0 >= w.train && $0 < w.test }
       let test = bars.filtered { $0 >= w.test && $0 < w.end }
       let collected = RecordCollector()
-      SweepRunner.run(jobs, bars: train, cycle: nil, workers: workers) { c, s in
+      SweepRunner.run(jobs, bars: train, cycle: cycle?.slice(w.train..<w.test), dividends: dividends, workers: workers) { c, s in
         collected.add(c.index, SweepRanking.record(c, s, fingerprint: "-"))
       }
       let best = SweepRanking.ranking(collected.sorted, settings: settings).first
@@ -157,7 +158,10 @@ public enum WalkForward {
       if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
         var broker = job.config.broker
         if wf.account == .carry { broker.initialCash = level }
-        let result = job.config.strategy.run(bars: bars.prefix(w.end), broker: broker, trading: w.test..<w.end).result
+        let upToEnd = bars.prefix(w.end)
+        let result = job.config.strategy.run(bars: upToEnd, broker: broker, cycle: cycle?.slice(0..<w.end),
+                                             account: Backtest.accountEvents(job.config, bars: upToEnd, dividends: dividends),
+                                             trading: w.test..<w.end).result
         let summary = PerformanceSummary(result: result, bars: test)
         window.outOfSample = summary
         window.testEquity = result.equity

@@ -16,6 +16,11 @@ public struct CycleGate: Sendable {
     self.exitStages = exitStages
   }
 
+  /// The gate of the bars `range` of the bars it was made for (a sweep's training part, a prefix).
+  public func slice(_ range: Range<Int>) -> CycleGate {
+    CycleGate(stages: ContiguousArray(stages[range]), filter: filter, buyStages: buyStages, exitStages: exitStages)
+  }
+
   /// The stages in which a buy signal passes, as a mask of `bit(_:)`: every
   /// stage with the filter off, else `buyStages` without `unknown`.
   var entryMask: UInt8 {
