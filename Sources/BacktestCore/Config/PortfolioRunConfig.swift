@@ -42,7 +42,7 @@ extension PortfolioRunConfig {
           throw InputError("asset '\(symbol)' is listed twice", at: a.node("symbol")!.location)
         }
         let expense = try a.fraction("expense_ratio", default: defaultExpense, expected: "an annual fraction from 0 to 1",
-                                     where: { $0 >= 0 && $0 < 1 }) ?? 0
+                                     bareAtMost: HoldingsReport.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
         assets.append(AssetSettings(symbol: symbol, bars: resolvePath(bars, relativeTo: directory),
                                     dividends: try a.string("dividends").map { resolvePath($0, relativeTo: directory) },
                                     expenseRatio: expense, weight: 0))
