@@ -56,7 +56,7 @@ import Testing
     try check(["analyze", "holdings.yaml"], reference: "research-holdings", files: ["holdings.csv", "holdings.md", "holdings.txt"])
     try check(["screen", "dividend-etfs.yaml", "--shares", "100"], reference: "research-screen", files: ["screen.csv", "screen.md"])
     try check(["funds", "Data/funds/flexi_cap.json", "Data/funds/liquid.json", "Data/funds/young_fund.csv"], reference: "research-funds",
-              files: ["fund_performance.csv", "funds.md"])
+              files: ["fund_performance.csv", "funds.md", "funds.html"])
   }
 
   @Test("research commands refuse bad input with exit 65 and the place named")

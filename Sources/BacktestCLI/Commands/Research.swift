@@ -201,8 +201,10 @@ struct FundsCommand {
     print(conventions)
     if let out {
       try AtomicWriter.write([ReportFile(name: "fund_performance.csv", contents: FundPerformance.csv(funds)),
-                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + conventions + "\n")], into: out)
-      print("wrote fund_performance.csv and funds.md to \(out)/")
+                              ReportFile(name: "funds.md", contents: "# Fund performance\n\n" + markdownTable(header, rows) + "\n" + conventions + "\n"),
+                              ReportFile(name: "funds.html", contents: FundReport.html(funds, header: header, rows: rows, conventions: conventions))],
+                             into: out)
+      print("wrote fund_performance.csv, funds.md and funds.html to \(out)/")
     }
     return ExitCode.ok
   }

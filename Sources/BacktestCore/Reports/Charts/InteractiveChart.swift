@@ -7,7 +7,8 @@ import Foundation
 ///
 /// In the page it is a `<section class="card ichart" data-chart>` holding the
 /// fallback (`div.ic-static`), what to draw as JSON (`script.ic-spec`) and the
-/// columns as base64 (`script.ic-data`). The script then adds the live chart:
+/// columns as a base64 string (`backtestChartData[id]`: a JavaScript string
+/// parses about twice as fast as the same text in an element). The script then adds the live chart:
 /// each panel (`div.ic-panel`) and the chart carry `data-x-start` and
 /// `data-x-end`, the ISO times of the first and last bar in view, and the hover
 /// box is the element with `role="tooltip"`, one row (`tr[data-key]`) a value.
@@ -118,7 +119,9 @@ struct InteractiveChart {
   static func section(id: String, fallback: String, spec: JSONValue, data: String?) -> String {
     var h = "<section class=\"card ichart\" data-chart id=\"\(SVGBuilder.escape(id))\"><div class=\"ic-static\">\(fallback)</div>\n"
     h += "<script type=\"application/json\" class=\"ic-spec\">" + scriptJSON(spec) + "</script>\n"
-    if let data { h += "<script type=\"application/octet-stream\" class=\"ic-data\">" + data + "</script>\n" }
+    if let data {
+      h += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \"" + data + "\";</script>\n"
+    }
     return h + "</section>\n"
   }
 
