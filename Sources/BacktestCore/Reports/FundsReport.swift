@@ -15,72 +15,43 @@ public enum FundsReport {
     return (header, rows)
   }
 
-  /// One self-contained page: the table (returns coloured by sign) and each fund's NAV chart.
+  /// One self-contained page: the table (returns coloured by sign, each fund's
+  /// name linking to its chart) and each fund's NAV chart with 1W, 1M, 6M, 1Y,
+  /// 3Y and 5Y range buttons (a static SVG with scripts off).
   public static func html(_ funds: [FundPerformance]) -> String {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening("Fund performance")
     let (header, rows) = table(funds)
     h += "<div class=\"card\"><table><tr>" + header.map { "<th>\(e($0))</th>" }.joined() + "</tr>"
-    for (f, row) in zip(funds, rows) {
+    for (k, row) in rows.enumerated() {
       h += "<tr>"
-      for (k, cell) in row.enumerated() {
-        let returnColumn = k >= 2 && k < 3 + FundPerformance.Period.allCases.count
+      for (c, cell) in row.enumerated() {
+        let returnColumn = c >= 2 && c < 3 + FundPerformance.Period.allCases.count
         let color = !returnColumn || cell == "—" ? "" : cell.hasPrefix("-") ? " style=\"color:#FF3B30\"" : " style=\"color:#34C759\""
-        h += k == 0 ? "<td><a href=\"#\(chartID(f))\">\(e(cell))</a></td>" : "<td\(color)>\(e(cell))</td>"
+        h += c == 0 ? "<td><a href=\"#fund-\(k + 1)\">\(e(cell))</a></td>" : "<td\(color)>\(e(cell))</td>"
       }
       h += "</tr>"
     }
     h += "</table><p class=\"note\">\(e(conventions))</p></div>\n"
-    for f in funds { h += "<div class=\"card\">\(navChart(f))</div>\n" }
-    h += "</main></body></html>\n"
-    return h
+    for (k, fund) in funds.enumerated() {
+      let chart = InteractiveChart.fund(fund)
+      h += chart.html(id: "fund-\(k + 1)", fallback: RunCharts.navTimeline(fund.history).line(ContiguousArray(fund.history.navs), title: chart.title, id: "nav-\(k + 1)"))
+    }
+    h += "<p class=\"note\">A range button shows the period from its start NAV (the last on or before the end date less the period) to the last; "
+    h += "hover the last NAV for the period's total return.</p>\n"
+    return h + HTMLReport.closing
   }
+}
 
-  static func chartID(_ f: FundPerformance) -> String {
-    "nav-" + f.history.name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }.reduce(into: "") { $0.append($1) }
-  }
-
-  /// NAV over the whole history, with a dashed line where each period of the table starts.
-  static func navChart(_ f: FundPerformance) -> String {
-    let h = f.history
-    let width = RunCharts.width, height = 260.0, top = 44.0, bottom = 230.0, x0 = 70.0, x1 = width - 16
-    let navs = ContiguousArray(h.navs)
-    let (low, high) = (navs.min() ?? 0, navs.max() ?? 1)
-    let pad = max((high - low) * 0.05, high * 0.001)
-    let (vmin, vmax) = (low - pad, high + pad)
-    let first = Double(h.days[0]), span = max(1, Double(h.days[h.days.count - 1]) - first)
-    func x(_ day: Int) -> Double { x0 + (Double(day) - first) / span * (x1 - x0) }
-    func y(_ v: Double) -> Double { bottom - (v - vmin) / (vmax - vmin) * (bottom - top) }
-    var svg = SVGBuilder()
-    let c = SVGBuilder.coordinate
-    let title = "\(h.name): NAV \(CivilDate.isoDate(days: h.days[0])) → \(CivilDate.isoDate(days: h.days[h.days.count - 1]))"
-    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" ")
-    svg.raw("id=\"\(chartID(f))\" data-n=\"\(navs.count)\" data-vmin=\"\(vmin)\" data-vmax=\"\(vmax)\" role=\"img\"><title>\(SVGBuilder.escape(title))</title>" + RunCharts.style)
-    svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
-    svg.label(title, x: x0, y: 16, attributes: "class=\"title\"")
-    for v in niceTicks(low: vmin, high: vmax) {
-      svg.line(x0, y(v), x1, y(v), attributes: "class=\"grid\"")
-      svg.label(RunCharts.priceText(v), x: x0 - 6, y: y(v) + 4, attributes: "class=\"label\" text-anchor=\"end\"")
+extension RunCharts {
+  /// Charts over a fund's NAV dates.
+  static func navTimeline(_ history: NAVHistory) -> RunCharts {
+    var bars = BarSeries(source: history.name, capacity: history.days.count)
+    for (day, nav) in zip(history.days, history.navs) {
+      bars.append(time: Int64(day) * 86_400, day: Int32(day), open: nav, high: nav, low: nav, close: nav, volume: 0,
+                  label: CivilDate.isoDate(days: day).utf8)
     }
-    svg.line(x0, bottom, x1, bottom, attributes: "class=\"axis\"")
-    var lastYear = CivilDate.components(days: h.days[0]).year
-    var lastX = -100.0
-    for day in h.days {
-      let year = CivilDate.components(days: day).year
-      if year != lastYear && x(day) - lastX > 50 {
-        svg.label(String(year), x: x(day), y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
-        lastX = x(day)
-      }
-      lastYear = year
-    }
-    for row in f.rows where row.period.rawValue.hasSuffix("Y") {
-      guard let start = row.startDay else { continue }
-      svg.line(x(start), top, x(start), bottom, attributes: "stroke=\"#8e8e93\" stroke-dasharray=\"3 3\"")
-      svg.label(row.period.rawValue + " " + HumanFormat.percent(row.totalReturn), x: x(start) + 3, y: top + 10)
-    }
-    let kept = largestTriangleThreeBuckets(navs, threshold: Int(x1 - x0) * 2)
-    svg.polyline(kept.map { (x(h.days[$0]), y(navs[$0])) }, attributes: "stroke=\"#0071E3\" stroke-width=\"1.4\"")
-    svg.raw("</svg>")
-    return svg.text
+    let navs = ContiguousArray(history.navs)
+    return RunCharts(timeline: bars, equity: navs, comparison: nil, names: ("NAV", ""), initialCash: navs.first ?? 1)
   }
 }

@@ -1,7 +1,10 @@
-/// `report.html`: one self-contained page (inline SVG and CSS, no scripts,
-/// nothing fetched), readable in light and dark themes.
+/// `report.html`: one self-contained page (inline SVG, CSS and script,
+/// nothing fetched), readable in light and dark themes. The time-series
+/// charts are interactive (`InteractiveChart`); with scripts off, and in
+/// print, their static SVG versions show instead.
 public enum HTMLReport {
-  static let css = """
+  static let css = baseCSS + "\n" + ChartScript.css
+  static let baseCSS = """
     :root{color-scheme:light dark;--fg:#1c1c1e;--muted:#636366;--bg:#f2f2f7;--card:#fff;--line:#e5e5ea}
     @media (prefers-color-scheme: dark){:root{--fg:#f2f2f7;--muted:#aeaeb2;--bg:#000;--card:#1c1c1e;--line:#38383a}}
     body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 -apple-system,Helvetica,Arial,sans-serif}
@@ -20,6 +23,9 @@ public enum HTMLReport {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
       + "<title>\(t)</title><style>\(css)</style></head><body><main>\n<h1>\(t)</h1>\n"
   }
+
+  /// The page's end: the charts' script, once, after the content.
+  static let closing = "</main><script>" + ChartScript.script + "</script></body></html>\n"
 
   /// The data description, flagged when it says the data is synthetic.
   static func description(_ text: String?) -> String {
@@ -56,8 +62,7 @@ public enum HTMLReport {
       ("Final equity", HumanFormat.money(s.finalEquity), "from " + HumanFormat.money(c.broker.initialCash)),
     ]
     h += Self.tiles(tiles)
-    h += "<div class=\"card\">\(charts.price())\n\(charts.panelCharts().map(\.svg).joined(separator: "\n"))</div>\n"
-    h += "<div class=\"card\">\(charts.equity())</div>\n"
+    h += InteractiveChart.run(output).html(id: "run-chart", fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
     h += "<div class=\"card\"><h2>Metrics</h2><table><tr><th>Metric</th><th>Strategy</th><th>Buy &amp; hold</th></tr>"
@@ -81,8 +86,10 @@ public enum HTMLReport {
     if output.run.result.trades.count > MarkdownReport.tradeListLimit {
       h += "<p class=\"note\">The first \(MarkdownReport.tradeListLimit) of \(HumanFormat.integer(output.run.result.trades.count)) trades; all are in trades.csv.</p>"
     }
-    h += "</div>\n<p class=\"note\">Charts are reduced for display (one OHLC bar per pixel column, lines by largest-triangle-three-buckets); every trade marker is drawn.</p>\n"
-    h += "</main></body></html>\n"
+    h += "</div>\n<p class=\"note\">The chart shows in every pixel column the true high and low of the bars it covers, candles once there is room, "
+    h += "and every trade; hover a bar or a marker for its figures. With scripts off the static charts show, reduced for display "
+    h += "(one OHLC bar per pixel column, lines by largest-triangle-three-buckets).</p>\n"
+    h += closing
     return h
   }
 }

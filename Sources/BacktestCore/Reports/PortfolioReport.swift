@@ -282,7 +282,8 @@ public enum PortfolioReport {
       ("Fees", HumanFormat.money(s.fees), "expense drag " + HumanFormat.money(s.expenseDrag)),
     ]
     h += HTMLReport.tiles(tiles)
-    h += "<div class=\"card\">\(charts.equity())</div>\n<div class=\"card\">\(charts.monthly())</div>\n"
+    h += InteractiveChart.portfolio(output).html(id: "portfolio-chart", fallback: charts.equity())
+    h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
       h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"
@@ -300,7 +301,7 @@ public enum PortfolioReport {
       h += "</table></div>\n"
     }
     h += "<p class=\"note\">TWR chains each bar's (equity − flow) / previous equity; XIRR zeroes the dated flows and the final equity (actual/365). "
-    h += "Every figure is in summary.json; every fill in orders.csv.</p>\n</main></body></html>\n"
+    h += "Every figure is in summary.json; every fill in orders.csv.</p>\n" + HTMLReport.closing
     return h
   }
 }

@@ -290,6 +290,21 @@ package struct RunCharts {
     return svg.text
   }
 
+  /// One line over the timeline (a fund's NAV), titled `title`, with an element id `id`.
+  public func line(_ values: ContiguousArray<Double>, title: String, id: String) -> String {
+    let height = 260.0, top = 36.0, bottom = 230.0
+    var vmin = Double.infinity, vmax = -Double.infinity
+    for v in values where v.isFinite { vmin = min(vmin, v); vmax = max(vmax, v) }
+    if !(vmin < vmax) { vmin = (vmin.isFinite ? vmin : 0) - 1; vmax = vmin + 2 }
+    let pad = (vmax - vmin) * 0.05
+    vmin -= pad; vmax += pad
+    var svg = open(height, title, top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: id)
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: Self.priceText, dates: true)
+    svg.polyline(lineSeries(values, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"\(id)-line\"")
+    svg.raw("</svg>")
+    return svg.text
+  }
+
   // MARK: Monthly returns
 
   /// Returns by (year, month) from month-end equity; the first month is against the initial cash.

@@ -5,14 +5,9 @@ package enum SweepCharts {
   /// The ranking metric over two parameters: each cell is the mean over the
   /// other parameters' values (combinations meeting the constraints only).
   package static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int) -> String {
-    let ranked = SweepRanking.ranking(records, settings: settings)
     let xs = settings.parameters[x].values, ys = settings.parameters[y].values
     var cells: [[Double?]] = Array(repeating: Array(repeating: nil, count: xs.count), count: ys.count)
-    for (j, yv) in ys.enumerated() {
-      for (i, xv) in xs.enumerated() {
-        cells[j][i] = mean(ranked.filter { $0.values[x] == xv && $0.values[y] == yv }.compactMap { $0.metric(settings.metric) })
-      }
-    }
+    for (k, cell) in self.cells(records, settings: settings, x: x, y: y).enumerated() { cells[k / xs.count][k % xs.count] = cell.value }
     let all = cells.flatMap { $0 }.compactMap { $0 }
     let lo = all.min() ?? 0, hi = all.max() ?? 1
     let cellWidth = min(110.0, 860.0 / Double(xs.count)), cellHeight = 34.0, left = 90.0, top = 60.0
@@ -45,13 +40,28 @@ package enum SweepCharts {
     return svg.text
   }
 
+  /// The heatmap's cells, row by row (`y`), then column by column (`x`): the
+  /// combinations meeting the constraints with those two values, best first,
+  /// and the mean of their metric.
+  static func cells(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int)
+    -> [(x: String, y: String, combinations: [SweepRecord], value: Double?)] {
+    let ranked = SweepRanking.ranking(records, settings: settings)
+    return settings.parameters[y].values.flatMap { yv in
+      settings.parameters[x].values.map { xv in
+        let group = ranked.filter { $0.values[x] == xv && $0.values[y] == yv }
+        return (xv, yv, group, mean(group.compactMap { $0.metric(settings.metric) }))
+      }
+    }
+  }
+
   /// `sweep.html`: the heatmap and the top combinations, self-contained.
   package static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
                           validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> String {
     let ranked = SweepRanking.ranking(records, settings: settings)
     var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
     h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
-    h += "<div class=\"card\">\(heatmap(records, settings: settings, x: x, y: y))</div>\n"
+    h += InteractiveChart.section(id: "heatmap-chart", fallback: heatmap(records, settings: settings, x: x, y: y),
+                                  spec: InteractiveChart.heatmap(records, settings: settings, x: x, y: y), data: nil)
     h += "<div class=\"card\"><h2>Top \(min(settings.top, ranked.count))</h2><table><tr><th>#</th>"
     h += settings.parameters.map { "<th>\(SVGBuilder.escape($0.name))</th>" }.joined() + "<th>\(settings.metric)</th><th>trades</th><th>total return</th><th>max drawdown</th></tr>"
     for (k, r) in ranked.prefix(settings.top).enumerated() {
@@ -73,7 +83,7 @@ package enum SweepCharts {
     } else {
       h += "<p class=\"note\">Add sweep.validation: {mode: holdout, split: DATE or FRACTION} for an in-sample against out-of-sample comparison.</p>\n"
     }
-    h += "</main></body></html>\n"
+    h += HTMLReport.closing
     return h
   }
 }

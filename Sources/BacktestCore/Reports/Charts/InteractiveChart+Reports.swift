@@ -1,0 +1,177 @@
+import Foundation
+
+extension InteractiveChart {
+  static let palette = ["#0071E3", "#34C759", "#FF9500", "#AF52DE", "#FF2D55", "#5AC8FA", "#FFCC00", "#A2845E"]
+
+  /// The chart of a run: the price with the strategy's overlays, the cycle
+  /// stages and every trade; the strategy's panels; equity beside buy and
+  /// hold; drawdown. Columns are drawn as the strategy declares them
+  /// (`IndicatorColumn.plot`), whatever their names.
+  static func run(_ output: RunOutput) -> InteractiveChart {
+    let bars = output.bars, r = output.run.result, charts = RunCharts(output)
+    let shown = output.run.overlayTitle
+    var chart = InteractiveChart(title: "\(output.config.name): price\(shown.isEmpty ? "" : ", " + shown) and trades",
+                                 timeline: bars, timeZone: output.config.data.timeZone)
+    let ohlc = chart.data.addPrices(open: bars.open, high: bars.high, low: bars.low, close: bars.close)
+    for (k, name) in ["open", "high", "low", "close"].enumerated() { chart.addTooltip(key: name, label: name, column: ohlc[k], format: .price) }
+    // Overlays read at the price's precision (at least cents).
+    let overlayPrecision = chart.data.decimals[ohlc[3]].map { ChartData.Precision.decimals(max(2, $0)) }
+    var overlays: [JSONValue] = []
+    for o in charts.overlays {
+      let values = o.column.values
+      let column = chart.data.add(values, precision: overlayPrecision ?? .significant(7, of: values.withUnsafeBufferPointer(ChartData.largestMagnitude)))
+      overlays.append(line(column, o.label, o.color))
+      chart.addTooltip(key: o.column.name, label: o.label, column: column, format: .price)
+    }
+    var price: [(String, JSONValue)] = [("ohlc", .array(ohlc.map { .integer($0) })), ("trades", .bool(true))]
+    if let stages = output.cycle?.gate.stages {
+      var runs: [JSONValue] = []
+      var start = 0
+      for i in 1...bars.count where i == bars.count || stages[i] != stages[start] {
+        if let color = stages[start].color { runs.append(.array([.integer(start), .integer(i), .string(color), .string(stages[start].rawValue)])) }
+        start = i
+      }
+      price.append(("stages", .array(runs)))
+    }
+    chart.addPanel(id: "price", title: chart.title, height: 300, format: .price, lines: overlays, more: price)
+    for p in charts.panels {
+      var lines: [JSONValue] = []
+      let span: Double
+      if let range = p.panel.range {
+        span = range.upperBound - range.lowerBound
+      } else {
+        var lo = Double.infinity, hi = -Double.infinity
+        for c in p.columns { for v in c.column.values where v.isFinite { lo = min(lo, v); hi = max(hi, v) } }
+        span = hi - lo
+      }
+      for c in p.columns {
+        // Five significant digits of the panel's span: RSI 0–100 reads 34.56.
+        let column = chart.data.add(c.column.values, precision: .significant(5, of: span))
+        lines.append(line(column, c.column.name, c.color))
+        chart.addTooltip(key: c.column.name, label: c.column.name, column: column, format: .plain)
+      }
+      chart.addPanel(id: p.panel.id, title: p.panel.title, height: 110, format: .plain, lines: lines, range: p.panel.range, levels: p.panel.levels)
+    }
+    let equity = chart.data.add(r.equity, precision: .decimals(2))
+    let benchmark = chart.data.add(output.benchmark.equity, precision: .decimals(2))
+    let drawdown = chart.data.add(drawdowns(r.equity), precision: .decimals(4))
+    let position = chart.data.add(r.shares, precision: .exact(maxDecimals: 6, otherwise: 8))
+    chart.addPanel(id: "equity", title: "Equity", height: 180, format: .money,
+                   lines: [line(equity, "strategy", "#0071E3", width: 1.6), line(benchmark, "buy & hold", "#8e8e93", dash: true)])
+    chart.addPanel(id: "drawdown", title: "Drawdown", height: 90, format: .percent, lines: [line(drawdown, "drawdown", "#FF3B30", area: true)], zero: true)
+    chart.addTooltip(key: "equity", label: "equity", column: equity, format: .money)
+    chart.addTooltip(key: "benchmark_equity", label: "buy & hold", column: benchmark, format: .money)
+    chart.addTooltip(key: "drawdown", label: "drawdown", column: drawdown, format: .percent)
+    chart.addTooltip(key: "position_shares", label: "position", column: position, format: .plain)
+    chart.addTrades(r.trades)
+    return chart
+  }
+
+  /// Adds the trades for the price panel's markers and their hover box (prices, P&L and return exact).
+  mutating func addTrades(_ trades: [Trade]) {
+    let reasons = ExitReason.allCases
+    func column(_ values: [Double], _ precision: ChartData.Precision) -> JSONValue { .integer(data.add(values, precision: precision)) }
+    let exactOrRaw = ChartData.Precision.exact(maxDecimals: 8, otherwise: nil)
+    extra.append(("trades", .object([
+      ("entry", column(trades.map { Double($0.entryBar) }, .decimals(0))),
+      ("exit", column(trades.map { Double($0.exitBar) }, .decimals(0))),
+      ("entryPrice", column(trades.map(\.entryPrice), exactOrRaw)),
+      ("exitPrice", column(trades.map(\.exitPrice), exactOrRaw)),
+      ("shares", column(trades.map(\.shares), exactOrRaw)),
+      ("pnl", column(trades.map(\.pnl), exactOrRaw)),
+      ("ret", column(trades.map(\.returnFraction), exactOrRaw)),
+      ("reason", column(trades.map { Double(reasons.firstIndex(of: $0.exitReason)!) }, .decimals(0))),
+      ("reasons", .array(reasons.map { .string($0.rawValue) })),
+      ("stop", .integer(reasons.firstIndex(of: .stopLoss)!)),
+    ])))
+  }
+
+  /// The chart of a portfolio run: the growth of the initial cash beside its
+  /// comparison, drawdown, allocation over time (stacked, cash included), and
+  /// the account's value against the money put in.
+  static func portfolio(_ output: PortfolioOutput) -> InteractiveChart {
+    let r = output.result, n = r.timeline.count, charts = PortfolioReport.charts(output)
+    var chart = InteractiveChart(title: "Portfolio: \(output.config.name)", timeline: r.timeline, timeZone: output.config.timeZone)
+    let money = ChartData.Precision.decimals(2)
+    let growth = chart.data.add(charts.equitySeries, precision: money)
+    var lines = [line(growth, charts.names.equity, "#0071E3", width: 1.6)]
+    chart.addTooltip(key: "growth", label: charts.names.equity, column: growth, format: .money)
+    let comparisonIsValue = charts.comparisonSeries == r.equity
+    if let comparison = charts.comparisonSeries {
+      let column = chart.data.add(comparison, precision: money)
+      lines.append(line(column, charts.names.comparison, "#8e8e93", dash: true))
+      chart.addTooltip(key: "comparison", label: charts.names.comparison, column: column, format: .money)
+    }
+    chart.addPanel(id: "equity", title: "Growth", height: 200, format: .money, lines: lines)
+    let drawdown = chart.data.add(drawdowns(r.timeWeightedIndex), precision: .decimals(4))
+    chart.addPanel(id: "drawdown", title: "Drawdown (of the time-weighted return)", height: 90, format: .percent,
+                   lines: [line(drawdown, "drawdown", "#FF3B30", area: true)], zero: true)
+    chart.addTooltip(key: "drawdown", label: "drawdown", column: drawdown, format: .percent)
+    // Allocation: each holding's value and the cash as fractions of the equity.
+    var layers: [JSONValue] = []
+    func fraction(_ value: (Int) -> Double) -> ContiguousArray<Double> {
+      ContiguousArray((0..<n).map { i in r.equity[i] > 0 ? value(i) / r.equity[i] : 0 })
+    }
+    for (a, asset) in output.assets.enumerated() {
+      let column = chart.data.add(fraction { r.shares[a][$0] == 0 ? 0 : r.shares[a][$0] * r.prices[a][$0] }, precision: .decimals(4))
+      layers.append(line(column, asset.symbol, palette[a % palette.count]))
+      chart.addTooltip(key: "allocation_" + asset.symbol, label: asset.symbol, column: column, format: .percent)
+    }
+    let cash = chart.data.add(fraction { r.cash[$0] }, precision: .decimals(4))
+    layers.append(line(cash, "cash", "#8e8e93"))
+    chart.addTooltip(key: "allocation_cash", label: "cash", column: cash, format: .percent)
+    chart.addPanel(id: "allocation", title: "Allocation", height: 130, format: .percent, range: 0...1, more: [("stack", .array(layers))])
+    // Contributions against growth: the money put in (deposits less withdrawals) under the account's value.
+    var contributed = ContiguousArray<Double>(repeating: 0, count: n), total = 0.0
+    for i in 0..<n { total += r.flow[i]; contributed[i] = total }
+    let value = chart.data.add(r.equity, precision: money)
+    let contributions = chart.data.add(contributed, precision: money)
+    let gain = chart.data.add(ContiguousArray((0..<n).map { r.equity[$0] - contributed[$0] }), precision: money)
+    chart.addPanel(id: "contributions", title: "Contributions and growth", height: 150, format: .money,
+                   lines: [line(contributions, "contributions", "#8e8e93", area: true), line(value, "account value", "#34C759", width: 1.6)],
+                   zero: true)
+    if !comparisonIsValue { chart.addTooltip(key: "equity", label: "account value", column: value, format: .money) }
+    chart.addTooltip(key: "contributions", label: "contributions", column: contributions, format: .money)
+    chart.addTooltip(key: "gain", label: "gain over contributions", column: gain, format: .money)
+    return chart
+  }
+
+  /// A fund's NAV with range buttons: each starts at the period's start NAV
+  /// (`FundPerformance.Row.startDay`), so the hover box's change from the
+  /// first bar in view at the last NAV is the period's total return.
+  static func fund(_ f: FundPerformance) -> InteractiveChart {
+    let h = f.history
+    var chart = InteractiveChart(title: h.name + ": NAV", days: h.days)
+    let nav = chart.data.add(h.navs, precision: .exact(maxDecimals: 6, otherwise: 10))
+    chart.addPanel(id: "nav", title: chart.title, height: 240, format: .price, lines: [line(nav, "NAV", "#0071E3", width: 1.6)])
+    chart.addTooltip(key: "nav", label: "NAV", column: nav, format: .price)
+    chart.addTooltip(key: "change", label: "since", column: nav, format: .percent, change: true)
+    var ranges: [JSONValue] = []
+    for row in f.rows {
+      guard let start = row.startDay, let index = h.days.firstIndex(of: start) else { continue }
+      ranges.append(.array([.string(row.period.rawValue), .integer(index)]))
+    }
+    ranges.append(.array([.string("All"), .integer(0)]))
+    chart.extra.append(("ranges", .array(ranges)))
+    return chart
+  }
+
+  /// The sweep heatmap's description: for each cell its value (as in the SVG)
+  /// and its combinations, best first (at most `rowsPerCell`).
+  static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int, rowsPerCell: Int = 20) -> JSONValue {
+    let columns = [settings.metric, "total_trades", "total_return", "max_drawdown"]
+    let cells: [JSONValue] = SweepCharts.cells(records, settings: settings, x: x, y: y).map { cell in
+      let rows: [JSONValue] = cell.combinations.prefix(rowsPerCell).map { r in
+        .array(r.values.map { .string($0) } + [
+          .string(SweepReport.formatMetric(r.metric(settings.metric))), .string(String(Int(r.metric("total_trades") ?? 0))),
+          .string(HumanFormat.percent(r.metric("total_return"))), .string(HumanFormat.percent(r.metric("max_drawdown"))),
+        ])
+      }
+      return .object([("x", .string(cell.x)), ("y", .string(cell.y)), ("value", .string(SweepReport.formatMetric(cell.value))),
+                      ("count", .integer(cell.combinations.count)), ("rows", .array(rows))])
+    }
+    return .object([("heatmap", .bool(true)), ("x", .string(settings.parameters[x].name)), ("y", .string(settings.parameters[y].name)),
+                    ("metric", .string(settings.metric)), ("parameters", .array(settings.parameters.map { .string($0.name) })),
+                    ("columns", .array(columns.map { .string($0) })), ("cells", .array(cells))])
+  }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+/// A CSV file as rows of named fields (no quoted fields: the report files have none).
+struct CSVTable {
+  var header: [String]
+  var rows: [[String]]
+
+  init(_ path: String) throws {
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    header = lines[0]
+    rows = Array(lines.dropFirst())
+  }
+
+  func column(_ name: String) -> [String] {
+    let k = header.firstIndex(of: name)!
+    return rows.map { $0[k] }
+  }
+
+  func value(_ name: String, row: Int) -> String { rows[row][header.firstIndex(of: name)!] }
+}
+
+/// `report.html` of a run, opened in headless Chromium and used as a person would: wheel, drag, keys, hover.
+@Suite(.serialized) struct BrowserTests {
+  /// Where the screenshots go: a folder that outlives the test run.
+  static let screenshots = CLI.root + "/.build/browser-test"
+
+  @Test("report.html zooms, pans and resets with its panels linked; hovering a trade and a bar shows the figures of trades.csv and indicators.csv; no console error",
+        .enabled(if: Chromium.executable != nil, "Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chrome): the browser test is skipped"))
+  func interactiveReport() throws {
+    let out = try CLI.temporaryFolder()
+    let run = try CLI.run(["run", "gpix.yaml", "--quiet", "--out", out])
+    #expect(run.status == 0, "\(run.stderr)")
+    let trades = try CSVTable(out + "/trades.csv"), indicators = try CSVTable(out + "/indicators.csv"), equity = try CSVTable(out + "/equity.csv")
+    let times = indicators.column("time")
+    let index = Dictionary(uniqueKeysWithValues: times.enumerated().map { ($1, $0) })
+    try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
+    let browser = try Chromium()
+    try browser.open(out + "/report.html")
+    try browser.nextFrame()
+    func shot(_ name: String) throws { try browser.screenshot(to: Self.screenshots + "/\(name).png") }
+    try shot("1-loaded")
+
+    /// The bars in view, as indices of `indicators.csv`, after checking that every panel shows the same ones.
+    func view() throws -> ClosedRange<Int> {
+      let ranges = try #require(try browser.evaluate("""
+        JSON.stringify([document.querySelector('#run-chart'), ...document.querySelectorAll('#run-chart [data-panel]')]
+          .map(e => [e.dataset.panel || 'chart', e.dataset.xStart, e.dataset.xEnd]))
+        """) as? String)
+      let panels = try #require(try JSONSerialization.jsonObject(with: Data(ranges.utf8)) as? [[String]])
+      #expect(panels.map { $0[0] } == ["chart", "price", "rsi", "equity", "drawdown"])
+      #expect(Set(panels.map { $0[1] + " " + $0[2] }).count == 1, "panels out of step: \(panels)")
+      let start = try #require(index[panels[0][1]], "data-x-start \(panels[0][1]) is no bar's time")
+      let end = try #require(index[panels[0][2]], "data-x-end \(panels[0][2]) is no bar's time")
+      return start...end
+    }
+    #expect(try view() == 0...(times.count - 1))
+
+    // Every bar's time, and every value the hover box can show, as the page decoded them: equal to the
+    // CSVs (times, prices and shares exactly; the rest to the decimals the page shows).
+    let columns = try #require(try browser.evaluate("""
+      (() => { const c = backtestCharts[0];
+        return JSON.stringify({time: Array.from({length: c.n}, (_, i) => c.iso(i)),
+          rows: c.spec.tooltip.map(r => [r.key, c.spec.columns[r.col].dec, Array.from(c.col(r.col), v => isNaN(v) ? null : v)])}) })()
+      """) as? String)
+    let decoded = try #require(try JSONSerialization.jsonObject(with: Data(columns.utf8)) as? [String: Any])
+    #expect(decoded["time"] as? [String] == times)
+    let bars = try CSVTable(CLI.root + "/Data/synthetic_gpix_30min.csv")
+    var checked: [String] = []
+    for case let row as [Any] in try #require(decoded["rows"] as? [Any]) {
+      let key = row[0] as! String, decimals = row[1] as! Int, values = row[2] as! [Any]
+      let csv = [indicators, equity, bars].first { $0.header.contains(key) }
+      guard let csv else { continue }
+      let expected = csv.column(key).map(Double.init)
+      let exact = ["open", "high", "low", "close", "position_shares"].contains(key)
+      #expect(values.count == expected.count, "\(key)")
+      let wrong = zip(values, expected).enumerated().filter { _, pair in
+        guard let shown = pair.0 as? Double, let value = pair.1 else { return !(pair.0 is NSNull && pair.1 == nil) }
+        return exact ? shown != value : !close(shown, value, decimals: decimals)
+      }
+      #expect(wrong.isEmpty, "\(key): \(wrong.count) bars differ, first \(wrong.first.map { "\($0.offset): \($0.element)" } ?? "")")
+      checked.append(key)
+    }
+    #expect(checked == ["open", "high", "low", "close", "bb_lower", "bb_mid", "bb_upper", "rsi", "equity", "benchmark_equity", "drawdown", "position_shares"])
+
+    // The price chart's plot area, in window coordinates.
+    let box = try #require(try browser.evaluate("""
+      (() => { const r = document.querySelector('[data-panel=price] .ic-box').getBoundingClientRect(); return [r.left, r.top, r.width, r.height] })()
+      """) as? [Double])
+    let (left, top, width) = (box[0] + 70, box[1], box[2] - 86)
+    let middle = (x: left + width / 2, y: top + 60)
+
+    // Wheel: zooms in around the pointer.
+    try browser.wheel(x: middle.x, y: middle.y, deltaY: -800)
+    try browser.nextFrame()
+    let zoomed = try view()
+    #expect(zoomed.count < times.count / 2 && zoomed.contains(times.count / 2), "after the wheel: \(zoomed)")
+    try shot("2-wheel")
+
+    // Drag to the left: later bars come into view.
+    try browser.mouse("mouseMoved", x: middle.x, y: middle.y)
+    try browser.mouse("mousePressed", x: middle.x, y: middle.y, buttons: 1)
+    for step in 1...5 { try browser.mouse("mouseMoved", x: middle.x - Double(step) * 60, y: middle.y, buttons: 1) }
+    try browser.mouse("mouseReleased", x: middle.x - 300, y: middle.y)
+    try browser.nextFrame()
+    let panned = try view()
+    #expect(panned.lowerBound > zoomed.lowerBound && panned.upperBound > zoomed.upperBound, "\(zoomed) then \(panned)")
+    #expect(abs(panned.count - zoomed.count) <= 1, "a pan keeps the width: \(zoomed) then \(panned)")
+    try shot("3-drag")
+
+    // Shift-drag selects a range to zoom to; keys zoom and reset.
+    try browser.mouse("mousePressed", x: left + 100, y: middle.y, buttons: 1, modifiers: 8)
+    try browser.mouse("mouseMoved", x: left + 300, y: middle.y, buttons: 1, modifiers: 8)
+    try browser.mouse("mouseReleased", x: left + 300, y: middle.y, modifiers: 8)
+    try browser.nextFrame()
+    let selected = try view()
+    #expect(selected.count < panned.count / 3 && selected.lowerBound > panned.lowerBound, "\(panned) then \(selected)")
+    try browser.press("-")
+    #expect(try view().count > selected.count)
+    try browser.press("0")
+    #expect(try view() == 0...(times.count - 1))
+
+    // Hover a trade's entry marker, then its exit marker: the box shows trades.csv's figures.
+    let k = 5
+    let entryBar = try #require(index[trades.value("entry_time", row: k)]), exitBar = try #require(index[trades.value("exit_time", row: k)])
+    _ = try browser.evaluate("backtestCharts[0].setRange(\(entryBar - 30), \(exitBar + 30))")
+    try browser.nextFrame()
+    for exit in [false, true] {
+      let point = try #require(try browser.evaluate("(() => { const p = backtestCharts[0].panels[0].markerPoint(\(k), \(exit)); return [p.x, p.y] })()") as? [Double])
+      try browser.mouse("mouseMoved", x: point[0], y: point[1])
+      let rows = try tooltip(browser)
+      #expect(rows["trade"]?.hasPrefix("\(k + 1) of \(trades.rows.count)") == true, "\(rows)")
+      #expect(rows["entry_time"] == trades.value("entry_time", row: k) && rows["exit_time"] == trades.value("exit_time", row: k))
+      #expect(rows["exit_reason"] == trades.value("exit_reason", row: k))
+      for field in ["entry_price", "exit_price", "shares"] { #expect(number(rows[field]) == Double(trades.value(field, row: k)), "\(field): \(rows)") }
+      #expect(close(number(rows["pnl"]), Double(trades.value("pnl", row: k))!, decimals: 2), "\(rows)")
+      #expect(close(number(rows["return"]).map { $0 / 100 }, Double(trades.value("return", row: k))!, decimals: 4), "\(rows)")
+      try shot(exit ? "5-trade-exit" : "4-trade-entry")
+    }
+
+    // Hover a bar (above the markers): the box shows its time and close as indicators.csv has them.
+    let bar = (entryBar + exitBar) / 2
+    let x = try #require(try browser.evaluate("(() => { const c = backtestCharts[0]; return c.panels[0].box.getBoundingClientRect().left + c.xOf(\(bar)) })()") as? Double)
+    try browser.mouse("mouseMoved", x: x, y: top + 12)
+    let rows = try tooltip(browser)
+    #expect(rows["time"] == times[bar], "\(rows)")
+    let i = try #require(index[rows["time"] ?? ""])
+    #expect(number(rows["close"]) == Double(indicators.value("close", row: i)), "\(rows)")
+    for name in ["bb_lower", "bb_mid", "bb_upper", "rsi"] { #expect(close(number(rows[name]), Double(indicators.value(name, row: i))!, decimals: 2), "\(name): \(rows)") }
+    #expect(close(number(rows["equity"]), Double(equity.value("equity", row: i))!, decimals: 2), "\(rows)")
+    #expect(number(rows["position_shares"]) == Double(equity.value("position_shares", row: i)), "\(rows)")
+    try shot("6-bar")
+
+    // A legend entry hides its series.
+    _ = try browser.evaluate("document.querySelector('[data-panel=price] [data-series=line1]').click()")
+    #expect(try browser.evaluate("document.querySelector('[data-panel=price] [data-series=line1]').getAttribute('aria-pressed')") as? String == "false")
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+
+    // In print, and with scripts off, the static charts show.
+    try browser.call("Emulation.setEmulatedMedia", ["media": "print"])
+    #expect(try browser.evaluate("JSON.stringify([document.querySelector('#run-chart .ic-static').offsetHeight > 800, document.querySelector('#run-chart .ic-live').offsetHeight])") as? String == "[true,0]")
+    try browser.call("Emulation.setEmulatedMedia", ["media": ""])
+    try browser.call("Emulation.setScriptExecutionDisabled", ["value": true])
+    try browser.open(out + "/report.html")
+    try browser.call("Emulation.setScriptExecutionDisabled", ["value": false])
+    #expect(try browser.evaluate("JSON.stringify([document.querySelector('#run-chart .ic-static').offsetHeight > 800, document.querySelectorAll('.ic-live').length])") as? String == "[true,0]")
+    try shot("7-scripts-off")
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+  }
+
+  /// The hover box's rows, by key; fails when it is hidden.
+  func tooltip(_ browser: Chromium) throws -> [String: String] {
+    let json = try #require(try browser.evaluate("""
+      (() => { const t = document.querySelector('#run-chart [role=tooltip]');
+        return t.hidden ? null : JSON.stringify(Object.fromEntries([...t.querySelectorAll('tr')].map(r => [r.dataset.key, r.cells[1].textContent]))) })()
+      """) as? String, "no hover box")
+    return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String])
+  }
+
+  /// The number a box shows (`$1,234.50`, `-2.00%`, `49.98`).
+  func number(_ text: String?) -> Double? {
+    text.flatMap { Double($0.replacingOccurrences(of: ",", with: "").replacingOccurrences(of: "$", with: "").replacingOccurrences(of: "%", with: "")) }
+  }
+
+  /// Whether `shown` is `value` written with `decimals` decimals.
+  func close(_ shown: Double?, _ value: Double, decimals: Int) -> Bool {
+    guard let shown else { return false }
+    return abs(shown - value) <= 0.5 * pow(10, -Double(decimals)) + 1e-9
+  }
+}

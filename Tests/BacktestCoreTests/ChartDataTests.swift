@@ -1,0 +1,187 @@
+@testable import BacktestCore
+import Foundation
+import Testing
+
+/// Reads columns as `ChartData`'s comment describes them, bit by bit: a
+/// second implementation of the format, written from its description.
+struct ChartDataReader {
+  let bytes: [UInt8]
+  var position = 0
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  mutating func byte() -> UInt8 { defer { position += 1 }; return bytes[position] }
+
+  mutating func varint() -> UInt64 {
+    var value: UInt64 = 0, shift: UInt64 = 0
+    while true {
+      let b = byte()
+      value |= UInt64(b & 0x7F) << shift
+      if b < 0x80 { return value }
+      shift += 7
+    }
+  }
+
+  /// The step counts of a quantized column of `n` values (before any prediction), and its `nan` positions.
+  mutating func steps(count n: Int) -> (steps: [Int64], nan: Set<Int>) {
+    var nan = Set<Int>(), end = 0
+    for _ in 0..<varint() {
+      let start = end + Int(varint()), length = Int(varint())
+      for i in start..<(start + length) { nan.insert(i) }
+      end = start + length
+    }
+    let order = byte()
+    var residuals: [Int64] = []
+    while residuals.count < n {
+      let m = min(16, n - residuals.count)
+      let header = byte()
+      let width = Int(header & 63)
+      let factor = header & 64 != 0 ? Int64(varint()) : 1
+      let mask = header & 128 != 0 ? UInt16(byte()) | UInt16(byte()) << 8 : 0
+      var codes = [UInt64](repeating: 0, count: m)
+      var bit = 0
+      for k in 0..<m where mask & (1 << k) == 0 {
+        for b in 0..<width where bytes[position + (bit + b) / 8] & (1 << ((bit + b) % 8)) != 0 { codes[k] |= 1 << UInt64(b) }
+        bit += width
+      }
+      position += (bit + 7) / 8
+      for k in 0..<m where mask & (1 << k) != 0 { codes[k] = varint() }
+      for code in codes {
+        let value = code % 2 == 0 ? Int64(code / 2) : -Int64((code + 1) / 2)
+        residuals.append(value * factor)
+      }
+    }
+    var steps: [Int64] = [], q: Int64 = 0, d: Int64 = 0
+    for r in residuals {
+      switch order {
+      case 0: q = r
+      case 1: q += r
+      default: d += r; q += d
+      }
+      steps.append(q)
+    }
+    return (steps, nan)
+  }
+}
+
+@Suite struct ChartDataTests {
+  static func descriptor(_ data: ChartData, _ k: Int) -> [String: JSONValue] {
+    guard case .object(let fields) = data.descriptors[k] else { return [:] }
+    return Dictionary(uniqueKeysWithValues: fields)
+  }
+
+  static func integer(_ v: JSONValue?) -> Int? { if case .integer(let i)? = v { i } else { nil } }
+
+  /// Column `k` of `data` as the reader decodes it (predictions applied).
+  static func decode(_ data: ChartData, _ k: Int) -> [Double] {
+    let d = descriptor(data, k), n = integer(d["n"])!, at = integer(d["at"])!
+    if d["f64"] != nil {
+      return (0..<n).map { i in Double(bitPattern: (0..<8).reduce(UInt64(0)) { $0 | UInt64(data.bytes[at + i * 8 + $1]) << (8 * UInt64($1)) }) }
+    }
+    var reader = ChartDataReader(data.bytes)
+    reader.position = at
+    var (steps, nan) = reader.steps(count: n)
+    if case .array(let pred)? = d["pred"], case .string(let kind) = pred[0] {
+      let x = stepsOf(data, integer(pred[1])!), y = pred.count > 2 ? stepsOf(data, integer(pred[2])!) : []
+      for i in 0..<n {
+        steps[i] += kind == "lag" ? (i == 0 ? 0 : x[i - 1]) : kind == "max" ? max(x[i], y[i]) : min(x[i], y[i])
+      }
+    }
+    let decimals = integer(d["dec"])!
+    let scale = pow(10, Double(abs(decimals)))
+    return (0..<n).map { nan.contains($0) ? .nan : decimals >= 0 ? Double(steps[$0]) / scale : Double(steps[$0]) * scale }
+  }
+
+  static func stepsOf(_ data: ChartData, _ k: Int) -> [Int64] {
+    let d = descriptor(data, k)
+    let values = decode(data, k), scale = pow(10, Double(integer(d["dec"])!))
+    return values.map { Int64(($0 * scale).rounded()) }
+  }
+
+  /// Columns that exercise each part of the format.
+  static func columns() -> [(name: String, values: [Double], precision: ChartData.Precision, decimals: Int?)] {
+    var rng = SplitMix64(seed: 11)
+    let n = 1_000
+    var walk: [Double] = [], price = 5_000.0
+    for _ in 0..<n { price += Double(Int(rng.next() % 41) - 20); walk.append(price / 100) }
+    var jumps = walk
+    for i in stride(from: 7, to: n, by: 13) { jumps[i] = Double(Int64(rng.next() % (1 << 49))) / 100 }
+    var gaps = walk
+    for i in 0..<30 { gaps[i] = .nan }
+    for i in 500..<517 { gaps[i] = .nan }
+    gaps[n - 1] = .nan
+    var multiples: [Double] = [], smooth: [Double] = []
+    for i in 0..<n {
+      let k = Int(rng.next() % 11) - 5
+      multiples.append(Double(2_000 * k + 100_000))
+      smooth.append(100 + 30 * sin(Double(i) / 50))
+    }
+    return [
+      ("cents", walk, .exact(maxDecimals: 8, otherwise: 7), 2),
+      ("large jumps and exceptions", jumps, .exact(maxDecimals: 8, otherwise: 7), 2),
+      ("nan runs", gaps, .exact(maxDecimals: 8, otherwise: 7), 2),
+      ("common factors", multiples, .exact(maxDecimals: 8, otherwise: 7), 0),
+      ("constant", [Double](repeating: 7.25, count: 37), .exact(maxDecimals: 8, otherwise: 7), 2),
+      ("one value", [3], .decimals(2), 2),
+      ("none", [], .decimals(2), 2),
+      ("rounded to 4 significant digits", smooth, .significant(4, of: 130), 1),
+      ("rounded to thousands", smooth.map { $0 * 1_000 }, .significant(3, of: 130_000), -3),
+      ("raw when not exact", smooth, .exact(maxDecimals: 8, otherwise: nil), nil),
+    ]
+  }
+
+  @Test("every column reads back: exact decimals exactly, rounded ones to their step, nan where it was, raw Float64 bit for bit")
+  func roundTrip() {
+    for column in Self.columns() {
+      var data = ChartData()
+      let k = data.add(column.values, precision: column.precision)
+      #expect(data.decimals[k] == column.decimals, "\(column.name)")
+      let decoded = Self.decode(data, k)
+      #expect(decoded.count == column.values.count, "\(column.name)")
+      for (i, (a, b)) in zip(decoded, column.values).enumerated() {
+        if b.isNaN { #expect(a.isNaN, "\(column.name)[\(i)]"); continue }
+        guard let d = column.decimals else { #expect(a.bitPattern == b.bitPattern, "\(column.name)[\(i)]"); continue }
+        // Exact columns come back equal; rounded ones within half a step.
+        let step = pow(10, -Double(d))
+        #expect(column.name.hasPrefix("rounded") ? abs(a - b) <= step / 2 * (1 + 1e-12) : a == b, "\(column.name)[\(i)]: \(a) vs \(b)")
+      }
+    }
+  }
+
+  @Test("open, high, low and close read back exactly through their predictions, and take less room than alone")
+  func prices() {
+    let bars = SyntheticBars.generate(count: 5_000, seed: 4)
+    var data = ChartData()
+    let k = data.addPrices(open: bars.open, high: bars.high, low: bars.low, close: bars.close)
+    for (column, values) in zip(k, [bars.open, bars.high, bars.low, bars.close]) { #expect(Self.decode(data, column) == Array(values)) }
+    var separate = ChartData()
+    for values in [bars.open, bars.high, bars.low, bars.close] { separate.add(values, precision: .exact(maxDecimals: 8, otherwise: 7)) }
+    #expect(Double(data.bytes.count) < 0.85 * Double(separate.bytes.count), "\(data.bytes.count) against \(separate.bytes.count) bytes")
+  }
+
+  @Test("a random walk of cents takes about a byte a value")
+  func compact() {
+    let walk = Self.columns()[0].values
+    var data = ChartData()
+    data.add(walk, precision: .decimals(2))
+    #expect(data.bytes.count < walk.count * 9 / 10, "\(data.bytes.count) bytes for \(walk.count) values")
+  }
+
+  @Test("base64 equals Foundation's for every length remainder")
+  func base64() {
+    var rng = SplitMix64(seed: 2)
+    for n in [0, 1, 2, 3, 4, 5, 100, 1_001] {
+      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+      #expect(ChartData.base64(bytes) == Data(bytes).base64EncodedString(), "\(n) bytes")
+    }
+  }
+
+  @Test("a column's wall-clock seconds follow the zone's daylight-saving changes")
+  func wallClock() {
+    // 2024-03-08 15:00 EST, then 2024-03-11 09:30 EDT, 2024-11-04 09:30 EST (instants in UTC).
+    let instants: ContiguousArray<Int64> = [1_709_928_000, 1_710_163_800, 1_730_730_600]
+    let (local, offsets) = InteractiveChart.wallClock(instants, TimeZone(identifier: "America/New_York")!)
+    #expect(Array(local) == [1_709_910_000, 1_710_149_400, 1_730_712_600])
+    #expect(offsets.map(\.bar) == [0, 1, 2] && offsets.map(\.seconds) == [-18_000, -14_400, -18_000])
+  }
+}
