@@ -79,7 +79,7 @@ public final class AtomicBatch: @unchecked Sendable {
     for file in files {
       let temporary = directory + "/." + file.name + ".tmp-\(getpid())"
       self.files.append((temporary, directory + "/" + file.name, Background {
-        do { try AtomicWriter.writeFully(file.contents, to: temporary); return nil } catch {
+        do { try AtomicWriter.write(file, to: temporary); return nil } catch {
           return error as? OutputError ?? OutputError(path: temporary, message: "\(error)")
         }
       }))

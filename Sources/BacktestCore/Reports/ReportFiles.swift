@@ -1,12 +1,26 @@
 /// One report file's name (inside the output folder) and content.
 public struct ReportFile: Sendable, Equatable {
   public var name: String
-  public var contents: String
+  /// How the bytes are made: a large CSV is made in chunks on all cores as it is written.
+  package var body: ReportBody
 
   public init(name: String, contents: String) {
     self.name = name
-    self.contents = contents
+    body = .text(contents)
   }
+
+  package init(name: String, body: ReportBody) {
+    self.name = name
+    self.body = body
+  }
+
+  /// The file's text (made now when it is made as it is written).
+  public var contents: String {
+    get { body.text }
+    set { body = .text(newValue) }
+  }
+
+  public static func == (a: ReportFile, b: ReportFile) -> Bool { a.name == b.name && a.contents == b.contents }
 }
 
 /// Builds the report files of a run. Only formats text; writing is the caller's.
@@ -16,27 +30,34 @@ public struct ReportFile: Sendable, Equatable {
 /// key order, so the same run always gives the same bytes.
 public enum RunReport {
   public static func files(_ output: RunOutput) -> [ReportFile] {
+    // Every file is made when its writer asks for it (each on its own thread); the two
+    // per-bar CSV files in chunks on all cores, as they are written.
+    func later(_ name: String, _ make: @escaping @Sendable () -> String) -> ReportFile {
+      ReportFile(name: name, body: .deferred(DeferredText(make)))
+    }
     var files: [ReportFile] = []
     let formats = output.config.report.formats
     if formats.contains(.csv) {
-      files.append(ReportFile(name: "trades.csv", contents: tradesCSV(output)))
-      files.append(ReportFile(name: "equity.csv", contents: equityCSV(output)))
-      files.append(ReportFile(name: "indicators.csv", contents: indicatorsCSV(output)))
+      files.append(ReportFile(name: "equity.csv", body: .rows(equityRows(output))))
+      files.append(ReportFile(name: "indicators.csv", body: .rows(indicatorRows(output))))
+      files.append(later("trades.csv") { tradesCSV(output) })
     }
     if formats.contains(.json) {
-      files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n"))
+      files.append(later("summary.json") { summaryJSON(output).rendered() + "\n" })
     }
     if formats.contains(.markdown) {
-      files.append(ReportFile(name: "report.md", contents: MarkdownReport.render(output)))
+      files.append(later("report.md") { MarkdownReport.render(output) })
       let charts = RunCharts(output)
-      files.append(ReportFile(name: "price.svg", contents: charts.price() + "\n"))
-      for panel in charts.panelCharts() { files.append(ReportFile(name: panel.id + ".svg", contents: panel.svg + "\n")) }
-      files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
-      files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
-      files.append(ReportFile(name: "returns.svg", contents: charts.tradeReturns() + "\n"))
+      files.append(later("price.svg") { charts.price() + "\n" })
+      for panel in charts.panels {
+        files.append(later(panel.panel.id + ".svg") { charts.panel(panel.panel, panel.columns) + "\n" })
+      }
+      files.append(later("equity.svg") { charts.equity() + "\n" })
+      files.append(later("monthly.svg") { charts.monthly() + "\n" })
+      files.append(later("returns.svg") { charts.tradeReturns() + "\n" })
     }
     if formats.contains(.html) {
-      files.append(ReportFile(name: "report.html", contents: HTMLReport.render(output)))
+      files.append(later("report.html") { HTMLReport.render(output) })
     }
     return files
   }
@@ -45,63 +66,83 @@ public enum RunReport {
 
   public static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
-    var out = tradeColumns + (stages == nil ? "\n" : ",entry_cycle,exit_cycle\n")
+    let trades = output.run.result.trades
+    var out = TextBuffer(capacity: 200 + trades.count * 170)
+    out.append(tradeColumns + (stages == nil ? "\n" : ",entry_cycle,exit_cycle\n"))
     let bars = output.bars
-    for t in output.run.result.trades {
+    for t in trades {
+      appendTrade(t, bars, to: &out)
       if let stages {
-        out += tradeLine(t, bars) + "," + stages[t.entryBar].rawValue + "," + stages[t.exitBar].rawValue + "\n"
-      } else {
-        out += tradeLine(t, bars) + "\n"
+        out.append(byte: 44); out.append(stages[t.entryBar].rawValue)
+        out.append(byte: 44); out.append(stages[t.exitBar].rawValue)
       }
+      out.append(byte: 10)
     }
-    return out
+    return out.string
   }
 
-  static func tradeLine(_ t: Trade, _ bars: BarSeries) -> String {
-    bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
-      + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
-      + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
-      + "," + (t.ambiguous ? "1" : "0") + "," + formatNumber(t.dividends)
+  static func appendTrade(_ t: Trade, _ bars: BarSeries, to out: inout TextBuffer) {
+    bars.appendLabel(t.entryBar, to: &out)
+    out.append(byte: 44); out.append(t.entryPrice)
+    out.append(byte: 44); bars.appendLabel(t.exitBar, to: &out)
+    out.append(byte: 44); out.append(t.exitPrice)
+    out.append(byte: 44); out.append(count: t.shares)
+    out.append(byte: 44); out.append(t.pnl)
+    out.append(byte: 44); out.append(t.returnFraction)
+    out.append(byte: 44); out.append(t.exitReason.rawValue)
+    out.append(byte: 44); out.append(integer: Int64(t.barsHeld))
+    out.append(byte: 44); out.append(count: t.fees)
+    out.append(byte: 44); out.append(byte: t.ambiguous ? 49 : 48)
+    out.append(byte: 44); out.append(count: t.dividends)
   }
 
-  public static func equityCSV(_ output: RunOutput) -> String {
+  public static func equityCSV(_ output: RunOutput) -> String { equityRows(output).text }
+
+  /// equity.csv: one row per bar, made in chunks.
+  package static func equityRows(_ output: RunOutput) -> RowChunks {
     let r = output.run.result
     let bars = output.bars
     let dd = drawdowns(r.equity)
-    var out = TextBuffer(capacity: bars.count * 100)
     let stages = output.cycle?.gate.stages
-    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"))
     let paid = r.dividendCash
-    for i in bars.indices {
-      bars.appendLabel(i, to: &out)
-      out.append(byte: 44); out.append(r.equity[i])
-      out.append(byte: 44); out.append(r.cash[i])
-      out.append(byte: 44); out.append(count: r.shares[i])
-      out.append(byte: 44); out.append(bars.close[i])
-      out.append(byte: 44); out.append(dd[i])
-      out.append(byte: 44); out.append(output.benchmark.equity[i])
-      out.append(byte: 44); out.append(i == 0 ? r.initialCash : 0)
-      out.append(byte: 44); out.append(paid.isEmpty ? 0 : paid[i])
-      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-      out.append(byte: 10)
+    let benchmark = output.benchmark.equity
+    return RowChunks(header: "time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"),
+                     rowCount: bars.count, bytesPerRow: 110) { rows, out in
+      var equity = RepeatedNumber(), cash = RepeatedNumber(), drawdown = RepeatedNumber(), flow = RepeatedNumber(), dividend = RepeatedNumber()
+      for i in rows {
+        bars.appendLabel(i, to: &out)
+        out.append(byte: 44); out.append(r.equity[i], repeating: &equity)
+        out.append(byte: 44); out.append(r.cash[i], repeating: &cash)
+        out.append(byte: 44)
+        if r.shares[i] == 0 { out.append(byte: 48) } else { out.append(count: r.shares[i]) }
+        out.append(byte: 44); out.append(bars.close[i])
+        out.append(byte: 44); out.append(dd[i], repeating: &drawdown)
+        out.append(byte: 44); out.append(benchmark[i])
+        out.append(byte: 44); out.append(i == 0 ? r.initialCash : 0, repeating: &flow)
+        out.append(byte: 44); out.append(paid.isEmpty ? 0 : paid[i], repeating: &dividend)
+        if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+        out.append(byte: 10)
+      }
     }
-    return out.string
   }
 
-  public static func indicatorsCSV(_ output: RunOutput) -> String {
+  public static func indicatorsCSV(_ output: RunOutput) -> String { indicatorRows(output).text }
+
+  /// indicators.csv: one row per bar, made in chunks.
+  package static func indicatorRows(_ output: RunOutput) -> RowChunks {
     let bars = output.bars
-    let columns = output.run.indicators
-    var out = TextBuffer(capacity: bars.count * 110)
+    let columns = output.run.indicators.map(\.values)
     let stages = output.cycle?.gate.stages
-    out.append((["time", "close"] + columns.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n")
-    for i in bars.indices {
-      bars.appendLabel(i, to: &out)
-      out.append(byte: 44); out.append(bars.close[i])
-      for c in columns { out.append(byte: 44); out.append(c.values[i]) }
-      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-      out.append(byte: 10)
+    let header = (["time", "close"] + output.run.indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
+    return RowChunks(header: header, rowCount: bars.count, bytesPerRow: 30 + 20 * columns.count) { rows, out in
+      for i in rows {
+        bars.appendLabel(i, to: &out)
+        out.append(byte: 44); out.append(bars.close[i])
+        for c in columns { out.append(byte: 44); out.append(c[i]) }
+        if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+        out.append(byte: 10)
+      }
     }
-    return out.string
   }
 
   static func metrics(_ s: PerformanceSummary) -> [(String, JSONValue)] {
