@@ -72,8 +72,15 @@ extension CycleRunSettings {
 
   /// Loads and classifies the macro files.
   public func classify() throws -> [QuarterRow] {
+    try classify { try readInputFile($0) }
+  }
+
+  /// Classifies the macro files, each read by `read` (which may record what it read).
+  func classify(reading read: (String) throws -> Data) throws -> [QuarterRow] {
     var data = MacroData()
-    for file in macroFiles { try data.merge(try MacroReader.read(file: file)) }
+    for file in macroFiles {
+      try data.merge(try read(file).withUnsafeBytes { try MacroReader.read($0.bindMemory(to: UInt8.self), file: file) })
+    }
     return try CycleClassifier.classify(data, settings: classifier)
   }
 }

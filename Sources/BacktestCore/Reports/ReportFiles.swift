@@ -213,7 +213,7 @@ public enum RunReport {
     if let d = dividendFigures(output) {
       fields.append(("dividends", PortfolioReport.dividendJSON(d.profile, shares: d.shares, trailingYield: d.trailingYield, yieldOnCost: d.yieldOnCost)))
     }
-    fields.append(("run", .object(run)))
+    fields.append(("run", .object(run + [("manifest", output.manifest.json)])))
     return .object(fields)
   }
 
