@@ -31,7 +31,7 @@ print(f"// For e in {E_MIN}...{E_MAX}: 10^e = beta * 2^r with 2^125 <= beta < 2^
 print("// stored as the pair (g >> 63, g mod 2^63).")
 print()
 print("extension ShortestDecimal {")
-print(f"  static let powersOfTenMinimumExponent = {E_MIN}")
+print(f"  static var powersOfTenMinimumExponent: Int {{ {E_MIN} }}")
 print()
 print("  static let powersOfTen: [UInt64] = [")
 print("\n".join(lines))

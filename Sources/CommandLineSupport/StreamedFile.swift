@@ -49,7 +49,7 @@ final class StreamedFile: @unchecked Sendable {
   static func write(_ rows: RowChunks, to path: String) throws {
     let file = try StreamedFile(path: path)
     do {
-      try rows.produce { chunk in try chunk.withBytes { try file.append($0) } }
+      try rows.produce { try file.append($0) }
       try file.finish()
     } catch {
       file.abandon()
@@ -85,29 +85,26 @@ final class StreamedFile: @unchecked Sendable {
   }
 
   /// Gives the full staging buffer to the writer thread and takes the other one.
+  ///
+  /// Each buffer is held by one property at a time (no local copies), so the
+  /// one being filled is never shared and never copied.
   private func handOver() throws {
-    if spare == nil {
-      written.wait()
-      spare = handedBack
-      handedBack = nil
-      if let failure { throw failure }
-    }
+    if spare == nil { try takeBack() }
     handedOver = filling
     filling = spare!
-    filling.removeAll()
     spare = nil
+    filling.removeAll()
     if !writerRunning {
       writerRunning = true
       let thread = Thread { [self] in
         while true {
           full.wait()
-          guard var buffer = handedOver else { return }
-          handedOver = nil
+          guard handedOver != nil else { return }
           if failure == nil {
-            do { try writeAll(buffer) } catch { failure = error as? OutputError }
+            do { try handedOver!.withBytes { try writeAll($0) } } catch { failure = error as? OutputError }
           }
-          buffer.removeAll()
-          handedBack = buffer
+          handedBack = handedOver
+          handedOver = nil
           written.signal()
         }
       }
@@ -116,14 +113,18 @@ final class StreamedFile: @unchecked Sendable {
     full.signal()
   }
 
+  /// Waits for the writer thread to finish the buffer it holds, and takes it back.
+  private func takeBack() throws {
+    written.wait()
+    spare = handedBack
+    handedBack = nil
+    if let failure { throw failure }
+  }
+
   /// Writes what is left, stops the writer thread and flushes the file to disk.
   private func finish() throws {
-    if spare == nil {
-      written.wait()
-      spare = handedBack
-    }
+    if spare == nil { try takeBack() }
     stopWriter()
-    if let failure { throw failure }
     #if os(Linux)
     if direct {
       // Whole pages directly; the last partial page through the page cache.
@@ -141,7 +142,7 @@ final class StreamedFile: @unchecked Sendable {
 
   /// After a failure: stops the writer, closes and removes the file.
   private func abandon() {
-    if spare == nil { written.wait() }
+    if spare == nil { try? takeBack() }
     stopWriter()
     close(fd)
     unlink(path)
@@ -152,10 +153,6 @@ final class StreamedFile: @unchecked Sendable {
     handedOver = nil
     full.signal()
     writerRunning = false
-  }
-
-  private func writeAll(_ buffer: TextBuffer) throws {
-    try buffer.withBytes { try writeAll($0) }
   }
 
   private func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) throws {

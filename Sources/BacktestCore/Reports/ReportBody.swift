@@ -60,21 +60,21 @@ package struct RowChunks: Sendable {
   /// The header and every row, made on all cores.
   package var text: String {
     var all = TextBuffer(capacity: header.utf8.count + rowCount * 64)
-    produce { chunk in chunk.withBytes { all.append(bytes: $0) } }
+    produce { all.append(bytes: $0) }
     return all.string
   }
 
-  /// Makes the rows on `workers` threads of their own and passes the header,
-  /// then each chunk, in order, to `consume` on the calling thread.
+  /// Makes the rows on `workers` threads of their own and passes the bytes of
+  /// the header, then of each chunk, in order, to `consume` on the calling thread.
   ///
   /// Each worker makes every `workers`-th chunk into one of two buffers of
   /// its own, so at most `2 × workers` chunks exist at once and their memory
   /// is reused. If `consume` throws, the remaining chunks are not made and the
   /// error is rethrown once every worker has stopped.
-  package func produce(workers: Int = ProcessInfo.processInfo.activeProcessorCount, _ consume: (TextBuffer) throws -> Void) rethrows {
-    var first = TextBuffer(capacity: header.utf8.count)
-    first.append(header)
-    try consume(first)
+  package func produce(workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+                       _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    var header = header
+    try header.withUTF8 { try consume($0) }
     let chunks = chunkCount
     guard chunks > 0 else { return }
     let workers = max(1, min(workers, chunks))
@@ -105,7 +105,8 @@ package struct RowChunks: Sendable {
       let slot = slots[k % slots.count]
       slot.ready.wait()
       defer { slot.free.signal() }
-      do { try consume(slot.buffer) } catch {
+      // The bytes are lent, not the buffer: a copy held past the call would make the worker's next write copy it.
+      do { try slot.withBytes(consume) } catch {
         cancelled.set()
         // Let every worker run out its remaining chunks without making them.
         for later in (k + 1)..<chunks { slots[later % slots.count].free.signal() }
@@ -120,6 +121,8 @@ private final class ChunkSlot: @unchecked Sendable {
   var buffer = TextBuffer(capacity: 512 << 10)
   let free = DispatchSemaphore(value: 1)
   let ready = DispatchSemaphore(value: 0)
+
+  func withBytes(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows { try buffer.withBytes(body) }
 }
 
 private final class CancelFlag: @unchecked Sendable {

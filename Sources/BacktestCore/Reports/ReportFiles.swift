@@ -45,19 +45,20 @@ public enum RunReport {
     if formats.contains(.json) {
       files.append(later("summary.json") { summaryJSON(output).rendered() + "\n" })
     }
+    // Each chart made once, for its SVG file and for the HTML report.
+    let charts = MemoizedCharts(RunCharts(output))
     if formats.contains(.markdown) {
       files.append(later("report.md") { MarkdownReport.render(output) })
-      let charts = RunCharts(output)
       files.append(later("price.svg") { charts.price() + "\n" })
-      for panel in charts.panels {
-        files.append(later(panel.panel.id + ".svg") { charts.panel(panel.panel, panel.columns) + "\n" })
+      for (k, id) in charts.panelIDs.enumerated() {
+        files.append(later(id + ".svg") { charts.panelChart(k) + "\n" })
       }
       files.append(later("equity.svg") { charts.equity() + "\n" })
       files.append(later("monthly.svg") { charts.monthly() + "\n" })
       files.append(later("returns.svg") { charts.tradeReturns() + "\n" })
     }
     if formats.contains(.html) {
-      files.append(later("report.html") { HTMLReport.render(output) })
+      files.append(later("report.html") { HTMLReport.render(output, charts: charts) })
     }
     return files
   }
@@ -102,28 +103,49 @@ public enum RunReport {
   package static func equityRows(_ output: RunOutput) -> RowChunks {
     let r = output.run.result
     let bars = output.bars
-    let dd = drawdowns(r.equity)
+    // The drawdown as `drawdowns` computes it, bar by bar in each chunk from the
+    // peak before it (the highest equity before every 1,024th bar, kept here).
+    let peaks = runningPeaks(r.equity, every: 1024)
     let stages = output.cycle?.gate.stages
     let paid = r.dividendCash
     let benchmark = output.benchmark.equity
     return RowChunks(header: "time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"),
                      rowCount: bars.count, bytesPerRow: 110) { rows, out in
       var equity = RepeatedNumber(), cash = RepeatedNumber(), drawdown = RepeatedNumber(), flow = RepeatedNumber(), dividend = RepeatedNumber()
-      for i in rows {
-        bars.appendLabel(i, to: &out)
-        out.append(byte: 44); out.append(r.equity[i], repeating: &equity)
-        out.append(byte: 44); out.append(r.cash[i], repeating: &cash)
-        out.append(byte: 44)
-        if r.shares[i] == 0 { out.append(byte: 48) } else { out.append(count: r.shares[i]) }
-        out.append(byte: 44); out.append(bars.close[i])
-        out.append(byte: 44); out.append(dd[i], repeating: &drawdown)
-        out.append(byte: 44); out.append(benchmark[i])
-        out.append(byte: 44); out.append(i == 0 ? r.initialCash : 0, repeating: &flow)
-        out.append(byte: 44); out.append(paid.isEmpty ? 0 : paid[i], repeating: &dividend)
-        if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-        out.append(byte: 10)
+      var peak = peaks[rows.lowerBound / 1024]
+      for i in (rows.lowerBound / 1024 * 1024)..<rows.lowerBound { peak = max(peak, r.equity[i]) }
+      bars.withLabels { labels, ends in
+        for i in rows {
+          peak = max(peak, r.equity[i])
+          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
+          out.write(upTo: length + 9 * ShortestDecimal.writableLength + 20) { row in
+            row.bytes(labels.baseAddress! + start, count: length)
+            row.byte(44); row.number(r.equity[i], repeating: &equity)
+            row.byte(44); row.number(r.cash[i], repeating: &cash)
+            row.byte(44)
+            if r.shares[i] == 0 { row.byte(48) } else { row.count(r.shares[i]) }
+            row.byte(44); row.number(bars.close[i])
+            row.byte(44); row.number(r.equity[i] / peak - 1, repeating: &drawdown)
+            row.byte(44); row.number(benchmark[i])
+            row.byte(44); row.number(i == 0 ? r.initialCash : 0, repeating: &flow)
+            row.byte(44); row.number(paid.isEmpty ? 0 : paid[i], repeating: &dividend)
+          }
+          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+          out.append(byte: 10)
+        }
       }
     }
+  }
+
+  /// The highest of `values` before every `stride`-th index: element `k` is the peak of `values[..<(k * stride)]`.
+  static func runningPeaks(_ values: ContiguousArray<Double>, every stride: Int) -> [Double] {
+    var out: [Double] = [-.infinity]
+    var peak = -Double.infinity
+    for (i, v) in values.enumerated() {
+      if i > 0 && i % stride == 0 { out.append(peak) }
+      peak = max(peak, v)
+    }
+    return out
   }
 
   public static func indicatorsCSV(_ output: RunOutput) -> String { indicatorRows(output).text }
@@ -135,12 +157,17 @@ public enum RunReport {
     let stages = output.cycle?.gate.stages
     let header = (["time", "close"] + output.run.indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
     return RowChunks(header: header, rowCount: bars.count, bytesPerRow: 30 + 20 * columns.count) { rows, out in
-      for i in rows {
-        bars.appendLabel(i, to: &out)
-        out.append(byte: 44); out.append(bars.close[i])
-        for c in columns { out.append(byte: 44); out.append(c[i]) }
-        if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-        out.append(byte: 10)
+      bars.withLabels { labels, ends in
+        for i in rows {
+          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
+          out.write(upTo: length + (1 + columns.count) * ShortestDecimal.writableLength + 8) { row in
+            row.bytes(labels.baseAddress! + start, count: length)
+            row.byte(44); row.number(bars.close[i])
+            for c in columns { row.byte(44); row.number(c[i]) }
+          }
+          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+          out.append(byte: 10)
+        }
       }
     }
   }

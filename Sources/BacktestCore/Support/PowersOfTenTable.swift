@@ -4,7 +4,7 @@
 // stored as the pair (g >> 63, g mod 2^63).
 
 extension ShortestDecimal {
-  static let powersOfTenMinimumExponent = -292
+  static var powersOfTenMinimumExponent: Int { -292 }
 
   static let powersOfTen: [UInt64] = [
     0x7FBBD8FE5F5E6E27, 0x497A3A2704EEC3DF,  // 10^-292

@@ -62,7 +62,8 @@ package struct TextBuffer {
   }
 
   private mutating func grow(_ needed: Int) {
-    let new = Storage(capacity: max(needed, storage.capacity * 2))
+    // Doubles when full; a copy made only because the memory is shared keeps its size.
+    let new = Storage(capacity: needed > storage.capacity ? max(needed, storage.capacity * 2) : storage.capacity)
     new.base.update(from: storage.base, count: count)
     storage = new
   }
@@ -151,5 +152,86 @@ extension TextBuffer {
       last.length = n
       withUnsafeMutableBytes(of: &last.text) { $0.baseAddress!.copyMemory(from: p, byteCount: 24) }
     }
+  }
+}
+
+/// Writes bytes through a raw pointer into room reserved beforehand
+/// (`TextBuffer.write(upTo:_:)`): one capacity check per row instead of one per field.
+package struct ByteCursor {
+  package private(set) var position: UnsafeMutablePointer<UInt8>
+
+  @inline(__always)
+  package mutating func byte(_ b: UInt8) {
+    position.pointee = b
+    position += 1
+  }
+
+  /// The shortest round-trip text of `x`; nothing for `nan`.
+  @inline(__always)
+  package mutating func number(_ x: Double) {
+    if !x.isNaN { position += ShortestDecimal.write(x, to: position) }
+  }
+
+  /// As `number(_:)`, copying the text from `last` when `x` is the same number again.
+  @inline(__always)
+  package mutating func number(_ x: Double, repeating last: inout RepeatedNumber) {
+    if x.bitPattern == last.bits {
+      withUnsafeBytes(of: last.text) { UnsafeMutableRawPointer(position).copyMemory(from: $0.baseAddress!, byteCount: 24) }
+      position += last.length
+      return
+    }
+    if x.isNaN { return }
+    let n = ShortestDecimal.write(x, to: position)
+    last.bits = x.bitPattern
+    last.length = n
+    withUnsafeMutableBytes(of: &last.text) { $0.baseAddress!.copyMemory(from: position, byteCount: 24) }
+    position += n
+  }
+
+  /// A number as `formatNumber` writes it (`714` for whole numbers).
+  @inline(__always)
+  package mutating func count(_ x: Double) {
+    if x == x.rounded(), abs(x) < 9_007_199_254_740_992 {
+      var v = Int64(x)
+      if v < 0 { byte(UInt8(ascii: "-")); v = -v }
+      var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+      let n = withUnsafeMutableBytes(of: &digits) { raw in
+        let end = raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + 20
+        var q = end, m = UInt64(v)
+        repeat { q -= 1; q.pointee = UInt8(ascii: "0") + UInt8(m % 10); m /= 10 } while m > 0
+        position.update(from: q, count: end - q)
+        return end - q
+      }
+      position += n
+    } else {
+      number(x)
+    }
+  }
+
+  /// `count` bytes from `source`, eight at a time.
+  @inline(__always)
+  package mutating func bytes(_ source: UnsafePointer<UInt8>, count: Int) {
+    var k = 0
+    while k + 8 <= count {
+      UnsafeMutableRawPointer(position + k).storeBytes(of: UnsafeRawPointer(source + k).loadUnaligned(as: UInt64.self), as: UInt64.self)
+      k += 8
+    }
+    while k < count { position[k] = source[k]; k += 1 }
+    position += count
+  }
+}
+
+extension TextBuffer {
+  /// Lets `body` write up to `maximum` bytes through a cursor; `maximum` must
+  /// count `ShortestDecimal.writableLength` for each number (a number's text
+  /// is at most 24 bytes long, but up to 48 past its start may be overwritten).
+  @inline(__always)
+  package mutating func write(upTo maximum: Int, _ body: (inout ByteCursor) -> Void) {
+    let start = space(maximum)
+    var cursor = ByteCursor(position: start)
+    body(&cursor)
+    let written = cursor.position - start
+    precondition(written <= maximum, "wrote \(written) bytes into room for \(maximum)")
+    count += written
   }
 }
