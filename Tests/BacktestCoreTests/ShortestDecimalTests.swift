@@ -73,6 +73,24 @@ import Testing
     #expect(Self.mismatches(whole) == [], "seed 25")
   }
 
+  @Test("prices take a shorter way to the same text: whole cents, and every other number too")
+  func prices() {
+    var rng = SplitMix64(seed: 26)
+    var values: [Double] = [0.01, 0.1, 0.29, 1, 26.13, 26.1, 46.597922000000004, 1e12 + 0.01, 9_999_999_999_999.99, 1e13, 0.001, 0.005]
+    for _ in 0..<200_000 { values.append(Double(rng.next() % 100_000_000) / 100) }
+    for _ in 0..<50_000 { values.append(Double(rng.next() % 100_000_000) / 10_000) }
+    for _ in 0..<50_000 { values.append(Double(bitPattern: rng.next() & 0x7FFF_FFFF_FFFF_FFFF)) }
+    var wrong: [String] = []
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.writableLength) { p in
+      for x in values where x.isFinite && x != 0 {
+        let n = ShortestDecimal.writePrice(x, to: p.baseAddress!)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: p[..<n]), as: UTF8.self)
+        if text != x.description && wrong.count < 5 { wrong.append("\(x.description): wrote \(text)") }
+      }
+    }
+    #expect(wrong == [], "seed 26")
+  }
+
   @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
   func repeated() {
     var buffer = TextBuffer()

@@ -124,7 +124,7 @@ public enum RunReport {
             row.byte(44); row.number(r.cash[i], repeating: &cash)
             row.byte(44)
             if r.shares[i] == 0 { row.byte(48) } else { row.count(r.shares[i]) }
-            row.byte(44); row.number(bars.close[i])
+            row.byte(44); row.price(bars.close[i])
             row.byte(44); row.number(r.equity[i] / peak - 1, repeating: &drawdown)
             row.byte(44); row.number(benchmark[i])
             row.byte(44); row.number(i == 0 ? r.initialCash : 0, repeating: &flow)
@@ -162,7 +162,7 @@ public enum RunReport {
           let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
           out.write(upTo: length + (1 + columns.count) * ShortestDecimal.writableLength + 8) { row in
             row.bytes(labels.baseAddress! + start, count: length)
-            row.byte(44); row.number(bars.close[i])
+            row.byte(44); row.price(bars.close[i])
             for c in columns { row.byte(44); row.number(c[i]) }
           }
           if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
