@@ -149,7 +149,7 @@ public final class AtomicBatch: @unchecked Sendable {
       }
       let shown = ReportFolder.finalName(of: file.name, mode)
       self.files.append((temporary, final, Background {
-        do { try AtomicWriter.writeFully(file.contents, to: temporary); return nil } catch {
+        do { try AtomicWriter.write(file, to: temporary); return nil } catch {
           // Named as the file it was to become, not as its temporary.
           return OutputError(path: shown, message: (error as? OutputError)?.message ?? "\(error)")
         }

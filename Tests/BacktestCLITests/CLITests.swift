@@ -81,6 +81,21 @@ struct CLI {
     #expect(none.status == 0 && none.stderr.isEmpty)
   }
 
+  @Test("bench --write writes a run file with every output; bench times whole runs of itself next to the engine alone")
+  func benchWholeProcess() throws {
+    let dir = try CLI.temporaryFolder()
+    #expect(try CLI.run(["bench", "--write", dir, "--sweep-bars", "2000"]).status == 0)
+    #expect(try CLI.run(["run", dir + "/bench-run.yaml", "--quiet"]).status == 0)
+    let written = try FileManager.default.contentsOfDirectory(atPath: dir + "/bench-run-out")
+    for name in ["equity.csv", "indicators.csv", "trades.csv", "summary.json", "report.md", "price.svg", "report.html"] {
+      #expect(written.contains(name), "\(name)")
+    }
+    let r = try CLI.run(["bench", "--bars", "500", "--sweep-bars", "500", "--whole", "1500", "--runs", "1", "--jobs", "1"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("whole process, every output") && r.stdout.contains("     1,500 bars: ") && r.stdout.contains("(engine alone "),
+            "\(r.stdout)")
+  }
+
   @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")
   func runShipped() throws {
     let out = try CLI.temporaryFolder()

@@ -35,6 +35,25 @@ import Glibc
     #expect(r.stdout.contains("ok    gpix-swing"))
   }
 
+  @Test("regress names the input file a reference was made from when it differs, and a reference by another engine still matches")
+  func namesChangedInputs() throws {
+    let copy = try CLI.temporaryFolder() + "/reference"
+    try FileManager.default.copyItem(atPath: CLI.root + "/Reports/reference", toPath: copy)
+    let summary = copy + "/gpix-swing/summary.json"
+    let original = try String(contentsOfFile: summary, encoding: .utf8)
+    let engine = try #require(original.split(separator: "\n").first { $0.contains("\"engine\":") })
+    try original.replacingOccurrences(of: String(engine), with: "      \"engine\": \"0.0.9\",")
+      .write(toFile: summary, atomically: false, encoding: .utf8)
+    #expect(try CLI.run(["regress", "Strategies", "--reference", copy]).status == 0)
+
+    try original.replacingOccurrences(of: "\"hash\": \"6d5656479ca3012b\"", with: "\"hash\": \"0000000000000000\"")
+      .write(toFile: summary, atomically: false, encoding: .utf8)
+    let r = try CLI.run(["regress", "Strategies", "--reference", copy])
+    #expect(r.status == 1)
+    #expect(r.stdout.contains("FAIL  gpix-swing (Strategies/gpix.yaml)\n  summary.json: made from other inputs than the reference: "
+      + "bars file Data/synthetic_gpix_30min.csv changed (852137 -> 852137 bytes, hash 0000000000000000 -> 6d5656479ca3012b)"), "\(r.stdout)")
+  }
+
   @Test("killing a run at any moment leaves every report file complete: the old one or the new one")
   func killMidWrite() throws {
     let dir = try CLI.temporaryFolder()

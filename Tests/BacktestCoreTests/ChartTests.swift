@@ -108,6 +108,17 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     y[5000] = 50
     let kept = largestTriangleThreeBuckets(y, threshold: 200)
     #expect(kept.count == 200 && kept.first == 0 && kept.last == 9999 && kept.contains(5000))
+    // Undefined values only before the first defined one (a warm-up), and also between defined ones.
+    var warm = y
+    for i in 0..<300 { warm[i] = .nan }
+    let fromWarm = largestTriangleThreeBuckets(warm, threshold: 200)
+    #expect(fromWarm.count == 200 && fromWarm.first == 300 && fromWarm.last == 9999 && fromWarm.contains(5000))
+    var gaps = warm
+    for i in stride(from: 1000, to: 9000, by: 7) { gaps[i] = .nan }
+    let fromGaps = largestTriangleThreeBuckets(gaps, threshold: 200)
+    #expect(fromGaps.count == 200 && fromGaps.first == 300 && fromGaps.last == 9999 && fromGaps.contains(5000))
+    #expect(fromGaps.allSatisfy { !gaps[$0].isNaN } && fromGaps == fromGaps.sorted())
+    #expect(largestTriangleThreeBuckets(ContiguousArray(warm[0..<310]), threshold: 200) == Array(300..<310))
     #expect(niceTicks(low: 0.3, high: 9.7) == [2, 4, 6, 8])
   }
 }

@@ -2,6 +2,12 @@ import BacktestCore
 import CommandLineSupport
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `backtest bench`: timings on generated bars, for release builds.
 struct BenchCommand {
   var bars: Int
@@ -9,6 +15,8 @@ struct BenchCommand {
   var seed: UInt64
   var jobs: Int
   var writeFolder: String?
+  var wholeBars: [Int]
+  var runs: Int
 
   static let spec = CommandSpec(
     "bench", summary: "time CSV loading, one backtest and the 180-combination sweep on generated 30-minute bars",
@@ -17,11 +25,14 @@ struct BenchCommand {
       .option("sweep-bars", "N", "bars for the sweep timing", default: .value("100000")),
       .option("seed", "N", "the seed of the generated bars", default: .value("1")),
       .jobs,
-      .option("write", "DIR", "instead of timing, write the sweep's bars and sweep file into DIR (to time whole processes)",
+      .option("write", "DIR", "instead of timing, write the sweep's bars, sweep file and run file into DIR (to time whole processes)",
               completion: .directory),
+      .option("whole", "N,N", "bar counts for the whole-process timings (backtest run with every output); 0 for none",
+              default: .value("200000,1000000")),
+      .option("runs", "N", "runs of each whole process (the median is printed)", default: .value("5")),
     ],
-    details: "Meaningful in a release build: swift run -c release backtest bench.",
-    examples: ["bench", "bench --bars 200000 --jobs 2"])
+    details: "Meaningful in a release build: swift run -c release backtest bench. The whole-process timings run this executable as a child process (backtest run on generated bars, every report format) and print the median time, the fastest and the slowest, and the child's peak memory, next to the engine alone in process on the same bars.",
+    examples: ["bench", "bench --bars 200000 --jobs 2", "bench --whole 10000000 --runs 3"])
 
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "bench")
@@ -31,6 +42,13 @@ struct BenchCommand {
     seed = UInt64(try a.integer("seed", minimum: 0)!)
     jobs = try a.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
     writeFolder = a.option("write")
+    let whole = a.option("whole")!
+    let counts = whole.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")) }
+    guard !counts.isEmpty, counts.allSatisfy({ $0 != nil && ($0! == 0 || $0! >= 100) }) else {
+      throw UsageError(message: "expected bar counts >= 100 (or 0) separated by commas for '--whole', found '\(whole)'")
+    }
+    wholeBars = counts.compactMap { $0 }.filter { $0 > 0 }
+    runs = try a.integer("runs")!
   }
 
   /// The benchmark grid of issue 4: 5 × 3 × 3 × 4 = 180 combinations, stop-loss 2%.
@@ -43,6 +61,15 @@ struct BenchCommand {
         oversold: [20, 25, 30, 35]
       metric: sharpe
     """
+
+  /// The whole-process run: `Strategies/gpix.yaml`'s settings, every report format.
+  static func runFile(bars: String) -> String {
+    "name: bench-run\ndata: {bars: \(bars), timezone: America/New_York, session: regular}\n"
+      + "strategy: {type: bollinger_rsi, bollinger: {period: 20, std_dev: 2.0}, rsi: {period: 14, oversold: 30, overbought: 70}, "
+      + "stop_loss: 2%, profit_target: null}\n"
+      + "portfolio: {initial_cash: 100000, sizing: all_in, commission: 0, slippage_bps: 0}\n"
+      + "report: {out: bench-run-out, formats: [csv, json, markdown, html]}\n"
+  }
 
   static func sweepFile(bars: String) -> String {
     "name: bench-sweep\ndata: {bars: \(bars), timezone: America/New_York}\n"
@@ -72,9 +99,10 @@ struct BenchCommand {
         ReportFile(name: "bars.csv", contents: SyntheticBars.csv(SyntheticBars.generate(count: sweepBars, seed: seed))),
         ReportFile(name: "bench-sweep.yaml", contents: Self.sweepFile(bars: "bars.csv")),
         ReportFile(name: "bench-sweep-rules.yaml", contents: Self.rulesSweepFile(bars: "bars.csv")),
+        ReportFile(name: "bench-run.yaml", contents: Self.runFile(bars: "bars.csv")),
       ], into: folder)
-      print("wrote \(folder)/bars.csv (\(HumanFormat.integer(sweepBars)) bars), \(folder)/bench-sweep.yaml and "
-            + "bench-sweep-rules.yaml (the same 180 combinations written as rules)")
+      print("wrote \(folder)/bars.csv (\(HumanFormat.integer(sweepBars)) bars), \(folder)/bench-sweep.yaml (180 combinations), "
+            + "bench-sweep-rules.yaml (the same 180 combinations written as rules) and bench-run.yaml (every output)")
       return ExitCode.ok
     }
     let clock = ContinuousClock()
@@ -150,6 +178,82 @@ struct BenchCommand {
       rulesSweepBest = min(rulesSweepBest, seconds(clock.now - t0))
     }
     print(String(format: "sweep as rules:  %8.1f M bar-combinations/s (%.4f s, best of 5)", barCombinations / rulesSweepBest / 1e6, rulesSweepBest))
+    if !wholeBars.isEmpty { try wholeProcesses() }
     return ExitCode.ok
+  }
+
+  /// Times `backtest run` with every output as a child process on generated
+  /// bars, next to the engine alone (strategy, buy and hold and statistics) in process.
+  func wholeProcesses() throws {
+    let executable = Self.executablePath
+    let root = FileManager.default.temporaryDirectory.path + "/backtest-bench-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    print("whole process, every output (backtest run with Strategies/gpix.yaml's settings: CSV, JSON, Markdown and SVG, HTML; "
+      + "\(runs) runs, median [fastest–slowest]):")
+    for count in wholeBars {
+      let folder = root + "/\(count)"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try AtomicWriter.write([
+        ReportFile(name: "bars.csv", contents: SyntheticBars.csv(SyntheticBars.generate(count: count, seed: seed))),
+        ReportFile(name: "run.yaml", contents: Self.runFile(bars: "bars.csv")),
+      ], into: folder)
+      // The engine alone: the run's strategy, its buy-and-hold benchmark and both summaries, bars in memory.
+      let config = try RunConfig.parse(Self.runFile(bars: "bars.csv"), file: folder + "/run.yaml")
+      let inputs = try Backtest.load(config)
+      var engine = Double.infinity
+      for _ in 0..<3 {
+        let t0 = ContinuousClock.now
+        _ = Backtest.execute(config, inputs)
+        engine = min(engine, Self.seconds(ContinuousClock.now - t0))
+      }
+      var times: [Double] = [], peak = 0
+      for _ in 0..<runs {
+        let (elapsed, maxResident) = try Self.timeChild(executable, ["run", folder + "/run.yaml", "--quiet"])
+        times.append(elapsed)
+        peak = max(peak, maxResident)
+      }
+      times.sort()
+      let written = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/bench-run-out"))?.reduce(0) { total, name in
+        total + ((try? FileManager.default.attributesOfItem(atPath: folder + "/bench-run-out/" + name)[.size] as? Int) ?? 0)
+      } ?? 0
+      let label = HumanFormat.integer(count)
+      print(String(format: "  %@ bars: %7.3f s [%.3f–%.3f] (engine alone %.3f s), peak memory %.0f MB, %.1f MB of reports",
+                   String(repeating: " ", count: max(0, 10 - label.count)) + label, times[times.count / 2], times[0], times[times.count - 1], engine,
+                   Double(peak) / 1e6, Double(written) / 1e6))
+      try? FileManager.default.removeItem(atPath: folder)
+    }
+  }
+
+  static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+  /// This executable's path, for running it as a child.
+  static var executablePath: String {
+    #if os(Linux)
+    if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
+    #endif
+    return Bundle.main.executablePath ?? CommandLine.arguments[0]
+  }
+
+  /// Runs `executable` with `arguments` and returns its time from start to exit
+  /// and its peak resident memory in bytes; throws when it fails.
+  static func timeChild(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, maxResident: Int) {
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for p in argv { free(p) } }
+    var pid: pid_t = 0
+    let start = ContinuousClock.now
+    guard posix_spawn(&pid, executable, nil, nil, argv, environ) == 0 else {
+      throw OutputError(path: executable, message: "cannot start it for the whole-process timing")
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let elapsed = seconds(ContinuousClock.now - start)
+    guard status == 0 else { throw OutputError(path: executable, message: "the whole-process run failed (status \(status))") }
+    #if os(Linux)
+    let maxResident = usage.ru_maxrss * 1024  // kilobytes on Linux
+    #else
+    let maxResident = usage.ru_maxrss         // bytes on macOS
+    #endif
+    return (elapsed, Int(maxResident))
   }
 }

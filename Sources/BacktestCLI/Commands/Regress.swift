@@ -109,8 +109,10 @@ struct RegressCommand {
           differences.append("\(file.name): no reference file \(folder)/\(file.name)")
           continue
         }
-        differences += ReportComparison.differences(file: file.name, expected: String(decoding: data, as: UTF8.self),
-                                                    actual: file.contents, tolerance: tolerance)
+        let expected = String(decoding: data, as: UTF8.self)
+        differences += file.name == "summary.json"
+          ? ReportComparison.summaryDifferences(file: file.name, expected: expected, actual: file.contents, tolerance: tolerance)
+          : ReportComparison.differences(file: file.name, expected: expected, actual: file.contents, tolerance: tolerance)
       }
       let produced = Set(files.map(\.name))
       let referenced = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

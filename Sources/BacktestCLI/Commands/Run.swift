@@ -59,12 +59,10 @@ struct RunCommand {
     }
     if let out { config.report.out = out }
     let parsed = clock.now
-    let (bars, barsInFile) = try Backtest.loadBars(for: config)
-    let cycle = try Backtest.loadCycle(config, bars: bars)
-    let intrabar = try Backtest.loadIntrabar(config.data)
-    let dividends = try Backtest.loadDividends(config.data)
+    let inputs = try Backtest.load(config)
+    let bars = inputs.bars
     let loaded = clock.now
-    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: cycle, intrabar: intrabar, dividends: dividends)
+    let output = Backtest.execute(config, inputs)
     try Self.requireFinite(output.run.result.equity, "the equity", bars: bars, input: config.data.bars)
     let ran = clock.now
     if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
@@ -110,9 +108,9 @@ struct RunCommand {
   func runPortfolio(_ config: PortfolioRunConfig) throws -> Int32 {
     let clock = ContinuousClock()
     let start = clock.now
-    let (assets, ledger) = try PortfolioBacktest.load(config)
+    let (assets, ledger, manifest) = try PortfolioBacktest.loadInputs(config)
     let loaded = clock.now
-    let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger)
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger, manifest: manifest)
     let inputs = config.assets.map(\.bars).joined(separator: ", ")
     try Self.requireFinite(output.result.equity, "the equity", bars: output.result.timeline, input: inputs)
     try Self.requireFinite(output.result.timeWeightedIndex, "the time-weighted index", positive: true, bars: output.result.timeline, input: inputs)

@@ -74,9 +74,14 @@ extension CycleRunSettings {
   public func classify() throws -> [QuarterRow] { try load().rows }
 
   /// Loads the macro files and classifies them: the series as read and the quarters.
-  public func load() throws -> (data: MacroData, rows: [QuarterRow]) {
+  public func load() throws -> (data: MacroData, rows: [QuarterRow]) { try load { try readInputFile($0) } }
+
+  /// Loads the macro files, each read by `read` (which may record what it read), and classifies them.
+  func load(reading read: (String) throws -> Data) throws -> (data: MacroData, rows: [QuarterRow]) {
     var data = MacroData()
-    for file in macroFiles { try data.merge(try MacroReader.read(file: file)) }
+    for file in macroFiles {
+      try data.merge(try read(file).withUnsafeBytes { try MacroReader.read($0.bindMemory(to: UInt8.self), file: file) })
+    }
     return (data, try CycleClassifier.classify(data, settings: classifier))
   }
 }

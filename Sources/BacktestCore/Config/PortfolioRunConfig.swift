@@ -155,9 +155,11 @@ extension PortfolioRunConfig {
 
     let report = try RunConfig.readReport(try table.table("report"), name: name, directory: directory)
     try table.finish()
-    return PortfolioRunConfig(name: name, configFile: file, description: description, timeZone: zone, startDay: startDay,
-                              endDay: endDay, assets: assets, settings: settings, contributions: contributions, ledger: ledger,
-                              report: report)
+    var config = PortfolioRunConfig(name: name, configFile: file, description: description, timeZone: zone, startDay: startDay,
+                                    endDay: endDay, assets: assets, settings: settings, contributions: contributions, ledger: ledger,
+                                    report: report)
+    config.settingsHash = RunManifest.settingsHash(root)
+    return config
   }
 }
 

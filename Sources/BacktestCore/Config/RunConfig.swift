@@ -101,6 +101,7 @@ extension RunConfig {
     var config = RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
                            report: report, cycle: cycle, alerts: alerts, journal: journal)
     config.expenseRatio = expenseRatio
+    config.settingsHash = RunManifest.settingsHash(root)
     return config
   }
 

@@ -41,9 +41,90 @@ extension Backtest {
 
   /// Loads everything a run file names and runs it.
   public static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
-    let (bars, count) = try loadBars(for: config)
-    return execute(config, bars: bars, barsInFile: count, cycle: try loadCycle(config, bars: bars), intrabar: try loadIntrabar(config.data),
-                   dividends: try loadDividends(config.data), explain: explain)
+    execute(config, try load(config), explain: explain)
+  }
+
+  /// Runs the configured strategy and the benchmark over inputs read from files.
+  public static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil) -> RunOutput {
+    execute(config, bars: inputs.bars, barsInFile: inputs.barsInFile, cycle: inputs.cycle, intrabar: inputs.intrabar,
+            dividends: inputs.dividends, explain: explain, manifest: inputs.manifest)
+  }
+
+  /// Reads every file a run file names, and records each in the run manifest.
+  ///
+  /// The bar file is hashed, and the smaller files (intrabar bars, macro
+  /// series, dividends) read and hashed, on another thread while the bars
+  /// parse. Errors come in the order the files are used: bars, macro,
+  /// intrabar, dividends.
+  ///
+  /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
+  public static func load(_ config: RunConfig) throws -> RunInputs {
+    let data = config.data
+    let barFile = try readInputFile(data.bars)
+    let others = OnOtherThread { () -> (bars: RunManifest.Input, rest: OtherInputs) in
+      (RunManifest.Input(role: "bars", file: data.bars, contents: barFile), OtherInputs(config))
+    }
+    let (bars, barsInFile) = try loadBars(for: config, contents: barFile)
+    let (barsInput, o) = others.value
+    let context = try o.macro.get().map { Self.cycle(config.cycle!, data: $0.data, rows: $0.rows, bars: bars) }
+    let intrabar = try o.intrabar.get(), dividends = try o.dividends.get()
+    let manifest = RunManifest(settings: config.settingsHash, inputs: [barsInput] + o.records)
+    return RunInputs(bars: bars, barsInFile: barsInFile, cycle: context, intrabar: intrabar, dividends: dividends, manifest: manifest)
+  }
+
+  /// The files besides the bars, each read, hashed and parsed; an error kept until its turn.
+  private struct OtherInputs: Sendable {
+    var macro: Result<(data: MacroData, rows: [QuarterRow])?, Error>
+    var intrabar: Result<IntrabarData?, Error>
+    var dividends: Result<[Dividend], Error>
+    var records: [RunManifest.Input] = []
+
+    init(_ config: RunConfig) {
+      let data = config.data
+      var records: [RunManifest.Input] = []
+      func read(_ path: String, _ role: String) throws -> Data {
+        let contents = try readInputFile(path)
+        records.append(RunManifest.Input(role: role, file: path, contents: contents))
+        return contents
+      }
+      intrabar = Result {
+        try data.intrabar.map { path in
+          IntrabarData(bars: try read(path, "intrabar").withUnsafeBytes {
+            try BarCSVReader(timeZone: data.timeZone).read($0.bindMemory(to: UInt8.self), file: path)
+          })
+        }
+      }
+      macro = Result { try config.cycle.map { try $0.load { try read($0, "macro") } } }
+      dividends = Result { try data.dividends.map { try DividendReader.read(try read($0, "dividends"), file: $0, symbol: data.symbol) } ?? [] }
+      self.records = records
+    }
+  }
+}
+
+/// A run's input files, read: the bars and what else the run file names, and their manifest.
+public struct RunInputs: Sendable {
+  public var bars: BarSeries
+  /// Bars in the file before the session filter and resampling.
+  public var barsInFile: Int
+  public var cycle: CycleContext?
+  public var intrabar: IntrabarData?
+  public var dividends: [Dividend]
+  public var manifest: RunManifest
+}
+
+extension RunManifest {
+  /// The hash of a run file's settings: its document, after `--set`
+  /// overrides, in `YAMLNode.canonicalText`'s one-line form (layout and
+  /// comments aside), without the `report` section (where the reports go and
+  /// in which formats does not change them).
+  public static func settingsHash(_ root: YAMLNode) -> String {
+    var f = Fingerprint()
+    if case .mapping(let entries) = root.kind {
+      for e in entries where e.key != "report" { f.add(e.key + "=" + e.value.canonicalText) }
+    } else {
+      f.add(root.canonicalText)
+    }
+    return f.hex
   }
 }
 
@@ -53,24 +134,40 @@ extension PortfolioBacktest {
   ///
   /// - Throws: `InputError` for a missing or bad file, or an asset left without bars.
   public static func load(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?) {
+    let (assets, ledger, _) = try loadInputs(config)
+    return (assets, ledger)
+  }
+
+  /// Reads every file the run file names, and records each in the run manifest.
+  ///
+  /// - Throws: `InputError` for a missing or bad file, or an asset left without bars.
+  public static func loadInputs(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?, manifest: RunManifest) {
+    var records: [RunManifest.Input] = []
+    func read(_ path: String, _ role: String) throws -> Data {
+      let contents = try readInputFile(path)
+      records.append(RunManifest.Input(role: role, file: path, contents: contents))
+      return contents
+    }
     var assets: [PortfolioAsset] = []
     for a in config.assets {
-      var bars = try BarCSVReader(timeZone: config.timeZone).read(file: a.bars)
+      var bars = try read(a.bars, "bars").withUnsafeBytes {
+        try BarCSVReader(timeZone: config.timeZone).read($0.bindMemory(to: UInt8.self), file: a.bars)
+      }
       if config.startDay != nil || config.endDay != nil {
         let first = config.startDay ?? .min, last = config.endDay ?? .max, all = bars
         bars = all.filtered { Int(all.day[$0]) >= first && Int(all.day[$0]) <= last }
         if bars.isEmpty { throw InputError("no bar lies between data.start and data.end", file: a.bars) }
       }
-      let dividends = try a.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: a.symbol) } ?? []
+      let dividends = try a.dividends.map { try DividendReader.read(try read($0, "dividends"), file: $0, symbol: a.symbol) } ?? []
       assets.append(PortfolioAsset(symbol: a.symbol, bars: bars, dividends: dividends, expenseRatio: a.expenseRatio, weight: a.weight))
     }
-    let ledger = try config.ledger.map { try LedgerReader.read(try readInputFile($0), file: $0) }
-    return (assets, ledger)
+    let ledger = try config.ledger.map { try LedgerReader.read(try read($0, "ledger"), file: $0) }
+    return (assets, ledger, RunManifest(settings: config.settingsHash, inputs: records))
   }
 
   /// Loads everything the run file names and runs it.
   public static func run(_ config: PortfolioRunConfig) throws -> PortfolioOutput {
-    let (assets, ledger) = try load(config)
-    return execute(config, assets: assets, ledger: ledger)
+    let (assets, ledger, manifest) = try loadInputs(config)
+    return execute(config, assets: assets, ledger: ledger, manifest: manifest)
   }
 }

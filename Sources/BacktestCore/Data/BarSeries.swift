@@ -129,6 +129,12 @@ public struct BarSeries: Sendable {
     labelBytes.withUnsafeBufferPointer { buffer.append(bytes: UnsafeBufferPointer(rebasing: $0[start..<labelEnds[i]])) }
   }
 
+  /// Calls `body` with every timestamp's text, end to end, and where each
+  /// ends: bar `i`'s text is `bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]]`.
+  package func withLabels<R>(_ body: (_ bytes: UnsafeBufferPointer<UInt8>, _ ends: UnsafeBufferPointer<Int>) throws -> R) rethrows -> R {
+    try labelBytes.withUnsafeBufferPointer { bytes in try labelEnds.withUnsafeBufferPointer { try body(bytes, $0) } }
+  }
+
   /// Returns the first `n` bars.
   public func prefix(_ n: Int) -> BarSeries { filtered { $0 < n } }
 }

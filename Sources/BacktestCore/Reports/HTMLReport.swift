@@ -39,9 +39,11 @@ public enum HTMLReport {
     "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
   }
 
-  public static func render(_ output: RunOutput) -> String {
+  public static func render(_ output: RunOutput) -> String { render(output, charts: MemoizedCharts(RunCharts(output))) }
+
+  /// The page, with charts made already (or being made) for the SVG files.
+  package static func render(_ output: RunOutput, charts: MemoizedCharts) -> String {
     let c = output.config, s = output.summary, b = output.benchmarkSummary, bars = output.bars
-    let charts = RunCharts(output)
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = opening("Backtest: \(c.name)")
     h += "<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "

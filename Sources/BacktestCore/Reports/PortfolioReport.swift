@@ -145,7 +145,7 @@ public enum PortfolioReport {
         ("by_category", .object(ledger.byCategory.map { ($0.category, .number($0.net)) })),
       ])))
     }
-    all.append(("run", .object(run)))
+    all.append(("run", .object(run + [("manifest", output.manifest.json)])))
     return .object(all)
   }
 

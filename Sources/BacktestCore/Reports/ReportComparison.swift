@@ -1,3 +1,5 @@
+import Foundation
+
 /// Compares a report file with its committed reference, line by line.
 ///
 /// Numbers compare within a relative `tolerance` (default 1e-9, with 1e-12
@@ -28,6 +30,42 @@ package enum ReportComparison {
     }
     if count > limit { out.append("\(file): … \(count - limit) more differing lines") }
     return out
+  }
+
+  /// Compares a summary.json with its reference: the run manifests by what
+  /// the run read (each changed input file named first, since it explains
+  /// the rest; the engine's version is not compared), everything else as
+  /// `differences` does.
+  package static func summaryDifferences(file: String, expected: String, actual: String,
+                                         tolerance: Double = defaultTolerance, limit: Int = 5) -> [String] {
+    let (expectedRest, expectedManifest) = splitManifest(expected)
+    let (actualRest, actualManifest) = splitManifest(actual)
+    var out = differences(file: file, expected: expectedRest, actual: actualRest, tolerance: tolerance, limit: limit)
+    switch (expectedManifest, actualManifest) {
+    case (nil, _?):
+      out.insert("\(file): the reference has no run manifest (it was made before manifests were written)", at: 0)
+    case (let before?, let now?):
+      let changes = now.inputChanges(since: before)
+      if !changes.isEmpty {
+        out.insert(contentsOf: changes.map { "\(file): made from other inputs than the reference: \($0)" }, at: 0)
+      }
+      if !out.isEmpty && before.engine != now.engine {
+        out.append("\(file): the reference was made by engine \(before.engine), this run by \(now.engine)")
+      }
+    default: break
+    }
+    return out
+  }
+
+  /// The summary's text without the lines of its `"manifest"` object, and the manifest read from it.
+  static func splitManifest(_ text: String) -> (rest: String, manifest: RunManifest?) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(where: { $0.drop { $0 == " " }.hasPrefix("\"manifest\": {") }) else { return (text, nil) }
+    let indent = lines[start].prefix { $0 == " " }
+    guard let end = lines[(start + 1)...].firstIndex(where: { $0.hasPrefix(indent + "}") }) else { return (text, nil) }
+    let object = "{" + lines[(start + 1)..<end].joined(separator: "\n") + "}"
+    let manifest = (try? JSONSerialization.jsonObject(with: Data(object.utf8))).flatMap { RunManifest(json: $0) }
+    return ((lines[..<start] + lines[(end + 1)...]).joined(separator: "\n"), manifest)
   }
 
   /// Whether two lines have the same text around their numbers, and numbers within tolerance.

@@ -1,12 +1,26 @@
 /// One report file's name (inside the output folder) and content.
 public struct ReportFile: Sendable, Equatable {
   public var name: String
-  public var contents: String
+  /// How the bytes are made: a large CSV is made in chunks on all cores as it is written.
+  package var body: ReportBody
 
   public init(name: String, contents: String) {
     self.name = name
-    self.contents = contents
+    body = .text(contents)
   }
+
+  package init(name: String, body: ReportBody) {
+    self.name = name
+    self.body = body
+  }
+
+  /// The file's text (made now when it is made as it is written).
+  public var contents: String {
+    get { body.text }
+    set { body = .text(newValue) }
+  }
+
+  public static func == (a: ReportFile, b: ReportFile) -> Bool { a.name == b.name && a.contents == b.contents }
 }
 
 /// Builds the report files of a run. Only formats text; writing is the caller's.
@@ -16,27 +30,35 @@ public struct ReportFile: Sendable, Equatable {
 /// key order, so the same run always gives the same bytes.
 public enum RunReport {
   public static func files(_ output: RunOutput) -> [ReportFile] {
+    // Every file is made when its writer asks for it (each on its own thread); the two
+    // per-bar CSV files in chunks on all cores, as they are written.
+    func later(_ name: String, _ make: @escaping @Sendable () -> String) -> ReportFile {
+      ReportFile(name: name, body: .deferred(DeferredText(make)))
+    }
     var files: [ReportFile] = []
     let formats = output.config.report.formats
     if formats.contains(.csv) {
-      files.append(ReportFile(name: "trades.csv", contents: tradesCSV(output)))
-      files.append(ReportFile(name: "equity.csv", contents: equityCSV(output)))
-      files.append(ReportFile(name: "indicators.csv", contents: indicatorsCSV(output)))
+      files.append(ReportFile(name: "equity.csv", body: .rows(equityRows(output))))
+      files.append(ReportFile(name: "indicators.csv", body: .rows(indicatorRows(output))))
+      files.append(later("trades.csv") { tradesCSV(output) })
     }
     if formats.contains(.json) {
-      files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n"))
+      files.append(later("summary.json") { summaryJSON(output).rendered() + "\n" })
     }
+    // Each chart made once, for its SVG file and for the HTML report.
+    let charts = MemoizedCharts(RunCharts(output))
     if formats.contains(.markdown) {
-      files.append(ReportFile(name: "report.md", contents: MarkdownReport.render(output)))
-      let charts = RunCharts(output)
-      files.append(ReportFile(name: "price.svg", contents: charts.price() + "\n"))
-      for panel in charts.panelCharts() { files.append(ReportFile(name: panel.id + ".svg", contents: panel.svg + "\n")) }
-      files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
-      files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
-      files.append(ReportFile(name: "returns.svg", contents: charts.tradeReturns() + "\n"))
+      files.append(later("report.md") { MarkdownReport.render(output) })
+      files.append(later("price.svg") { charts.price() + "\n" })
+      for (k, id) in charts.panelIDs.enumerated() {
+        files.append(later(id + ".svg") { charts.panelChart(k) + "\n" })
+      }
+      files.append(later("equity.svg") { charts.equity() + "\n" })
+      files.append(later("monthly.svg") { charts.monthly() + "\n" })
+      files.append(later("returns.svg") { charts.tradeReturns() + "\n" })
     }
     if formats.contains(.html) {
-      files.append(ReportFile(name: "report.html", contents: HTMLReport.render(output)))
+      files.append(later("report.html") { HTMLReport.render(output, charts: charts) })
     }
     return files
   }
@@ -45,63 +67,110 @@ public enum RunReport {
 
   public static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
-    var out = tradeColumns + (stages == nil ? "\n" : ",entry_cycle,exit_cycle\n")
+    let trades = output.run.result.trades
+    var out = TextBuffer(capacity: 200 + trades.count * 170)
+    out.append(tradeColumns + (stages == nil ? "\n" : ",entry_cycle,exit_cycle\n"))
     let bars = output.bars
-    for t in output.run.result.trades {
+    for t in trades {
+      appendTrade(t, bars, to: &out)
       if let stages {
-        out += tradeLine(t, bars) + "," + stages[t.entryBar].rawValue + "," + stages[t.exitBar].rawValue + "\n"
-      } else {
-        out += tradeLine(t, bars) + "\n"
+        out.append(byte: 44); out.append(stages[t.entryBar].rawValue)
+        out.append(byte: 44); out.append(stages[t.exitBar].rawValue)
       }
+      out.append(byte: 10)
+    }
+    return out.string
+  }
+
+  static func appendTrade(_ t: Trade, _ bars: BarSeries, to out: inout TextBuffer) {
+    bars.appendLabel(t.entryBar, to: &out)
+    out.append(byte: 44); out.append(t.entryPrice)
+    out.append(byte: 44); bars.appendLabel(t.exitBar, to: &out)
+    out.append(byte: 44); out.append(t.exitPrice)
+    out.append(byte: 44); out.append(count: t.shares)
+    out.append(byte: 44); out.append(t.pnl)
+    out.append(byte: 44); out.append(t.returnFraction)
+    out.append(byte: 44); out.append(t.exitReason.rawValue)
+    out.append(byte: 44); out.append(integer: Int64(t.barsHeld))
+    out.append(byte: 44); out.append(count: t.fees)
+    out.append(byte: 44); out.append(byte: t.ambiguous ? 49 : 48)
+    out.append(byte: 44); out.append(count: t.dividends)
+    out.append(byte: 44); out.append(t.side.rawValue)
+  }
+
+  public static func equityCSV(_ output: RunOutput) -> String { equityRows(output).text }
+
+  /// equity.csv: one row per bar, made in chunks.
+  package static func equityRows(_ output: RunOutput) -> RowChunks {
+    let r = output.run.result
+    let bars = output.bars
+    // The drawdown as `drawdowns` computes it, bar by bar in each chunk from the
+    // peak before it (the highest equity before every 1,024th bar, kept here).
+    let peaks = runningPeaks(r.equity, every: 1024)
+    let stages = output.cycle?.gate.stages
+    let paid = r.dividendCash
+    let benchmark = output.benchmark.equity
+    return RowChunks(header: "time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"),
+                     rowCount: bars.count, bytesPerRow: 110) { rows, out in
+      var equity = RepeatedNumber(), cash = RepeatedNumber(), drawdown = RepeatedNumber(), flow = RepeatedNumber(), dividend = RepeatedNumber()
+      var peak = peaks[rows.lowerBound / 1024]
+      for i in (rows.lowerBound / 1024 * 1024)..<rows.lowerBound { peak = max(peak, r.equity[i]) }
+      bars.withLabels { labels, ends in
+        for i in rows {
+          peak = max(peak, r.equity[i])
+          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
+          out.write(upTo: length + 9 * ShortestDecimal.writableLength + 20) { row in
+            row.bytes(labels.baseAddress! + start, count: length)
+            row.byte(44); row.number(r.equity[i], repeating: &equity)
+            row.byte(44); row.number(r.cash[i], repeating: &cash)
+            row.byte(44)
+            if r.shares[i] == 0 { row.byte(48) } else { row.count(r.shares[i]) }
+            row.byte(44); row.price(bars.close[i])
+            row.byte(44); row.number(r.equity[i] / peak - 1, repeating: &drawdown)
+            row.byte(44); row.number(benchmark[i])
+            row.byte(44); row.number(i == 0 ? r.initialCash : 0, repeating: &flow)
+            row.byte(44); row.number(paid.isEmpty ? 0 : paid[i], repeating: &dividend)
+          }
+          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+          out.append(byte: 10)
+        }
+      }
+    }
+  }
+
+  /// The highest of `values` before every `stride`-th index: element `k` is the peak of `values[..<(k * stride)]`.
+  static func runningPeaks(_ values: ContiguousArray<Double>, every stride: Int) -> [Double] {
+    var out: [Double] = [-.infinity]
+    var peak = -Double.infinity
+    for (i, v) in values.enumerated() {
+      if i > 0 && i % stride == 0 { out.append(peak) }
+      peak = max(peak, v)
     }
     return out
   }
 
-  static func tradeLine(_ t: Trade, _ bars: BarSeries) -> String {
-    bars.timeLabel(t.entryBar) + "," + t.entryPrice.description + "," + bars.timeLabel(t.exitBar) + ","
-      + t.exitPrice.description + "," + formatNumber(t.shares) + "," + t.pnl.description + ","
-      + t.returnFraction.description + "," + t.exitReason.rawValue + "," + String(t.barsHeld) + "," + formatNumber(t.fees)
-      + "," + (t.ambiguous ? "1" : "0") + "," + formatNumber(t.dividends) + "," + t.side.rawValue
-  }
+  public static func indicatorsCSV(_ output: RunOutput) -> String { indicatorRows(output).text }
 
-  public static func equityCSV(_ output: RunOutput) -> String {
-    let r = output.run.result
+  /// indicators.csv: one row per bar, made in chunks.
+  package static func indicatorRows(_ output: RunOutput) -> RowChunks {
     let bars = output.bars
-    let dd = drawdowns(r.equity)
-    var out = TextBuffer(capacity: bars.count * 100)
+    let columns = output.run.indicators.map(\.values)
     let stages = output.cycle?.gate.stages
-    out.append("time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"))
-    let paid = r.dividendCash
-    for i in bars.indices {
-      bars.appendLabel(i, to: &out)
-      out.append(byte: 44); out.append(r.equity[i])
-      out.append(byte: 44); out.append(r.cash[i])
-      out.append(byte: 44); out.append(count: r.shares[i])
-      out.append(byte: 44); out.append(bars.close[i])
-      out.append(byte: 44); out.append(dd[i])
-      out.append(byte: 44); out.append(output.benchmark.equity[i])
-      out.append(byte: 44); out.append(i == 0 ? r.initialCash : 0)
-      out.append(byte: 44); out.append(paid.isEmpty ? 0 : paid[i])
-      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-      out.append(byte: 10)
+    let header = (["time", "close"] + output.run.indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
+    return RowChunks(header: header, rowCount: bars.count, bytesPerRow: 30 + 20 * columns.count) { rows, out in
+      bars.withLabels { labels, ends in
+        for i in rows {
+          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
+          out.write(upTo: length + (1 + columns.count) * ShortestDecimal.writableLength + 8) { row in
+            row.bytes(labels.baseAddress! + start, count: length)
+            row.byte(44); row.price(bars.close[i])
+            for c in columns { row.byte(44); row.number(c[i]) }
+          }
+          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
+          out.append(byte: 10)
+        }
+      }
     }
-    return out.string
-  }
-
-  public static func indicatorsCSV(_ output: RunOutput) -> String {
-    let bars = output.bars
-    let columns = output.run.indicators
-    var out = TextBuffer(capacity: bars.count * 110)
-    let stages = output.cycle?.gate.stages
-    out.append((["time", "close"] + columns.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n")
-    for i in bars.indices {
-      bars.appendLabel(i, to: &out)
-      out.append(byte: 44); out.append(bars.close[i])
-      for c in columns { out.append(byte: 44); out.append(c.values[i]) }
-      if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-      out.append(byte: 10)
-    }
-    return out.string
   }
 
   static func metrics(_ s: PerformanceSummary) -> [(String, JSONValue)] {
@@ -174,7 +243,7 @@ public enum RunReport {
     if let d = dividendFigures(output) {
       fields.append(("dividends", PortfolioReport.dividendJSON(d.profile, shares: d.shares, trailingYield: d.trailingYield, yieldOnCost: d.yieldOnCost)))
     }
-    fields.append(("run", .object(run)))
+    fields.append(("run", .object(run + [("manifest", output.manifest.json)])))
     return .object(fields)
   }
 

@@ -17,6 +17,8 @@ public struct RunOutput: Sendable {
   public var otherRule: PerformanceSummary?
   /// The asset's dividends (`data.dividends`), empty without.
   public var dividends: [Dividend] = []
+  /// What made the run: the engine, the settings, the input files.
+  public var manifest = RunManifest()
 }
 
 /// The classified quarters and the stage of every bar.
@@ -73,19 +75,26 @@ public enum Backtest {
 
   /// Runs the configured strategy and the buy-and-hold benchmark over `bars`;
   /// with `explain`, the run also says what it decides at the last close and why.
+  ///
+  /// The benchmark and its statistics are made on another thread while the strategy runs.
   public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
-                             intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil) -> RunOutput {
+                             intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil,
+                             manifest: RunManifest? = nil) -> RunOutput {
     let account = accountEvents(config, bars: bars, dividends: dividends)
+    let buyAndHold = OnOtherThread { () -> (BacktestResult, PerformanceSummary) in
+      var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
+      let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)
+      return (benchmark, PerformanceSummary(result: benchmark, bars: bars))
+    }
     let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account,
                                   explain: explain)
+    let summary = PerformanceSummary(result: run.result, bars: bars)
     var cycle = cycle
     if let gate = cycle?.gate, gate.filter {
       let unfiltered = config.strategy.run(bars: bars, broker: config.broker, intrabar: intrabar, account: account).result
       cycle?.unfiltered = PerformanceSummary(result: unfiltered, bars: bars)
       cycle?.skippedTrades = unfiltered.trades.filter { !gate.allowsEntry(at: $0.entryBar - 1) }.count
     }
-    var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
-    let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)
     var otherRule: PerformanceSummary?
     // The rules differ only at a bar that touches both levels and that the finer bars do not settle.
     if run.result.trades.contains(where: \.ambiguous) {
@@ -94,9 +103,10 @@ public enum Backtest {
       otherRule = PerformanceSummary(result: config.strategy.run(bars: bars, broker: broker, cycle: cycle?.gate, intrabar: intrabar,
                                                                  account: account).result, bars: bars)
     }
-    return RunOutput(config: config, bars: bars, run: run, summary: PerformanceSummary(result: run.result, bars: bars),
-                     benchmark: benchmark, benchmarkSummary: PerformanceSummary(result: benchmark, bars: bars),
-                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends)
+    let (benchmark, benchmarkSummary) = buyAndHold.value
+    return RunOutput(config: config, bars: bars, run: run, summary: summary, benchmark: benchmark, benchmarkSummary: benchmarkSummary,
+                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends,
+                     manifest: manifest ?? RunManifest(settings: config.settingsHash))
   }
 
 }

@@ -64,6 +64,8 @@ public struct PortfolioOutput: Sendable {
   public var withoutRebalancing: PortfolioSummary?
   /// That run's growth of the initial cash at its time-weighted return, bar by bar.
   public var withoutRebalancingGrowth: ContiguousArray<Double>?
+  /// What made the run: the engine, the settings, the input files.
+  public var manifest = RunManifest()
 }
 
 /// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
@@ -88,13 +90,15 @@ public enum PortfolioBacktest {
   }
 
   /// Runs already loaded assets.
-  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?) -> PortfolioOutput {
+  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
+                             manifest: RunManifest? = nil) -> PortfolioOutput {
     var settings = config.settings
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
     let result = PortfolioEngine.run(assets, settings: settings)
     var output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
-                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash))
+                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash),
+                                 manifest: manifest ?? RunManifest(settings: config.settingsHash))
     if settings.rebalance != .never {
       var held = settings
       held.rebalance = .never

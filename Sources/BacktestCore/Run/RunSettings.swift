@@ -67,6 +67,8 @@ public struct RunConfig: Sendable {
   public var journal: String?
   /// Annual expense ratio accrued daily on the position (`portfolio.expense_ratio`).
   public var expenseRatio = 0.0
+  /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
+  public var settingsHash: String?
 
   /// A run configuration as a value (an app needs no run file): every part given.
   public init(name: String, configFile: String = "", data: DataSettings, strategy: ConfiguredStrategy,
@@ -148,6 +150,8 @@ public struct PortfolioRunConfig: Sendable {
   /// The income/expense ledger (`portfolio.ledger`), resolved.
   public var ledger: String?
   public var report: ReportSettings
+  /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
+  public var settingsHash: String?
 
   public init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
               startDay: Int? = nil, endDay: Int? = nil, assets: [AssetSettings], settings: PortfolioSettings,

@@ -31,3 +31,28 @@ final class JobCounter: @unchecked Sendable {
     return next - 1
   }
 }
+
+/// A value computed on a thread of its own, started at once; `value` waits for it.
+///
+/// A thread of its own, not the shared pool: what waits for it may itself
+/// hold pool threads (a parallel read, a report writer).
+package final class OnOtherThread<T>: @unchecked Sendable {
+  private var result: T?
+  private let done = DispatchSemaphore(value: 0)
+
+  package init(_ work: @escaping @Sendable () -> T) {
+    let thread = Thread { [self] in
+      result = work()
+      done.signal()
+    }
+    thread.stackSize = 1 << 22
+    thread.start()
+  }
+
+  /// The result, once the work has finished.
+  package var value: T {
+    done.wait()
+    done.signal()
+    return result!
+  }
+}

@@ -81,19 +81,23 @@ package struct RunCharts {
     svg.line(x0, bottom, x1, bottom, attributes: "class=\"axis\"")
     guard dates, n > 1 else { return }
     let spanDays = Int(bars.day[n - 1]) - Int(bars.day[0])
-    var last = ""
+    // A label per year, month or day: the key can change only where the day does,
+    // and the label's text is made only where it is drawn.
+    var lastKey = Int.min, lastDay = Int32.min
     var lastX = -100.0
-    for i in 0..<n {
-      let c = CivilDate.components(days: Int(bars.day[i]))
-      let key = spanDays > 3 * 365 ? "\(c.year)" : spanDays > 60 ? "\(c.year)-\(CivilDate.pad(c.month, 2))" : CivilDate.isoDate(days: Int(bars.day[i]))
-      if key != last {
+    for i in 0..<n where bars.day[i] != lastDay {
+      lastDay = bars.day[i]
+      let c = CivilDate.components(days: Int(lastDay))
+      let key = spanDays > 3 * 365 ? c.year : spanDays > 60 ? c.year * 100 + c.month : Int(lastDay)
+      if key != lastKey {
         let xi = x(i)
         if i > 0 && xi - lastX > 60 {
+          let label = spanDays > 3 * 365 ? "\(c.year)" : spanDays > 60 ? "\(c.year)-\(CivilDate.pad(c.month, 2))" : CivilDate.isoDate(days: Int(lastDay))
           svg.line(xi, bottom, xi, bottom + 4, attributes: "class=\"axis\"")
-          svg.label(key, x: xi, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
+          svg.label(label, x: xi, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
           lastX = xi
         }
-        last = key
+        lastKey = key
       }
     }
   }
@@ -312,7 +316,7 @@ package struct RunCharts {
     let equity = equitySeries
     var out: [(Int, Int, Double)] = []
     var previous = initialCash
-    for i in 0..<n {
+    for i in 0..<n where i == n - 1 || bars.day[i + 1] != bars.day[i] {  // a month ends with a day
       let c = CivilDate.components(days: Int(bars.day[i]))
       let last = i == n - 1 || { let d = CivilDate.components(days: Int(bars.day[i + 1])); return d.month != c.month || d.year != c.year }()
       if last {

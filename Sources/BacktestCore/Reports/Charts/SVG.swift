@@ -64,28 +64,45 @@ package struct SVGBuilder {
 /// largest-triangle-three-buckets algorithm (Steinarsson 2013). Returns indices
 /// into `y`, always including the first and the last; `nan` values are skipped.
 package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
-  let defined = y.indices.filter { !y[$0].isNaN }
-  guard defined.count > threshold, threshold >= 3 else { return defined }
-  var out = [defined[0]]
-  let bucket = Double(defined.count - 2) / Double(threshold - 2)
-  var a = defined[0]
+  y.withUnsafeBufferPointer { y in
+    // Usually only a warm-up at the start is undefined: then the defined
+    // indices are a range, and need no array of their own.
+    let first = y.firstIndex { !$0.isNaN } ?? y.count
+    let last = y.lastIndex { !$0.isNaN } ?? -1
+    if first <= last && !y[first...last].contains(where: \.isNaN) {
+      return largestTriangleThreeBuckets(y, count: last - first + 1, threshold: threshold) { first + $0 }
+    }
+    let defined = y.indices.filter { !y[$0].isNaN }
+    return largestTriangleThreeBuckets(y, count: defined.count, threshold: threshold) { defined[$0] }
+  }
+}
+
+/// The algorithm over the `count` defined values, the `k`-th at index `defined(k)`.
+@inline(__always)
+private func largestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, count: Int, threshold: Int,
+                                         _ defined: (Int) -> Int) -> [Int] {
+  guard count > threshold, threshold >= 3 else { return (0..<count).map(defined) }
+  var out = [defined(0)]
+  out.reserveCapacity(threshold)
+  let bucket = Double(count - 2) / Double(threshold - 2)
+  var a = defined(0)
   for b in 0..<(threshold - 2) {
-    let start = Int(Double(b) * bucket) + 1, end = min(Int(Double(b + 1) * bucket) + 1, defined.count - 1)
-    let nextStart = end, nextEnd = min(Int(Double(b + 2) * bucket) + 1, defined.count)
+    let start = Int(Double(b) * bucket) + 1, end = min(Int(Double(b + 1) * bucket) + 1, count - 1)
+    let nextStart = end, nextEnd = min(Int(Double(b + 2) * bucket) + 1, count)
     var avgX = 0.0, avgY = 0.0
-    for k in nextStart..<max(nextEnd, nextStart + 1) where k < defined.count { avgX += Double(defined[k]); avgY += y[defined[k]] }
-    let n = Double(max(1, min(nextEnd, defined.count) - nextStart))
+    for k in nextStart..<max(nextEnd, nextStart + 1) where k < count { avgX += Double(defined(k)); avgY += y[defined(k)] }
+    let n = Double(max(1, min(nextEnd, count) - nextStart))
     avgX /= n; avgY /= n
-    var best = defined[start], bestArea = -1.0
+    var best = defined(start), bestArea = -1.0
     for k in start..<max(end, start + 1) {
-      let i = defined[k]
+      let i = defined(k)
       let area = abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a]))
       if area > bestArea { bestArea = area; best = i }
     }
     out.append(best)
     a = best
   }
-  out.append(defined[defined.count - 1])
+  out.append(defined(count - 1))
   return out
 }
 

@@ -1,0 +1,257 @@
+/// The shortest decimal text that reads back as the same double, written as
+/// bytes: the same text as Swift's `Double.description`, without a `String`.
+///
+/// The digits come from the Schubfach algorithm (Raffaello Giulietti, "The
+/// Schubfach way to render doubles", 2020): of the decimals that round to the
+/// double, those with the fewest digits, and of those the closest (a tie goes
+/// to the even last digit). The layout is `description`'s: a plain decimal
+/// for magnitudes from 1e-4 up to 2^53 (`0.0001`, `714.0`,
+/// `9007199254740992.0`), otherwise `d.ddde±XX` with at least two exponent
+/// digits (`1e-05`, `1e+16`, `5e-324`); `-0.0`, `nan` (any NaN), `inf`, `-inf`.
+/// A property test holds it equal to `description` over millions of values.
+package enum ShortestDecimal {
+  /// The most bytes `write` produces (`-2.2250738585072014e-308`).
+  package static let maximumLength = 24
+
+  /// The bytes from `p` on that `write` may overwrite.
+  package static let writableLength = 48
+
+  /// Writes the text of `x` at `p` and returns how many bytes it wrote.
+  ///
+  /// `p` must have room for `writableLength` bytes: the text is at most
+  /// `maximumLength` long, but digits are copied eight bytes at a time.
+  package static func write(_ x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    let bits = x.bitPattern
+    let biased = Int(truncatingIfNeeded: bits >> 52) & 0x7FF
+    let fraction = bits & (1 << 52 - 1)
+    if biased == 0x7FF {
+      if fraction != 0 { return copy("nan", to: p) }
+      return copy(bits >> 63 == 0 ? "inf" : "-inf", to: p)
+    }
+    var n = 0
+    if bits >> 63 != 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+    if biased == 0 && fraction == 0 { return n + copy("0.0", to: p + n) }
+    let (digits, exponent) = decimal(biased: biased, fraction: fraction)
+    // `description` switches to exponents above 2^53 (biased exponent 1075 with a fraction, or more).
+    let large = biased > 1076 || (biased == 1076 && fraction != 0)
+    return n + layout(digits, exponent, exponential: large, to: p + n)
+  }
+
+  /// Writes the text of `x` as `write` does, faster when `x` is a price in
+  /// whole cents (`26.13`): then `x × 100` rounds to a whole number `m` of at
+  /// most 15 digits with `m / 100 == x`, so the decimal `m / 100` reads back as
+  /// `x`, and as no two decimals of 15 digits or fewer read back as the same
+  /// double, it is the shortest.
+  @inline(__always)
+  package static func writePrice(_ x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    let m = (x * 100).rounded()
+    if m >= 1 && m < 1e15 && m / 100 == x { return layout(UInt64(m), -2, exponential: false, to: p) }
+    return write(x, to: p)
+  }
+
+  /// Returns the shortest round-trip decimal of a finite, nonzero double's
+  /// magnitude as `digits × 10^exponent` (`digits` may end in zeros).
+  static func decimal(biased: Int, fraction: UInt64) -> (digits: UInt64, exponent: Int) {
+    if biased == 0 {
+      // Subnormal. The two smallest need one more digit of headroom (Schubfach's C_TINY).
+      return fraction < 3 ? schubfach(q: -1074, c: 10 * fraction, dk: -1) : schubfach(q: -1074, c: fraction, dk: 0)
+    }
+    let c = 1 << 52 | fraction
+    let shift = 1075 - biased  // the value is c × 2^-shift
+    if shift > 0 && shift < 53 {
+      // A whole number below 2^53 is its own shortest decimal.
+      let whole = c >> UInt64(shift)
+      if whole << UInt64(shift) == c { return (whole, 0) }
+    }
+    return schubfach(q: -shift, c: c, dk: 0)
+  }
+
+  /// The Schubfach step for `c × 2^q`: the decimal's digits and exponent, the
+  /// exponent shifted by `dk`.
+  @inline(__always)
+  static func schubfach(q: Int, c: UInt64, dk: Int) -> (digits: UInt64, exponent: Int) {
+    // Wrapping arithmetic throughout: every value stays far inside its range
+    // (|q| <= 1074, c < 2^55, h in 1...4), and the checks cost a fifth of the time.
+    let out: UInt64 = c & 1  // an even significand's interval includes its ends
+    let cb = c &<< 2
+    let cbr = cb &+ 2
+    let cbl: UInt64
+    let k: Int
+    if c != 1 << 52 || q == -1074 {
+      cbl = cb &- 2
+      k = (q &* 661_971_961_083) &>> 41                     // floor(q log10 2)
+    } else {
+      // At a power of two the interval below is half as wide.
+      cbl = cb &- 1
+      k = (q &* 661_971_961_083 &- 274_743_187_321) &>> 41  // floor(log10(3/4 × 2^q))
+    }
+    let h = UInt64(truncatingIfNeeded: q &+ ((0 &- k) &* 913_124_641_741) &>> 38 &+ 2)  // + floor(-k log2 10)
+    let index = 2 &* (0 &- k &- powersOfTenMinimumExponent)
+    let (g1, g0) = powersOfTen.withUnsafeBufferPointer { ($0[index], $0[index &+ 1]) }
+    let vb = roundToOdd(g1, g0, cb &<< h)
+    let vbl = roundToOdd(g1, g0, cbl &<< h)
+    let vbr = roundToOdd(g1, g0, cbr &<< h)
+
+    let s = vb &>> 2
+    do {
+      // One digit fewer, when exactly one of the two neighbouring multiples of ten fits.
+      // (Giulietti's version, written for Java's at-least-two-digits rule, skips this
+      // below 100; without the skip, 5e-324 is `5e-324` as in `description`, not `4.9e-324`.)
+      let sp10 = 10 &* (s / 10)
+      let tp10 = sp10 &+ 10
+      let upin = vbl &+ out <= sp10 &<< 2
+      let wpin = (tp10 &<< 2) &+ out <= vbr
+      if upin != wpin { return (upin ? sp10 : tp10, k &+ dk) }
+    }
+    let t = s &+ 1
+    let uin = vbl &+ out <= s &<< 2
+    let win = (t &<< 2) &+ out <= vbr
+    if uin != win { return (uin ? s : t, k &+ dk) }
+    // Both fit: the closer one, a tie to the even one.
+    let middle = (s &+ t) &<< 1
+    return (vb < middle || (vb == middle && s & 1 == 0) ? s : t, k &+ dk)
+  }
+
+  /// `g × cp / 2^127` rounded to odd, for the 126-bit `g = g1 × 2^63 + g0`.
+  @inline(__always)
+  static func roundToOdd(_ g1: UInt64, _ g0: UInt64, _ cp: UInt64) -> UInt64 {
+    let x1 = g0.multipliedFullWidth(by: cp).high
+    let y = g1.multipliedFullWidth(by: cp)
+    let z = (y.low >> 1) &+ x1
+    let vbp = y.high &+ (z >> 63)
+    let mask63: UInt64 = 1 << 63 - 1
+    return vbp | (((z & mask63) &+ mask63) >> 63)
+  }
+
+  /// Writes `digits × 10^exponent` as `description` lays it out.
+  ///
+  /// The digits are built as ASCII in registers (8 per word) and stored whole;
+  /// the decimal point is made by storing the digits after it again, one
+  /// byte further on, shifted in registers (reading back bytes just stored
+  /// would stall the store buffer).
+  static func layout(_ digits: UInt64, _ exponent: Int, exponential: Bool, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    var d = digits, e = exponent
+    if d % 10 == 0 {
+      // Trailing zeros off, eight, four, two and one at a time (a short decimal has up to 16).
+      d /= 10
+      e += 1
+      while d % 100_000_000 == 0 { d /= 100_000_000; e += 8 }
+      if d % 10_000 == 0 { d /= 10_000; e += 4 }
+      if d % 100 == 0 { d /= 100; e += 2 }
+      if d % 10 == 0 { d /= 10; e += 1 }
+    }
+    let (a, b, c, count) = digitWords(d)
+    let point = e + count  // digits before the decimal point (may be <= 0 or > count)
+    let scientific = point - 1
+    if exponential || scientific < -4 {
+      p[0] = UInt8(truncatingIfNeeded: a)
+      var n = 1
+      if count > 1 {
+        p[1] = UInt8(ascii: ".")
+        store(a >> 8 | b << 56, at: p + 2)
+        store(b >> 8 | c << 56, at: p + 10)
+        n = count + 1
+      }
+      p[n] = UInt8(ascii: "e")
+      p[n + 1] = scientific < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+      var magnitude = abs(scientific)
+      n += 2
+      if magnitude >= 100 {
+        p[n] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 100)
+        magnitude %= 100
+        n += 1
+      }
+      p[n] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude / 10)
+      p[n + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+      return n + 2
+    }
+    if point <= 0 {
+      // 0.000ddd (at most three zeros after the point)
+      store(asciiZeros, at: p)
+      p[1] = UInt8(ascii: ".")
+      let q = p + 2 - point
+      store(a, at: q); store(b, at: q + 8); store(c, at: q + 16)
+      return 2 - point + count
+    }
+    store(a, at: p); store(b, at: p + 8); store(c, at: p + 16)
+    if point >= count {
+      // ddd000.0 (at most 16 digits before the point)
+      store(asciiZeros, at: p + count); store(asciiZeros, at: p + count + 8)
+      p[point] = UInt8(ascii: ".")
+      p[point + 1] = UInt8(ascii: "0")
+      return point + 2
+    }
+    // ddd.ddd: the digits from `point` on, again, one byte further.
+    let t0: UInt64, t1: UInt64
+    if point < 8 {
+      let s = UInt64(8 * point)
+      t0 = a >> s | b << (64 - s)
+      t1 = b >> s | c << (64 - s)
+    } else {
+      let s = UInt64(8 * (point - 8))
+      t0 = b >> s | c << (64 - s)  // `<<` by 64 gives 0
+      t1 = c >> s
+    }
+    store(t0, at: p + point + 1)
+    store(t1, at: p + point + 9)
+    p[point] = UInt8(ascii: ".")
+    return count + 1
+  }
+
+  /// The ASCII digits of `d` (below 10^17) in memory order: bytes 0..<8 in
+  /// `a`, 8..<16 in `b`, the 17th in `c`; bytes past the last digit are 0.
+  @inline(__always)
+  static func digitWords(_ d: UInt64) -> (a: UInt64, b: UInt64, c: UInt64, count: Int) {
+    if d < 100_000_000 {
+      let n = digitCount(UInt32(truncatingIfNeeded: d))
+      return (eightDigits(UInt32(truncatingIfNeeded: d)) >> UInt64(8 * (8 - n)), 0, 0, n)
+    }
+    let high = UInt32(truncatingIfNeeded: d / 100_000_000)
+    let low = eightDigits(UInt32(truncatingIfNeeded: d % 100_000_000))
+    if high < 100_000_000 {
+      let n = high >= 10_000_000 ? 8 : digitCount(high)
+      let h = eightDigits(high) >> UInt64(8 * (8 - n))
+      return (h | low << UInt64(8 * n), low >> UInt64(8 * (8 - n)), 0, n + 8)
+    }
+    let middle = eightDigits(high % 100_000_000)
+    let first = UInt64(UInt8(ascii: "0")) + UInt64(high / 100_000_000)
+    return (first | middle << 8, middle >> 56 | low << 8, low >> 56, 17)
+  }
+
+  /// The number of decimal digits of `v`, which is below 10^8.
+  @inline(__always)
+  static func digitCount(_ v: UInt32) -> Int {
+    var count = 1, limit: UInt32 = 10
+    while count < 8 && v >= limit { count += 1; limit &*= 10 }
+    return count
+  }
+
+  /// `v` (below 10^8) as exactly eight ASCII digits in memory order (the
+  /// first digit in the lowest byte), leading zeros included.
+  ///
+  /// Divides in SIMD-within-a-register lanes: by 10,000 into two 32-bit lanes,
+  /// by 100 into four 16-bit lanes, by 10 into eight bytes, each division a
+  /// multiply and shift exact for the lane's range.
+  @inline(__always)
+  static func eightDigits(_ v: UInt32) -> UInt64 {
+    let x = UInt64(v / 10_000) | UInt64(v % 10_000) << 32
+    let hundreds = (x &* 10_486) >> 20 & 0x0000_007F_0000_007F  // lane / 100 for lanes below 10,000
+    let y = hundreds | (x &- hundreds &* 100) << 16
+    let tens = (y &* 103) >> 10 & 0x000F_000F_000F_000F         // lane / 10 for lanes below 100
+    let z = tens | (y &- tens &* 10) << 8
+    return z | 0x3030_3030_3030_3030
+  }
+
+  static let asciiZeros: UInt64 = 0x3030_3030_3030_3030
+
+  @inline(__always)
+  static func store(_ word: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: word.littleEndian, as: UInt64.self)
+  }
+
+  @inline(__always)
+  static func copy(_ text: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    p.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+    return text.utf8CodeUnitCount
+  }
+}

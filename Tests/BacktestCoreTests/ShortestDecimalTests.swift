@@ -1,0 +1,104 @@
+import BacktestCore
+import Foundation
+import Testing
+
+/// `ShortestDecimal` must write exactly `description`'s text, or every committed reference would change.
+@Suite struct ShortestDecimalTests {
+  static func text(_ x: Double) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.writableLength) { p in
+      let n = ShortestDecimal.write(x, to: p.baseAddress!)
+      return String(decoding: UnsafeBufferPointer(rebasing: p[..<n]), as: UTF8.self)
+    }
+  }
+
+  /// Returns the first values (at most five) whose text differs from `description`.
+  static func mismatches(_ values: some Sequence<Double>) -> [String] {
+    var out: [String] = []
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.writableLength) { buffer in
+      let p = buffer.baseAddress!
+      for x in values {
+        let n = ShortestDecimal.write(x, to: p)
+        var expected = x.description
+        let same = expected.withUTF8 { $0.count == n && memcmp($0.baseAddress!, p, n) == 0 }
+        if !same {
+          out.append("\(expected) (bits 0x\(String(x.bitPattern, radix: 16))): wrote \(text(x))")
+          if out.count == 5 { break }
+        }
+      }
+    }
+    return out
+  }
+
+  @Test("the layout thresholds, zeros, the extremes and the non-finite values read as description does")
+  func edges() {
+    let p53 = 9_007_199_254_740_992.0
+    let values: [Double] = [
+      0, -0.0, 1, -1, 714, 0.1, 0.2, 0.3, 0.1 + 0.2, 100_000, 1e15, 1e16, 1e17, 1e21, 1e22, 1e23, 123_456_789_012_345.6,
+      p53, p53.nextUp, p53.nextDown, -p53, -p53.nextUp, 1e16.nextDown, 9.5e15,
+      1e-4, 1e-4.nextUp, 1e-4.nextDown, 1e-5, 1.5e-5, 0.00012345, -2.5e-7,
+      .leastNonzeroMagnitude, 2 * .leastNonzeroMagnitude, 3 * .leastNonzeroMagnitude, .leastNormalMagnitude,
+      Double.leastNormalMagnitude.nextDown, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+      .nan, -.nan, .signalingNaN, .infinity, -.infinity,
+    ]
+    #expect(Self.mismatches(values) == [])
+    #expect(Self.text(.leastNonzeroMagnitude) == "5e-324" && Self.text(1e-5) == "1e-05" && Self.text(1e16) == "1e+16")
+    #expect(Self.text(-0.0) == "-0.0" && Self.text(714) == "714.0" && Self.text(p53) == "9007199254740992.0")
+  }
+
+  @Test("every power of ten, and small odd multiples of every power of two (where ties between candidates fall)")
+  func powers() {
+    var values: [Double] = []
+    for e in -330...310 { values.append(Double("1e\(e)")!) }
+    for e in -1074...1023 {
+      for m in stride(from: 1, through: 99, by: 2) { values.append(Double(sign: .plus, exponent: e, significand: Double(m))) }
+    }
+    #expect(Self.mismatches(values.filter(\.isFinite)) == [])
+  }
+
+  @Test("2,000,000 random bit patterns, and prices, fractions and whole numbers, read as description does")
+  func randomValues() {
+    // Four slices, each its own seed, checked on all cores.
+    let found = ConcurrentSlots<[String]>(count: 4)
+    DispatchQueue.concurrentPerform(iterations: 4) { slice in
+      var rng = SplitMix64(seed: 21 + UInt64(slice))
+      found.set(slice, Self.mismatches((0..<500_000).lazy.map { _ in Double(bitPattern: rng.next()) }))
+    }
+    for slice in 0..<4 { #expect(found.get(slice) == [], "seed \(21 + slice)") }
+    var typical = SplitMix64(seed: 25)
+    let cents = (0..<100_000).lazy.map { _ in Double(typical.next() % 10_000_000) / 100 }
+    let fractions = (0..<100_000).lazy.map { _ in typical.unit() * 2 - 1 }
+    let whole = (0..<100_000).lazy.map { _ in Double(typical.next() >> UInt64(typical.next() % 64)) }
+    #expect(Self.mismatches(cents) == [], "seed 25")
+    #expect(Self.mismatches(fractions) == [], "seed 25")
+    #expect(Self.mismatches(whole) == [], "seed 25")
+  }
+
+  @Test("prices take a shorter way to the same text: whole cents, and every other number too")
+  func prices() {
+    var rng = SplitMix64(seed: 26)
+    var values: [Double] = [0.01, 0.1, 0.29, 1, 26.13, 26.1, 46.597922000000004, 1e12 + 0.01, 9_999_999_999_999.99, 1e13, 0.001, 0.005]
+    for _ in 0..<200_000 { values.append(Double(rng.next() % 100_000_000) / 100) }
+    for _ in 0..<50_000 { values.append(Double(rng.next() % 100_000_000) / 10_000) }
+    for _ in 0..<50_000 { values.append(Double(bitPattern: rng.next() & 0x7FFF_FFFF_FFFF_FFFF)) }
+    var wrong: [String] = []
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.writableLength) { p in
+      for x in values where x.isFinite && x != 0 {
+        let n = ShortestDecimal.writePrice(x, to: p.baseAddress!)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: p[..<n]), as: UTF8.self)
+        if text != x.description && wrong.count < 5 { wrong.append("\(x.description): wrote \(text)") }
+      }
+    }
+    #expect(wrong == [], "seed 26")
+  }
+
+  @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
+  func repeated() {
+    var buffer = TextBuffer()
+    var last = RepeatedNumber()
+    for x in [1.5, 1.5, -0.0, -0.0, 0.0, Double.nan, 1e-7, 1e-7, 98_765.432_109_876_54] {
+      buffer.append(x, repeating: &last)
+      buffer.append(byte: 44)
+    }
+    #expect(buffer.string == "1.5,1.5,-0.0,-0.0,0.0,,1e-07,1e-07,98765.43210987654,")
+  }
+}
