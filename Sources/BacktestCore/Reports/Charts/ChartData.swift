@@ -233,8 +233,9 @@ struct ChartData {
 
   /// Writes the blocks of `q` in `order` at `out`; returns the bytes written.
   static func writeBlocks(_ q: UnsafeBufferPointer<Int64>, order: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
-    withUnsafeTemporaryAllocation(of: Int64.self, capacity: 4 * blockSize) { scratch in
-      let residuals = scratch.baseAddress!, codes = residuals + blockSize, lengths = codes + blockSize, sorted = lengths + blockSize
+    withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * blockSize + 65) { scratch in
+      let residuals = scratch.baseAddress!, codes = residuals + blockSize, lengths = codes + blockSize, counts = lengths + blockSize
+      for l in 0...64 { counts[l] = 0 }
       var o = 0
       func varint(_ value: UInt64) {
         var v = value
@@ -251,28 +252,34 @@ struct ChartData {
           residuals[k] = order == 0 ? q[start + k] : order == 1 ? d : d &- previousDifference
           previous = q[start + k]
           previousDifference = d
-          factor = gcd(factor, residuals[k].magnitude)
+          if factor != 1 { factor = gcd(factor, residuals[k].magnitude) }  // once 1, always 1: skip the divisions
         }
         if factor <= 1 { factor = 1 }
+        // The codes' bit lengths: how many of each, and which occur (bit L - 1 for length L > 0).
+        var present: UInt64 = 0
         for k in 0..<m {
-          let code = zigzag(residuals[k] / Int64(factor))
+          let code = zigzag(factor == 1 ? residuals[k] : residuals[k] / Int64(factor))  // most blocks: no division
           codes[k] = Int64(bitPattern: code)
-          lengths[k] = Int64(bitLength(code))
-          // Insertion sort of the lengths, longest first.
-          var j = k
-          while j > 0 && sorted[j - 1] < lengths[k] { sorted[j] = sorted[j - 1]; j -= 1 }
-          sorted[j] = lengths[k]
+          let length = bitLength(code)
+          lengths[k] = Int64(length)
+          counts[length] += 1
+          if length > 0 { present |= 1 << UInt64(length - 1) }
         }
-        // Candidate widths: each bit length present, the longer codes becoming exceptions.
-        var width = Int(sorted[0]), best = (width * m + 7) / 8, exceptionBytes = 0
-        for k in 1...m {
-          exceptionBytes += max(1, (Int(sorted[k - 1]) + 6) / 7)
-          if k < m && sorted[k] == sorted[k - 1] { continue }
-          if k == m && sorted[m - 1] == 0 { break }
-          let w = k < m ? Int(sorted[k]) : 0
-          let cost = (w * (m - k) + 7) / 8 + exceptionBytes + 2
+        // Candidate widths: each bit length present, the longer codes becoming exceptions
+        // (longest first; a width of 0 only when no code is 0, which would take a bit).
+        var width = 64 - present.leadingZeroBitCount, best = (width * m + 7) / 8, exceptionBytes = 0, taken = 0
+        var rest = present
+        while rest != 0 {
+          let length = 64 - rest.leadingZeroBitCount
+          rest &= ~(1 << UInt64(length - 1))
+          let count = Int(counts[length])
+          taken += count
+          exceptionBytes += count * max(1, (length + 6) / 7)
+          let w = taken < m && rest != 0 ? 64 - rest.leadingZeroBitCount : 0
+          let cost = (w * (m - taken) + 7) / 8 + exceptionBytes + 2
           if cost < best { best = cost; width = w }
         }
+        for k in 0..<m { counts[Int(lengths[k])] = 0 }
         var mask: UInt16 = 0
         for k in 0..<m where lengths[k] > width { mask |= 1 << UInt16(k) }
         out[o] = UInt8(width) | (factor > 1 ? 64 : 0) | (mask != 0 ? 128 : 0); o += 1
@@ -292,10 +299,18 @@ struct ChartData {
     }
   }
 
+  /// The greatest common divisor (binary: shifts and subtractions, no division).
   static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
-    var (a, b) = (a, b)
-    while b != 0 { (a, b) = (b, a % b) }
-    return a
+    if a == 0 { return b }
+    if b == 0 { return a }
+    let shift = (a | b).trailingZeroBitCount
+    var a = a >> a.trailingZeroBitCount, b = b
+    repeat {
+      b >>= b.trailingZeroBitCount
+      if a > b { swap(&a, &b) }
+      b -= a
+    } while b != 0
+    return a << shift
   }
 
   /// The bytes as base64 text (RFC 4648, with padding).
