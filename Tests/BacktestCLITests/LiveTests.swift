@@ -23,6 +23,26 @@ import Testing
     #expect(text.status == 65 && text.stderr.hasSuffix("error: no bar closes by 2020-01-01T00:00:00Z (the first closes at 2021-01-04T15:00:00Z); expected a later --now\n"))
   }
 
+  @Test("signal staleness: bar_age_seconds and stale in the JSON, and a warning line instead of the next close when newer bars should exist")
+  func staleSignal() throws {
+    func json(_ now: String) throws -> [String: Any] {
+      let r = try CLI.run(["signal", "Strategies/goog-swing.yaml", "--json", "--now", now])
+      #expect(r.status == 0, "\(r.stderr)")
+      return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    }
+    // Monday 10:00 New York after Friday 2013-03-01's close (16:00): 66 hours old, but no newer bar has closed yet.
+    let monday = try json("2013-03-04T15:00:00Z")
+    #expect(monday["bar_age_seconds"] as? Int == 237_600 && monday["stale"] as? Bool == false)
+    #expect(monday["next_bar_close"] as? String == "2013-03-04T21:00:00Z")
+    // Tuesday: Monday's bar should have closed at 16:00.
+    let tuesday = try json("2013-03-05T15:00:00Z")
+    #expect(tuesday["bar_age_seconds"] as? Int == 324_000 && tuesday["stale"] as? Bool == true)
+    let text = try CLI.run(["signal", "Strategies/goog-swing.yaml", "--now", "2015-03-02T15:00:00Z"])
+    #expect(text.stdout.contains("warning: stale data: the newest bar closed 730d 18h ago and newer bars should have closed since; "
+                                 + "fetch the new bars before acting on this signal"))
+    #expect(!text.stdout.contains("next bar closes"))
+  }
+
   @Test("journal enter, exit and list keep a CSV history with its analytics")
   func journal() throws {
     let file = try CLI.temporaryFolder() + "/journal.csv"

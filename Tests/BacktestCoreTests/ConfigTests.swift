@@ -182,6 +182,22 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(configError(Self.base, overrides: [override]) == message)
   }
 
+  @Test("--set short names: a parameter's short name or its path inside strategy, as sweep files name it; a misspelt one is refused with the names")
+  func setShortNames() throws {
+    func parameters(_ overrides: [String]) throws -> BollingerRSI.Parameters {
+      try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: overrides).strategy.parameters as! BollingerRSI.Parameters
+    }
+    #expect(try parameters(["oversold=25"]).oversold == 25)
+    #expect(try parameters(["bb_period=10"]).bollingerPeriod == 10)
+    #expect(try parameters(["rsi.period=7"]).rsiPeriod == 7)
+    #expect(try parameters(["oversold=25"]) == parameters(["strategy.rsi.oversold=25"]))
+    #expect(configError(Self.base, overrides: ["oversld=25"]) == "--set oversld=25:1:1: error: unknown key 'oversld'; did you mean 'oversold'?; expected a key path such as strategy.stop_loss or a parameter of the strategy: bb_period, bb_std, rsi_period, oversold, overbought, stop_loss, profit_target")
+    // A rule's params by their bare names.
+    let rule = "name: t\ndata: {bars: ../Data/GOOG.csv}\nstrategy:\n  type: rules\n  params: {n: 20}\n  entry: close > sma(close, n)\n"
+    let config = try RunConfig.parse(rule, file: "Strategies/c.yaml", overrides: ["n=50"])
+    #expect(config.strategy.parameterSummary.contains { $0.name == "params.n" && $0.value == "50" })
+  }
+
   @Test("--set overrides any value, including nested and new keys")
   func overrides() throws {
     let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: [

@@ -209,6 +209,22 @@ import Testing
             == instant("2024-11-29T15:00:00Z"))
   }
 
+  @Test("signal staleness: daily bars close at the session's close (16:00 New York), not at midnight; a bar's age counts from its close")
+  func dailyBarsCloseAtTheSessionClose() throws {
+    let bars = try BarCSVReader(timeZone: TimeZone(identifier: "America/New_York")!).read(file: Repo.path("Data/GOOG.csv"))
+    let ny = TimeZone(identifier: "America/New_York")!
+    // Friday 2013-03-01, the newest bar: it closed at 16:00 New York (21:00Z).
+    #expect(NextBarClose.close(of: bars.count - 1, bars: bars, session: .all, timeZone: ny) == instant("2013-03-01T21:00:00Z"))
+    // Friday 20:00Z → that bar's close an hour later; Saturday → Monday's close, not a midnight.
+    #expect(NextBarClose.after(now: instant("2013-03-01T20:00:00Z"), bars: bars, session: .all, timeZone: ny, holidays: [])
+            == instant("2013-03-01T21:00:00Z"))
+    #expect(NextBarClose.after(now: instant("2013-03-02T12:00:00Z"), bars: bars, session: .all, timeZone: ny, holidays: [])
+            == instant("2013-03-04T21:00:00Z"))
+    // Intraday bars close one interval after their start.
+    let gpix = try BarCSVReader(timeZone: ny).read(file: Repo.path("Data/synthetic_gpix_30min.csv"))
+    #expect(NextBarClose.close(of: gpix.count - 1, bars: gpix, session: .regular, timeZone: ny) == instant("2024-11-13T21:00:00Z"))
+  }
+
   @Test("the JSON output has every key of Docs/signal.schema.json with the declared types")
   func schema() throws {
     let schemaData = try Data(contentsOf: URL(fileURLWithPath: Repo.path("Docs/signal.schema.json")))

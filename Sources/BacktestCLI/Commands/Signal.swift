@@ -155,6 +155,13 @@ struct SignalCommand {
   /// The bars that closed by `now`: a bar still forming (or after `--now`) is no
   /// input to the decision. An intraday bar closes one bar length after it
   /// starts, a bar stamped with a date at its session's end.
+  /// `4m 30s`, `5h 16m 48s`, `730d 4h`: a span for people.
+  static func duration(_ seconds: Int64) -> String {
+    let d = seconds / 86_400, h = seconds / 3600 % 24, m = seconds / 60 % 60, sec = seconds % 60
+    if d > 0 { return "\(d)d \(h)h" }
+    return "\(h > 0 ? "\(h)h " : "")\(m)m \(sec)s"
+  }
+
   static func closed(_ bars: BarSeries, by now: Int64, data: DataSettings) throws -> BarSeries {
     let step = NextBarClose.interval(bars)
     var resolver = TimeZoneResolver(data.timeZone)
@@ -183,9 +190,11 @@ struct SignalCommand {
       line += ", day \(change >= 0 ? "+" : "-")\(HumanFormat.money(abs(change))) (\(fraction >= 0 ? "+" : "")\(HumanFormat.percent(fraction)))"
     }
     print(line)
-    if let seconds = s.secondsToNextBarClose, let at = s.nextBarClose {
-      let h = seconds / 3600, m = seconds / 60 % 60, sec = seconds % 60
-      print("  next bar closes in \(h > 0 ? "\(h)h " : "")\(m)m \(sec)s (\(isoInstant(at)))")
+    if s.stale == true, let age = s.barAgeSeconds {
+      print("  " + TextStyle.red.stdout("warning: stale data") + ": the newest bar closed \(Self.duration(age)) ago and newer bars should have "
+            + "closed since; fetch the new bars before acting on this signal")
+    } else if let seconds = s.secondsToNextBarClose, let at = s.nextBarClose {
+      print("  next bar closes in \(Self.duration(seconds)) (\(isoInstant(at)))")
     }
     for detail in s.details.lines { print("  " + detail) }
     if let cycle = s.cycle { print("  economic cycle: \(cycle.rawValue)") }

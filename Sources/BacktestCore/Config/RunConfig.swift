@@ -10,7 +10,7 @@ extension RunConfig {
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
-      root = try applyOverride(override, index: k, to: root)
+      root = try applyOverride(override, index: k, to: root, catalog: catalog)
     }
     return try parse(document: root, file: file, catalog: catalog)
   }
@@ -188,14 +188,35 @@ extension RunConfig {
   }
 
   /// Applies one `key.path=value` override to the document.
-  public static func applyOverride(_ text: String, index: Int, to root: YAMLNode) throws -> YAMLNode {
-    try ConfigOverride(text).apply(to: root)
+  ///
+  /// A key that is no section of a run file is read as a strategy
+  /// parameter's short name, as sweep files read it (`oversold` is
+  /// `strategy.rsi.oversold` for `bollinger_rsi`, `n` is `strategy.params.n`
+  /// for a rule with that param).
+  public static func applyOverride(_ text: String, index: Int, to root: YAMLNode,
+                                   catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> YAMLNode {
+    var override = try ConfigOverride(text)
+    if !sections.contains(override.keys[0]) {
+      let name = override.keys.joined(separator: "."), parameters = try SweepRunner.strategyParameters(root, catalog: catalog)
+      guard let path = SweepSettings.keyPath(of: name, strategy: parameters) else {
+        let names = parameters.map { $0.alias ?? $0.path }
+        let hint = closestMatch(to: name, in: names + sections.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+        throw InputError("unknown key '\(excerpt(name))'\(hint); expected a key path such as strategy.stop_loss"
+                         + (names.isEmpty ? "" : " or a parameter of the strategy: \(names.joined(separator: ", "))"),
+                         at: override.keyLocation)
+      }
+      override.keys = path.split(separator: ".").map(String.init)
+    }
+    return try override.apply(to: root)
   }
+
+  /// The top-level keys of run, sweep and portfolio run files.
+  static let sections: Set<String> = ["name", "data", "strategy", "portfolio", "cycle", "alerts", "journal", "report", "sweep"]
 }
 
 /// One `key.path=value` override, read once and applied to any number of documents.
 public struct ConfigOverride: Sendable {
-  let keys: [String]
+  var keys: [String]
   let value: YAMLNode
   let keyLocation: SourceLocation
 

@@ -9,7 +9,7 @@ extension SweepRunner {
   public static func parse(_ text: String, file: String, overrides: [String] = [],
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> (root: YAMLNode, settings: SweepSettings) {
     var root = try YAMLReader.parse(text, file: file)
-    for (k, o) in overrides.enumerated() { root = try RunConfig.applyOverride(o, index: k, to: root) }
+    for (k, o) in overrides.enumerated() { root = try RunConfig.applyOverride(o, index: k, to: root, catalog: catalog) }
     guard case .mapping(var entries) = root.kind, let at = entries.firstIndex(where: { $0.key == "sweep" }) else {
       throw InputError("no 'sweep:' section; expected sweep.parameters with the values to try", at: root.location)
     }

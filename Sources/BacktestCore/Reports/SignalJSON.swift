@@ -37,6 +37,8 @@ public enum SignalJSON {
                                                 ("level", .number($0.alert.level)), ("crossed", .bool($0.crossed))]) })),
       ("next_bar_close", s.nextBarClose.map { .string(isoInstant($0)) } ?? .null),
       ("seconds_to_next_bar_close", s.secondsToNextBarClose.map { .integer(Int($0)) } ?? .null),
+      ("bar_age_seconds", s.barAgeSeconds.map { .integer(Int($0)) } ?? .null),
+      ("stale", s.stale.map { .bool($0) } ?? .null),
       ("strategy", .string(strategy)), ("data", .string(data)),
       ("indicators", .object(s.indicators.map { ($0.name, .optional($0.value)) })),
       ("exit_reason", s.exitReason.map { .string($0.rawValue) } ?? .null),

@@ -59,6 +59,12 @@ public struct LiveSignal: Sendable {
   /// Seconds until the bar after the newest one closes (market hours, weekends and holidays skipped).
   public var secondsToNextBarClose: Int64?
   public var nextBarClose: Int64?
+  /// Seconds from the newest bar's close to now (negative while it is still open).
+  public var barAgeSeconds: Int64?
+  /// Whether a newer bar should have closed by now (in market hours: one bar
+  /// interval plus the hours, weekends and holidays the market is closed):
+  /// the data is behind and the signal is not today's.
+  public var stale: Bool?
 
   /// The classifier's inputs behind the stage at the newest bar (point in time: only what was released by then).
   public struct CycleDetails: Sendable {
@@ -255,10 +261,14 @@ public enum LiveSignalAnalyzer {
       }
     }
     if let now {
-      let next = NextBarClose.after(now: now, bars: bars, session: output.config.data.session,
-                                    timeZone: output.config.data.timeZone, holidays: holidays)
+      let data = output.config.data
+      let next = NextBarClose.after(now: now, bars: bars, session: data.session, timeZone: data.timeZone, holidays: holidays)
       signal.nextBarClose = next
       signal.secondsToNextBarClose = next.map { $0 - now }
+      let newestClose = NextBarClose.close(of: i, bars: bars, session: data.session, timeZone: data.timeZone)
+      signal.barAgeSeconds = now - newestClose
+      let expected = NextBarClose.after(now: newestClose, bars: bars, session: data.session, timeZone: data.timeZone, holidays: holidays)
+      signal.stale = expected.map { now > $0 } ?? false
     }
     return signal
   }
@@ -291,16 +301,36 @@ public enum NextBarClose {
     return counts.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? 86_400
   }
 
+  /// The minute of the day a session closes; daily bars with `session: all`
+  /// close at 16:00 (the US exchanges' close: set `data.session` for another market).
+  static func closingMinute(_ session: SessionWindow, daily: Bool) -> Int {
+    switch session {
+    case .all: return daily ? 960 : 1440
+    case .window(_, let b): return b
+    }
+  }
+
+  /// When bar `i` closes: its start plus the bar length, or for date-only
+  /// bars the session's close that day (`closingMinute`).
+  public static func close(of i: Int, bars: BarSeries, session: SessionWindow, timeZone: TimeZone) -> Int64 {
+    guard bars.isDateOnly else { return bars.time[i] + interval(bars) }
+    var resolver = TimeZoneResolver(timeZone)
+    return resolver.instant(ofLocal: Int64(bars.day[i]) * 86_400 + Int64(closingMinute(session, daily: true)) * 60, after: nil)
+      ?? bars.time[i] + 86_400
+  }
+
   /// The first bar close after `now`: bars start on the session's grid (from the
-  /// session's open), weekdays only, never on a holiday (days since 1970, local).
+  /// session's open), weekdays only, never on a holiday (days since 1970, local);
+  /// date-only bars close at the session's close (`closingMinute`).
   public static func after(now: Int64, bars: BarSeries, session: SessionWindow, timeZone: TimeZone, holidays: Set<Int>) -> Int64? {
     let step = interval(bars)
     var resolver = TimeZoneResolver(timeZone)
-    let (open, close): (Int, Int)
+    let open: Int
     switch session {
-    case .all: (open, close) = (0, 1440)
-    case .window(let a, let b): (open, close) = (a, b)
+    case .all: open = 0
+    case .window(let a, _): open = a
     }
+    let close = closingMinute(session, daily: bars.isDateOnly || step >= 86_400)
     let localNow = now + Int64(resolver.offset(at: now))
     var day = CivilDate.day(ofSeconds: localNow)
     for _ in 0..<30 {
