@@ -198,13 +198,29 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(config.strategy.parameterSummary.contains { $0.name == "params.n" && $0.value == "50" })
   }
 
+  @Test("paths: a run file's are its folder's, the command line's the current folder's; bars from the command line drop the run file's description")
+  func pathsFromTheCommandLine() throws {
+    let text = "name: t\ndata: {bars: ../Data/GOOG.csv, description: SYNTHETIC bars, dividends: d.csv}\nstrategy: {type: bollinger_rsi}\njournal: j.csv\n"
+    let file = try RunConfig.parse(text, file: "Strategies/c.yaml")
+    #expect(file.data.bars == "Data/GOOG.csv" && file.data.dividends == "Strategies/d.csv" && file.journal == "Strategies/j.csv")
+    #expect(file.data.description == "SYNTHETIC bars" && file.report.out == "Reports/t")
+    let set = try RunConfig.parse(text, file: "Strategies/c.yaml",
+                                  overrides: ["data.bars=mydata/ACME.csv", "data.dividends=mydata/div.csv", "report.out=out/acme"])
+    #expect(set.data.bars == "mydata/ACME.csv" && set.data.dividends == "mydata/div.csv" && set.report.out == "out/acme")
+    #expect(set.data.description == nil, "the run file's description is of its own bars")
+    let described = try RunConfig.parse(text, file: "Strategies/c.yaml", overrides: ["data.bars=mydata/ACME.csv", "data.description=ACME daily"])
+    #expect(described.data.description == "ACME daily")
+    // Other overrides keep the description.
+    #expect(try RunConfig.parse(text, file: "Strategies/c.yaml", overrides: ["oversold=25"]).data.description == "SYNTHETIC bars")
+  }
+
   @Test("--set overrides any value, including nested and new keys")
   func overrides() throws {
     let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: [
       "strategy.stop_loss=1.5%", "data.bars=other.csv", "strategy.rsi.period=7", "strategy.profit_target=0.03",
       "portfolio={initial_cash: 5000, sizing: {fraction: 50%}, commission: {per_share: 0.01}}",
     ])
-    #expect(c.data.bars == "Strategies/other.csv")
+    #expect(c.data.bars == "other.csv", "a path given on the command line is the current folder's")
     let p = Dictionary(uniqueKeysWithValues: c.strategy.parameterSummary.map { ($0.name, $0.value) })
     #expect(p["stop_loss"] == "1.5%" && p["rsi.period"] == "7" && p["profit_target"] == "3%")
     #expect(c.broker.initialCash == 5000 && c.broker.sizing == .fraction(0.5) && c.broker.commission == .perShare(0.01))

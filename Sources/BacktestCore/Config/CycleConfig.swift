@@ -8,14 +8,13 @@ extension CycleRunSettings {
     guard let node = table.node("cycle") else { return nil }
     let t = try ConfigTable(node, path: "cycle")
     var files: [String]
-    if let f = t.node("macro_file"), case .sequence = f.kind {
-      files = try t.stringList("macro_file", default: [])
-    } else if let f = try t.string("macro_file") {
+    if let f = t.node("macro_file"), case .sequence(let items) = f.kind {
+      files = try zip(t.stringList("macro_file", default: []), items).map { resolvePath($0, relativeTo: $1.location.pathBase) }
+    } else if let f = try t.path("macro_file") {
       files = [f]
     } else {
       files = []
     }
-    files = files.map { resolvePath($0, relativeTo: directory) }
     let filter = try t.choice("filter", ["true", "false"], default: "true")! == "true"
     if files.isEmpty {
       throw InputError("missing 'cycle.macro_file'; expected the path of a macro CSV (required for the cycle filter and stages)",

@@ -43,8 +43,8 @@ extension PortfolioRunConfig {
         }
         let expense = try a.fraction("expense_ratio", default: defaultExpense, expected: "an annual fraction from 0 to 1",
                                      bareAtMost: HoldingsReport.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
-        assets.append(AssetSettings(symbol: symbol, bars: resolvePath(bars, relativeTo: directory),
-                                    dividends: try a.string("dividends").map { resolvePath($0, relativeTo: directory) },
+        assets.append(AssetSettings(symbol: symbol, bars: resolvePath(bars, relativeTo: a.node("bars")!.location.pathBase),
+                                    dividends: try a.path("dividends"),
                                     expenseRatio: expense, weight: 0))
         try a.finish()
       }
@@ -55,10 +55,10 @@ extension PortfolioRunConfig {
       guard let bars = try data.string("bars") else {
         throw InputError("missing 'data.assets' (or 'data.bars' for one asset); expected the bar files of the portfolio", at: data.location)
       }
-      let path = resolvePath(bars, relativeTo: directory)
+      let path = resolvePath(bars, relativeTo: data.node("bars")!.location.pathBase)
       let symbol = try data.string("symbol") ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension
       assets.append(AssetSettings(symbol: symbol, bars: path,
-                                  dividends: try data.string("dividends").map { resolvePath($0, relativeTo: directory) },
+                                  dividends: try data.path("dividends"),
                                   expenseRatio: defaultExpense, weight: 0))
     }
     try data.finish()
@@ -127,7 +127,7 @@ extension PortfolioRunConfig {
     settings.slippageBasisPoints = broker.slippageBasisPoints
     settings.drip = try portfolio.choice("drip", ["true", "false"], default: "false") == "true"
     settings.fractionalShares = try portfolio.choice("fractional_shares", ["true", "false"], default: "false") == "true"
-    let ledger = try portfolio.string("ledger").map { resolvePath($0, relativeTo: directory) }
+    let ledger = try portfolio.path("ledger")
     var contributions: ContributionPlan = ledger == nil ? .none : .ledger
     if let node = portfolio.node("contributions") {
       switch node.kind {

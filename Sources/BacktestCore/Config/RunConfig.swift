@@ -27,7 +27,7 @@ extension RunConfig {
 
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
     let dataTable = try table.table("data")
-    guard let barsPath = try dataTable.string("bars") else {
+    guard let barsPath = try dataTable.path("bars") else {
       throw InputError("missing 'data.bars'; expected the path of a bar CSV file", at: dataTable.location)
     }
     let zone = try dataTable.timeZone("timezone", default: "UTC")
@@ -44,7 +44,9 @@ extension RunConfig {
       }
       resample = r
     }
-    let description = try dataTable.string("description")
+    // Bars given on the command line are not the ones the run file's description describes.
+    let description = dataTable.node("bars")!.location.isCommandLine && dataTable.node("description")?.location.isCommandLine != true
+      ? nil : try dataTable.string("description")
     let startDay = try dataTable.date("start"), endDay = try dataTable.date("end")
     var holidays: Set<Int> = []
     for text in try dataTable.stringList("holidays", default: []) {
@@ -53,11 +55,11 @@ extension RunConfig {
       }
       holidays.insert(d)
     }
-    let intrabar = try dataTable.string("intrabar").map { resolvePath($0, relativeTo: directory) }
-    let dividends = try dataTable.string("dividends").map { resolvePath($0, relativeTo: directory) }
+    let intrabar = try dataTable.path("intrabar")
+    let dividends = try dataTable.path("dividends")
     let symbol = try dataTable.string("symbol")
     try dataTable.finish()
-    var data = DataSettings(bars: resolvePath(barsPath, relativeTo: directory), timeZone: zone, session: session,
+    var data = DataSettings(bars: barsPath, timeZone: zone, session: session,
                             resample: resample, description: description, startDay: startDay, endDay: endDay)
     data.holidays = holidays
     data.intrabar = intrabar
@@ -94,7 +96,7 @@ extension RunConfig {
         }
       }
     }
-    let journal = try table.string("journal").map { resolvePath($0, relativeTo: directory) }
+    let journal = try table.path("journal")
 
     let report = try readReport(try table.table("report"), name: name, directory: directory)
     try table.finish()
@@ -107,7 +109,7 @@ extension RunConfig {
 
   /// Reads the `report:` section (default folder `../Reports/NAME`, every format).
   static func readReport(_ reportTable: ConfigTable, name: String, directory: String) throws -> ReportSettings {
-    let out = try reportTable.string("out", default: "../Reports/\(name)")!
+    let out = try reportTable.path("out") ?? resolvePath("../Reports/\(name)", relativeTo: directory)
     let formatNames = try reportTable.stringList("formats", default: ReportFormat.allCases.map(\.rawValue))
     var formats: [ReportFormat] = []
     for f in formatNames {
@@ -120,7 +122,7 @@ extension RunConfig {
       if !formats.contains(format) { formats.append(format) }
     }
     try reportTable.finish()
-    return ReportSettings(out: resolvePath(out, relativeTo: directory), formats: formats)
+    return ReportSettings(out: out, formats: formats)
   }
 
   static func readExpenseRatio(_ table: ConfigTable) throws -> Double {

@@ -125,6 +125,13 @@ public final class ConfigTable {
     return value
   }
 
+  /// Reads a path, resolved against the folder of the file it is written in,
+  /// or the current folder when it was given on the command line.
+  public func path(_ key: String) throws -> String? {
+    guard let text = try string(key) else { return nil }
+    return resolvePath(text, relativeTo: node(key)!.location.pathBase)
+  }
+
   /// Reads a string.
   public func string(_ key: String, default fallback: String? = nil) throws -> String? {
     guard let node = node(key) else { return fallback }

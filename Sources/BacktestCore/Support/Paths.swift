@@ -12,3 +12,13 @@ public func resolvePath(_ path: String, relativeTo directory: String) -> String 
   let result = parts.joined(separator: "/")
   return joined.hasPrefix("/") ? "/" + result : (result.isEmpty ? "." : result)
 }
+
+extension SourceLocation {
+  /// Whether the value was given on the command line (`--set key=value`), not written in a file.
+  public var isCommandLine: Bool { file.hasPrefix("--set ") }
+
+  /// The folder a relative path written here is relative to: the current
+  /// folder for a value given on the command line, else the folder of the file
+  /// it is written in (a run file's paths are the run file's).
+  public var pathBase: String { isCommandLine ? "" : (file as NSString).deletingLastPathComponent }
+}

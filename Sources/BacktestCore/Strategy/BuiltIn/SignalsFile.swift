@@ -62,10 +62,7 @@ public struct SignalsFile: Strategy {
         throw InputError("expected the path of a CSV file with columns time,signal for 'strategy.file', found \(node.typeDescription)",
                          at: node.location)
       }
-      // A path from the command line is the current folder's; one in a file is that file's folder's.
-      let origin = node.location.file
-      let directory = origin.hasPrefix("--set ") ? "" : (origin as NSString).deletingLastPathComponent
-      values.file = resolvePath(path, relativeTo: directory)
+      values.file = resolvePath(path, relativeTo: node.location.pathBase)
       values.signals = try SignalsFile.read(try readInputFile(values.file), file: values.file, timeZone: section.dataTimeZone)
       for d in declarations { try d.read(section, d.path, &values) }
       return values
