@@ -76,6 +76,16 @@ struct CommandPath: CustomTestStringConvertible, Sendable {
     #expect(none.status == 64 && none.stdout.isEmpty && none.stderr == r.stdout)
   }
 
+  @Test("README lists every command as backtest help prints them")
+  func readmeListsEveryCommand() throws {
+    let help = try CLI.run(["help"]).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    let start = try #require(help.firstIndex(of: "commands:")) + 1
+    let list = help[start...].prefix { !$0.isEmpty }.map { "  " + $0 }.joined(separator: "\n")
+    #expect(list.split(separator: "\n").count >= CommandTable.commands.count)
+    let readme = try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
+    #expect(readme.contains("\n" + list + "\n"), "README.md's command list differs from backtest help's: copy it again")
+  }
+
   @Test("unknown commands, subcommands and options suggest the closest one")
   func suggestions() throws {
     let cases: [([String], String)] = [

@@ -151,9 +151,12 @@ import Glibc
       try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/grid", "--set", "sweep.parameters.bb_period=" + periods])
     }
     #expect(try sweep("[10, 15]").status == 0)
+    // A grid that shrank holds rows no longer in it: cheap to run again (36 × 13,104 bar-combinations), so it starts over and says so.
     r = try sweep("[10]")
-    #expect(r.status == 65 && r.stderr.contains("36 of its results are not in this sweep (for example bb_period=15 bb_std=1.5 rsi_period=7 oversold=20)"), "\(r.stderr)")
+    #expect(r.status == 0 && r.stderr.contains("note: results.csv was made from other combinations; running all 36 combinations again instead of resuming (they take about 0.02 s)"), "\(r.stderr)")
+    #expect(r.stdout.contains("36 combinations run on"))
     // A grid that grew resumes.
+    #expect(try sweep("[10, 15]").status == 0)
     r = try sweep("[10, 15, 20]")
     #expect(r.status == 0 && r.stdout.contains("36 combinations run, 72 resumed"), "\(r.stdout)")
   }
@@ -162,9 +165,17 @@ import Glibc
   func fingerprint() throws {
     let dir = try CLI.temporaryFolder()
     #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet"]).status == 0)
-    var r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet", "--set", "portfolio.initial_cash=5000"])
-    #expect(r.status == 65 && r.stderr.contains("results.csv was made from other data or settings"))
-    r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--quiet", "--set", "portfolio.initial_cash=5000", "--fresh"])
+    // Changed settings on a sweep cheaper than a second (180 × 13,104 bar-combinations): run again from scratch, saying so.
+    var r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir, "--set", "portfolio.initial_cash=5000"])
+    #expect(r.status == 0 && r.stderr.contains("note: results.csv was made from other data or settings; running all 180 combinations again instead of resuming (they take about 0.12 s)"), "\(r.stderr)")
+    #expect(r.stdout.contains("180 combinations run on"))
+    // A dearer one (180 × 200,000 bar-combinations, above 20 M) stops and asks.
+    let bars = dir + "/big.csv"
+    #expect(try CLI.run(["synth", "--out", bars, "--bars", "200000", "--seed", "3", "--quiet"]).status == 0)
+    #expect(try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/big", "--quiet", "--set", "data.bars=" + bars]).status == 0)
+    r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/big", "--quiet", "--set", "data.bars=" + bars, "--set", "portfolio.initial_cash=5000"])
+    #expect(r.status == 65 && r.stderr.contains("results.csv was made from other data or settings"), "\(r.stderr)")
+    r = try CLI.run(["sweep", "gpix-sweep.yaml", "--out", dir + "/big", "--quiet", "--set", "data.bars=" + bars, "--set", "portfolio.initial_cash=5000", "--fresh"])
     #expect(r.status == 0)
   }
 

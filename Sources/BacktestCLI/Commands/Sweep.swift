@@ -112,23 +112,34 @@ struct SweepCommand {
 
     // Resume: keep what a previous run of the same sweep finished.
     var records: [SweepRecord] = []
+    // A changed sweep (other data, settings or grid) that costs less than about a second to run again
+    // (at the general engine's 20 M bar-combinations/s on this kind of machine) starts over by itself.
+    let cheap = shard == nil && Double(bars.count) * Double(jobs.count) < 20e6
     if let data = previous {
       let (old, complete) = try SweepReport.parse(String(decoding: data, as: UTF8.self), file: resultsPath, settings: settings)
-      if let other = old.first(where: { $0.fingerprint != fingerprint }) {
+      let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
+      let other = old.first(where: { $0.fingerprint != fingerprint })
+      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's.
+      let foreign = old.filter { !mineKeys.contains($0.key) }
+      if cheap && (other != nil || !foreign.isEmpty) {
+        if !quiet {
+          printError("note: results.csv was made from other \(other != nil ? "data or settings" : "combinations"); "
+                     + "running all \(jobs.count) combinations again instead of resuming (they take about "
+                     + String(format: "%.2f", Double(bars.count) * Double(jobs.count) / 20e6) + " s)")
+        }
+        try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
+      } else if let other {
         throw InputError("results.csv was made from other data or settings (fingerprint \(other.fingerprint), now \(fingerprint)); run with --fresh to start over, or choose another --out",
                          file: resultsPath)
-      }
-      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's.
-      let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
-      let foreign = old.filter { !mineKeys.contains($0.key) }
-      if let first = foreign.first {
+      } else if let first = foreign.first {
         throw InputError("\(foreign.count) of its results are not in this \(shard == nil ? "sweep" : "shard") (for example "
                          + zip(settings.parameters.map(\.name), first.values).map { "\($0)=\($1)" }.joined(separator: " ")
                          + "): it was made by another shard or with another grid; run with --fresh to start over, or choose another --out",
                          file: resultsPath)
+      } else {
+        records = old
+        if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
       }
-      records = old
-      if !complete { try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.csv(old, settings: settings))], into: folder) }
     } else {
       try newHeader!.commit()
     }
