@@ -46,3 +46,24 @@ import Testing
     #expect(mixed.status == 64 && mixed.stderr.contains("expected only runs or only sweeps"))
   }
 }
+
+@Suite struct YahooNoticeTests {
+  @Test("notices: a bar file's unused columns and a dividend file without pay dates are named on stderr, one line each")
+  func notices() throws {
+    let dir = try CLI.temporaryFolder()
+    var lines = ["Date,Open,High,Low,Close,Adj Close,Volume"]
+    for d in 0..<60 {
+      let c = 100 + Double(d % 7) - Double(d % 3)
+      lines.append(String(format: "2024-%02d-%02d,%g,%g,%g,%g,%g,1000", 1 + d / 28, 1 + d % 28, c, c + 1, c - 1, c, c * 0.9))
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/ACME.csv", atomically: true, encoding: .utf8)
+    try "Date,Dividends\n2024-01-10,0.5\n".write(toFile: dir + "/ACME_div.csv", atomically: true, encoding: .utf8)
+    let args = ["run", CLI.root + "/Strategies/goog-swing.yaml", "--set", "data.bars=ACME.csv", "--set", "data.dividends=ACME_div.csv", "--out", "out"]
+    let r = try CLI.run(args, in: dir)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("note: ACME.csv: column Adj Close not used (prices are the close, not adjusted for dividends and splits; data.price: adjusted uses the adjusted close)\n"))
+    #expect(r.stderr.contains("note: ACME_div.csv: no pay_date column; each dividend is paid on its ex-date\n"))
+    let adjusted = try CLI.run(args + ["--set", "data.price=adjusted"], in: dir)
+    #expect(adjusted.status == 0 && !adjusted.stderr.contains("not used"), "\(adjusted.stderr)")
+  }
+}

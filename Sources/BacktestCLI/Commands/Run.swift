@@ -60,6 +60,7 @@ struct RunCommand {
     if let out { config.report.out = out }
     let parsed = clock.now
     let inputs = try Backtest.load(config)
+    if !quiet { for notice in inputs.notices { printError("note: " + notice) } }
     let bars = inputs.bars
     let loaded = clock.now
     let output = Backtest.execute(config, inputs)

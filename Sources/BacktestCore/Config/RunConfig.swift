@@ -58,6 +58,7 @@ extension RunConfig {
     let intrabar = try dataTable.path("intrabar")
     let dividends = try dataTable.path("dividends")
     let symbol = try dataTable.string("symbol")
+    let price = try dataTable.choice("price", ["close", "adjusted"], default: "close")!
     try dataTable.finish()
     var data = DataSettings(bars: barsPath, timeZone: zone, session: session,
                             resample: resample, description: description, startDay: startDay, endDay: endDay)
@@ -65,6 +66,7 @@ extension RunConfig {
     data.intrabar = intrabar
     data.dividends = dividends
     data.symbol = symbol
+    data.adjustedPrices = price == "adjusted"
 
     let strategyTable = try table.table("strategy")
     strategyTable.dataTimeZone = zone

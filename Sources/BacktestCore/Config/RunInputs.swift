@@ -8,8 +8,12 @@ extension Backtest {
   /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
   public static func loadBars(_ data: DataSettings, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
     let bytes = try contents ?? readInputFile(data.bars)
-    let raw = try bytes.withUnsafeBytes { try BarCSVReader(timeZone: data.timeZone).read($0.bindMemory(to: UInt8.self), file: data.bars) }
-    return (try prepare(raw, data: data), raw.count)
+    var reader = BarCSVReader(timeZone: data.timeZone)
+    reader.adjusted = data.adjustedPrices
+    let raw = try bytes.withUnsafeBytes { try reader.read($0.bindMemory(to: UInt8.self), file: data.bars) }
+    var bars = try prepare(raw, data: data)
+    bars.unusedColumns = raw.unusedColumns
+    return (bars, raw.count)
   }
 
   /// Reads the run's bars (see `loadBars(_:contents:)`) and checks the
@@ -67,16 +71,26 @@ extension Backtest {
     let (bars, barsInFile) = try loadBars(for: config, contents: barFile)
     let (barsInput, o) = others.value
     let context = try o.macro.get().map { Self.cycle(config.cycle!, data: $0.data, rows: $0.rows, bars: bars) }
-    let intrabar = try o.intrabar.get(), dividends = try o.dividends.get()
+    let intrabar = try o.intrabar.get(), (dividends, payDates) = try o.dividends.get()
     let manifest = RunManifest(settings: config.settingsHash, inputs: [barsInput] + o.records)
-    return RunInputs(bars: bars, barsInFile: barsInFile, cycle: context, intrabar: intrabar, dividends: dividends, manifest: manifest)
+    var notices: [String] = []
+    if !bars.unusedColumns.isEmpty {
+      let adjustedUnused = !data.adjustedPrices && bars.unusedColumns.contains { BarCSVReader.adjustedNames.contains($0.lowercased()) }
+      notices.append("\(data.bars): column\(bars.unusedColumns.count > 1 ? "s" : "") \(bars.unusedColumns.joined(separator: ", ")) not used"
+                     + (adjustedUnused ? " (prices are the close, not adjusted for dividends and splits; data.price: adjusted uses the adjusted close)" : ""))
+    }
+    if let file = data.dividends, !payDates {
+      notices.append("\(file): no pay_date column; each dividend is paid on its ex-date")
+    }
+    return RunInputs(bars: bars, barsInFile: barsInFile, cycle: context, intrabar: intrabar, dividends: dividends, manifest: manifest,
+                     notices: notices)
   }
 
   /// The files besides the bars, each read, hashed and parsed; an error kept until its turn.
   private struct OtherInputs: Sendable {
     var macro: Result<(data: MacroData, rows: [QuarterRow])?, Error>
     var intrabar: Result<IntrabarData?, Error>
-    var dividends: Result<[Dividend], Error>
+    var dividends: Result<(dividends: [Dividend], payDates: Bool), Error>
     var records: [RunManifest.Input] = []
 
     init(_ config: RunConfig) {
@@ -95,7 +109,7 @@ extension Backtest {
         }
       }
       macro = Result { try config.cycle.map { try $0.load { try read($0, "macro") } } }
-      dividends = Result { try data.dividends.map { try DividendReader.read(try read($0, "dividends"), file: $0, symbol: data.symbol) } ?? [] }
+      dividends = Result { try data.dividends.map { try DividendReader.readFile(try read($0, "dividends"), file: $0, symbol: data.symbol) } ?? ([], true) }
       self.records = records
     }
   }
@@ -110,6 +124,8 @@ public struct RunInputs: Sendable {
   public var intrabar: IntrabarData?
   public var dividends: [Dividend]
   public var manifest: RunManifest
+  /// One line each about input read in a way to know: columns not used, pay dates taken as ex-dates.
+  public var notices: [String] = []
 }
 
 extension RunManifest {

@@ -13,6 +13,9 @@ import Foundation
 public struct BarCSVReader {
   /// Wall-clock timestamps without an offset are read in this zone.
   public var timeZone: TimeZone
+  /// Prices from Yahoo's `Adj Close` (`data.price: adjusted`): each bar's
+  /// open, high, low and close scaled by adjusted close / close.
+  public var adjusted = false
   /// Whether a large file may be read in two halves on two cores (the result is the same either way).
   public var allowsParallelRead = true
   /// Whether plain rows take the one-pass fast path (tests turn it off to compare).
@@ -23,6 +26,7 @@ public struct BarCSVReader {
   }
 
   static let timeNames: Set<String> = ["timestamp", "time", "date", "datetime"]
+  static let adjustedNames: Set<String> = ["adj close", "adj_close", "adjclose", "adjusted close", "adjusted_close"]
 
   /// Parses `bytes`; `file` names the source in errors.
   ///
@@ -67,10 +71,18 @@ public struct BarCSVReader {
         "missing column\(missing.count > 1 ? "s" : "") \(missing.joined(separator: ", ")); expected a header such as 'timestamp,open,high,low,close,volume'",
         at: SourceLocation(file: file, line: headerLine, column: 1))
     }
+    let adjustedColumn = names.firstIndex { Self.adjustedNames.contains($0) }
+    if adjusted && adjustedColumn == nil {
+      throw InputError("data.price: adjusted needs an adjusted close column ('Adj Close' as Yahoo writes it), found '\(names.joined(separator: ","))'",
+                       at: SourceLocation(file: file, line: headerLine, column: 1))
+    }
     let layout = Layout(fieldCount: names.count, time: timeColumn, open: columns["open"]!, high: columns["high"]!,
                         low: columns["low"]!, close: columns["close"]!, volume: columns["volume"], fastRows: allowsFastRows)
-    let bars = try (allowsParallelRead ? Self.parallelRows(bytes, file: file, after: scanner, layout: layout, timeZone: timeZone) : nil)
+    var bars = try (allowsParallelRead ? Self.parallelRows(bytes, file: file, after: scanner, layout: layout, timeZone: timeZone) : nil)
       ?? Self.rows(&scanner, layout: layout, timeZone: timeZone, capacity: max(16, bytes.count / 48))
+    if adjusted, let adjustedColumn, !bars.isEmpty { try Self.adjust(&bars, column: adjustedColumn, bytes, file: file, after: headerLine) }
+    let used = [timeColumn, layout.open, layout.high, layout.low, layout.close] + [layout.volume, adjusted ? adjustedColumn : nil].compactMap { $0 }
+    bars.unusedColumns = headerFields.indices.filter { !used.contains($0) }.map { scanner.text(headerFields[$0]).trimmingSpaces() }
     if bars.isEmpty {
       throw InputError("no bars after the header; expected at least one row of data",
                        at: SourceLocation(file: file, line: headerLine + 1, column: 1))
@@ -79,6 +91,25 @@ public struct BarCSVReader {
   }
 
   /// Where the fields of a bar are in each row.
+  /// Scales each bar's prices by its adjusted close over its close (column
+  /// `column` of the rows after the header line, in the bars' order).
+  static func adjust(_ bars: inout BarSeries, column: Int, _ bytes: UnsafeBufferPointer<UInt8>, file: String, after headerLine: Int) throws {
+    var scanner = CSVScanner(bytes: bytes, file: file)
+    var fields: [CSVField] = []
+    _ = try scanner.next(into: &fields)
+    var i = 0
+    while i < bars.count, try scanner.next(into: &fields) {
+      let f = fields[column]
+      guard let adjustedClose = parseDecimal(bytes, f.start, f.end), priceRange.contains(adjustedClose) else {
+        throw InputError("expected a positive adjusted close up to 1e12, found '\(scanner.shown(f))'", at: scanner.location(f))
+      }
+      let factor = adjustedClose / bars.close[i]
+      bars.open[i] *= factor; bars.high[i] *= factor; bars.low[i] *= factor
+      bars.close[i] = adjustedClose
+      i += 1
+    }
+  }
+
   struct Layout {
     var fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?
     var fastRows = true

@@ -18,6 +18,8 @@ public struct BarSeries: Sendable {
   public var volume: ContiguousArray<Double> = []
   /// Whether every timestamp was a bare date (daily bars).
   public var isDateOnly = true
+  /// The header's columns the reader did not use (as written), for a notice.
+  public var unusedColumns: [String] = []
   private var labelBytes: ContiguousArray<UInt8> = []
   private var labelEnds: ContiguousArray<Int> = []
 

@@ -13,19 +13,29 @@ public struct Dividend: Sendable, Equatable {
   }
 }
 
-/// Reads dividend files: `ex_date,pay_date,amount` (optionally `symbol`).
+/// Reads dividend files: `ex_date,pay_date,amount` (optionally `symbol`), or
+/// Yahoo's download `Date,Dividends` (the ex-date and the amount; each paid on its ex-date).
 public enum DividendReader {
   public static func read(_ data: Data, file: String, symbol: String? = nil) throws -> [Dividend] {
+    try readFile(data, file: file, symbol: symbol).dividends
+  }
+
+  /// The dividends, and whether the file gave pay dates (else each is paid on its ex-date).
+  public static func readFile(_ data: Data, file: String, symbol: String? = nil) throws -> (dividends: [Dividend], payDates: Bool) {
     var out: [Dividend] = []
+    var payDates = false
     try [UInt8](data).withUnsafeBufferPointer { b in
       var scanner = CSVScanner(bytes: b, file: file)
       var fields: [CSVField] = []
       guard try scanner.next(into: &fields) else { throw InputError("empty file; expected 'ex_date,pay_date,amount'", at: SourceLocation(file: file, line: 1, column: 1)) }
       let header = fields.map { scanner.text($0).lowercased().trimmingSpaces() }
-      guard let e = header.firstIndex(of: "ex_date"), let a = header.firstIndex(of: "amount") else {
-        throw InputError("expected a header with ex_date, pay_date and amount, found '\(excerpt(header.joined(separator: ",")))'", at: SourceLocation(file: file, line: 1, column: 1))
+      guard let e = header.firstIndex(of: "ex_date") ?? header.firstIndex(of: "date"),
+            let a = header.firstIndex(of: "amount") ?? header.firstIndex(of: "dividends") else {
+        throw InputError("expected a header with ex_date and amount (pay_date optional), or Yahoo's Date,Dividends, found '\(excerpt(header.joined(separator: ",")))'",
+                         at: SourceLocation(file: file, line: 1, column: 1))
       }
       let p = header.firstIndex(of: "pay_date"), s = header.firstIndex(of: "symbol")
+      payDates = p != nil
       if s != nil && symbol == nil {
         throw InputError("the file has a symbol column; name the symbol whose dividends to use", at: SourceLocation(file: file, line: 1, column: 1))
       }
@@ -60,7 +70,7 @@ public enum DividendReader {
         throw InputError("no dividend for symbol '\(symbol)' in the file\(hint)", at: SourceLocation(file: file, line: 1, column: 1))
       }
     }
-    return out
+    return (out, payDates)
   }
 }
 

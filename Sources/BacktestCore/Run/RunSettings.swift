@@ -21,6 +21,8 @@ public struct DataSettings: Sendable {
   public var dividends: String?
   /// The asset's symbol, to pick its rows from a dividend file with a `symbol` column (`data.symbol`).
   public var symbol: String?
+  /// Prices from the adjusted close (`data.price: adjusted`, Yahoo's `Adj Close`) instead of the close.
+  public var adjustedPrices = false
 
   /// The data settings of bars given as values: `bars` names them in reports.
   public init(bars: String, timeZone: TimeZone = TimeZone(identifier: "UTC")!, session: SessionWindow = .all,
