@@ -29,6 +29,16 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     cycle: {macro_file: ../Data/us_macro_quarterly.csv, filter: false}
     """)
 
+  @Test("integer axes for counts: the trade-return histogram of 5 trades, one per bin, labels its count axis 0 and 1 only")
+  func countAxisIsWhole() throws {
+    let output = try runBacktest("name: c\ndata: {bars: ../Data/GOOG.csv, timezone: America/New_York}\nstrategy: {type: sma_cross, fast: 50, slow: 200}\n")
+    #expect(output.run.result.trades.count == 5)
+    let svg = RunCharts(output).tradeReturns()
+    // The count labels are the right-aligned ones left of the plot.
+    let labels = svg.components(separatedBy: "text-anchor=\"end\">").dropFirst().map { $0.prefix { $0 != "<" } }
+    #expect(labels == ["0", "1"])
+  }
+
   @Test("every chart is well-formed XML (Foundation's XMLParser)")
   func wellFormed() {
     let charts = RunCharts(Self.output)

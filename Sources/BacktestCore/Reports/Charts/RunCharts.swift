@@ -72,8 +72,10 @@ package struct RunCharts {
   }
 
   /// Horizontal grid with value labels, and date labels along the bottom.
-  func axes(_ svg: inout SVGBuilder, top: Double, bottom: Double, vmin: Double, vmax: Double, format: (Double) -> String, dates: Bool) {
-    for v in niceTicks(low: vmin, high: vmax) {
+  /// The value axis (ticks at round values; whole numbers only for counts, `integer`) and, with `dates`, the time axis.
+  func axes(_ svg: inout SVGBuilder, top: Double, bottom: Double, vmin: Double, vmax: Double, format: (Double) -> String, dates: Bool,
+            integer: Bool = false) {
+    for v in niceTicks(low: vmin, high: vmax) where !integer || v == v.rounded() {
       let y = bottom - (v - vmin) / (vmax - vmin) * (bottom - top)
       svg.line(x0, y, x1, y, attributes: "class=\"grid\"")
       svg.label(format(v), x: x0 - 6, y: y + 4, attributes: "class=\"label\" text-anchor=\"end\"")
@@ -377,7 +379,7 @@ package struct RunCharts {
     for r in returns { counts[min(bins - 1, Int((r / width).rounded(.down) - first))] += 1 }
     let peak = Double(counts.max() ?? 1)
     var svg = open(height, "Trade returns (\(returns.count) trades)", top: top, bottom: bottom, vmin: 0, vmax: peak, id: "returns")
-    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: peak, format: { String(Int($0)) }, dates: false)
+    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: peak, format: { String(Int($0)) }, dates: false, integer: true)
     let binWidth = (x1 - x0) / Double(bins)
     for (k, count) in counts.enumerated() where count > 0 {
       let start = (first + Double(k)) * width
