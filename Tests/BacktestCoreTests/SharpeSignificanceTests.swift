@@ -158,3 +158,19 @@ import Testing
     #expect(s.overfitting?.probability == expected.pbo)
   }
 }
+
+@Suite struct SweepHTMLVerdictTests {
+  @Test("sweep.html carries sweep.md's verdicts: the same paragraphs, figures in bold")
+  func sweepHTMLCarriesTheVerdicts() throws {
+    let md = try String(contentsOfFile: Repo.path("Reports/reference/gpix-sweep/sweep.md"), encoding: .utf8)
+    let html = try String(contentsOfFile: Repo.path("Reports/reference/gpix-sweep/sweep.html"), encoding: .utf8)
+    let section = try #require(md.components(separatedBy: "## Is the best combination believable?\n\n").last)
+    let paragraphs = section.components(separatedBy: "\n\n").prefix(2).map { $0.components(separatedBy: "\n").first! }
+    #expect(paragraphs.count == 2 && paragraphs[0].hasPrefix("Probabilistic Sharpe ratio") && paragraphs[1].hasPrefix("Probability of backtest overfitting"))
+    for p in paragraphs {
+      let asHTML = SVGBuilder.escape(p).components(separatedBy: "**").enumerated().map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : $0.element }.joined()
+      #expect(html.contains("<p>" + asHTML + "</p>"))
+    }
+    #expect(html.contains("<b>0.526</b>") && html.contains("<b>0.36</b>"), "the deflated Sharpe ratio and the PBO of the reference")
+  }
+}

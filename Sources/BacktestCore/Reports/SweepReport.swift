@@ -131,12 +131,15 @@ extension SweepReport {
     // The charts first: `significance` is asked for last, so a caller can compute it meanwhile.
     var charts: [ReportFile] = []
     if let h = settings.heatmap {
-      charts = [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n"),
-                ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
-                                                                         x: h.x, y: h.y, validation: validation))]
+      charts = [ReportFile(name: "heatmap.svg", contents: SweepCharts.heatmap(records, settings: settings, x: h.x, y: h.y) + "\n")]
     }
     var md = markdown(records, settings: settings, title: title, total: total)
-    if let significance = significance() { md += significance.markdown }
+    let significance = significance()
+    if let significance { md += significance.markdown }
+    if let h = settings.heatmap {
+      charts.append(ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
+                                                                           x: h.x, y: h.y, validation: validation, significance: significance)))
+    }
     var extra: [ReportFile] = []
     if let wf = walkForward {
       md += WalkForward.markdown(wf.result, settings: settings, bars: wf.bars)

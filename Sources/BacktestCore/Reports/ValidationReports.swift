@@ -110,21 +110,33 @@ extension SweepValidation {
   }
 }
 
-/// The significance tests as a section of `sweep.md`.
+/// The significance tests as a section of `sweep.md` and `sweep.html`.
 extension SweepSignificance {
-  public var markdown: String {
-    var md = "\n## Is the best combination believable?\n\n"
-    md += "Probabilistic Sharpe ratio (probability that the true Sharpe exceeds 0): **\(String(format: "%.3f", psr))**. "
+  static let heading = "Is the best combination believable?"
+
+  public var markdown: String { "\n## \(Self.heading)\n\n" + paragraphs.joined(separator: "\n\n") + "\n" }
+
+  /// The same section as an HTML card.
+  var html: String {
+    "<div class=\"card\"><h2>\(Self.heading)</h2>"
+      + paragraphs.map { p in
+        // `**x**` (Markdown bold) as <b>x</b>.
+        "<p>" + SVGBuilder.escape(p).components(separatedBy: "**").enumerated().map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : $0.element }.joined() + "</p>"
+      }.joined() + "</div>\n"
+  }
+
+  /// The verdicts, one paragraph per test, figures in Markdown bold.
+  var paragraphs: [String] {
+    var md = "Probabilistic Sharpe ratio (probability that the true Sharpe exceeds 0): **\(String(format: "%.3f", psr))**. "
     md += "Deflated Sharpe ratio (the same against the best Sharpe expected from \(trials) trials with no skill, "
     md += "\(String(format: "%.3f", expectedMaximum * 252.0.squareRoot())) annualized): **\(String(format: "%.3f", dsr))**. "
     md += "Inputs: \(observations) daily returns of the best combination, skewness \(String(format: "%.2f", skewness)), kurtosis \(String(format: "%.2f", kurtosis)), "
     md += "variance of the trials' daily Sharpe ratios \(String(format: "%.3g", variance)). "
-    md += "Bailey & López de Prado (2012, 2014); below 0.95 the winner may be luck of the search.\n"
-    if let o = overfitting {
-      md += "\nProbability of backtest overfitting (combinatorially symmetric cross-validation over \(o.blocks) blocks of days, \(o.logits.count) splits): "
-      md += "**\(String(format: "%.2f", o.probability))**, the share of splits where the in-sample best combination ranks at or below the median out of sample "
-      md += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information).\n"
-    }
-    return md
+    md += "Bailey & López de Prado (2012, 2014); below 0.95 the winner may be luck of the search."
+    guard let o = overfitting else { return [md] }
+    var pbo = "Probability of backtest overfitting (combinatorially symmetric cross-validation over \(o.blocks) blocks of days, \(o.logits.count) splits): "
+    pbo += "**\(String(format: "%.2f", o.probability))**, the share of splits where the in-sample best combination ranks at or below the median out of sample "
+    pbo += "(Bailey, Borwein, López de Prado & Zhu 2017; near 0.5 or above: the ranking carries no information)."
+    return [md, pbo]
   }
 }

@@ -56,7 +56,7 @@ package enum SweepCharts {
 
   /// `sweep.html`: the heatmap and the top combinations, self-contained.
   package static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
-                          validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil) -> String {
+                          validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil, significance: SweepSignificance? = nil) -> String {
     let ranked = SweepRanking.ranking(records, settings: settings)
     var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
     h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
@@ -70,6 +70,7 @@ package enum SweepCharts {
       h += "<td>\(HumanFormat.percent(r.metric("total_return")))</td><td>\(HumanFormat.percent(r.metric("max_drawdown")))</td></tr>"
     }
     h += "</table></div>\n"
+    if let significance { h += significance.html }
     if let v = validation {
       h += "<div class=\"card\"><h2>In-sample against out-of-sample</h2><p class=\"note\">Holdout: \(SVGBuilder.escape(v.split.description)); the top combinations in-sample, run unchanged out-of-sample.</p>"
       h += SweepValidation.chart(v.rows) + "<table><tr><th>#</th>" + settings.parameters.map { "<th>\(SVGBuilder.escape($0.name))</th>" }.joined()
