@@ -185,3 +185,34 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
   }
 }
+
+@Suite struct ReportHTMLTableTests {
+  @Test("report.html carries report.md's tables (performance with average bars held, exit reasons, intrabar ambiguity) and links the best and worst trades to their rows and the chart")
+  func reportHTMLCarriesTheTables() throws {
+    // Optimistic intrabar rule on the synthetic GPIX bars: some exits are ambiguous, so report.md has its ambiguity table.
+    let output = try runBacktest("""
+      name: t
+      data: {bars: ../Data/synthetic_gpix_30min.csv, timezone: America/New_York, session: regular}
+      strategy: {type: bollinger_rsi, stop_loss: 0.5%, profit_target: 0.75%}
+      portfolio: {intrabar_rule: optimistic}
+      """)
+    let md = MarkdownReport.render(output), html = HTMLReport.render(output)
+    #expect(md.contains("### Intrabar ambiguity"))
+    for title in ["Performance", "Exit reasons"] { #expect(html.contains("<h2>\(title)</h2>")) }
+    #expect(html.contains("<h3>Intrabar ambiguity</h3>"))
+    #expect(html.contains("<td>Average bars held</td>"))
+    // Each exit-reason row of report.md is a row of report.html.
+    let section = md.components(separatedBy: "## Exit reasons\n")[1]
+    for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| ") && !line.hasPrefix("| Reason") {
+      let cells = line.dropFirst(2).dropLast(2).components(separatedBy: " | ")
+      #expect(html.contains("<tr>" + cells.map { "<td>\(SVGBuilder.escape($0))</td>" }.joined() + "</tr>"), "\(line)")
+    }
+    // The best and the worst trade by return, linked to their rows.
+    let trades = output.run.result.trades
+    let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
+    let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
+    #expect(html.contains("<a href=\"#trade-\(best)\"") && html.contains(">Best trade #\(best) ("))
+    #expect(html.contains("<a href=\"#trade-\(worst)\"") && html.contains(">worst trade #\(worst) ("))
+    #expect(html.contains("<tr id=\"trade-\(best)\">") && html.contains("<tr id=\"trade-\(worst)\">"))
+  }
+}

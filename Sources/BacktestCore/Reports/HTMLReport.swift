@@ -67,22 +67,32 @@ public enum HTMLReport {
     h += InteractiveChart.run(output).html(id: "run-chart", fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
-    h += "<div class=\"card\"><h2>Metrics</h2><table><tr><th>Metric</th><th>Strategy</th><th>Buy &amp; hold</th></tr>"
-    for (name, a, z) in [("Sortino", HumanFormat.ratio(s.sortino), HumanFormat.ratio(b.sortino)),
-                         ("Exposure", HumanFormat.percent(s.exposure), HumanFormat.percent(b.exposure)),
-                         ("Average win", HumanFormat.percent(s.avgWin), ""), ("Average loss", HumanFormat.percent(s.avgLoss), ""),
-                         ("Best trade", HumanFormat.percent(s.bestTrade), ""), ("Worst trade", HumanFormat.percent(s.worstTrade), ""),
-                         ("Profit factor", HumanFormat.ratio(s.profitFactor), ""), ("Total P&amp;L", HumanFormat.money(s.totalPnl), ""),
-                         ("Fees", HumanFormat.money(s.fees), HumanFormat.money(b.fees))] {
-      h += "<tr><td>\(name)</td><td>\(a)</td><td>\(z)</td></tr>"
+    // report.md's tables and notes (performance, exit reasons, intrabar ambiguity, cycle, dividends), from the same text.
+    let md = MarkdownReport.render(output)
+    for section in ["Performance", "Exit reasons", "Economic cycle", "Dividends"] {
+      if let body = MarkdownReport.section(section, of: md) { h += "<div class=\"card\"><h2>\(e(section))</h2>\(markdownBlocks(body))</div>\n" }
     }
-    h += "</table></div>\n<div class=\"card\"><h2>Parameters</h2><table>"
+    h += "<div class=\"card\"><h2>Parameters</h2><table>"
     for p in c.strategy.parameterSummary { h += "<tr><td>\(e(p.name))</td><td>\(e(p.value))</td></tr>" }
-    h += "</table></div>\n<div class=\"card\"><h2>Trades</h2><table><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Reason</th></tr>"
-    for (k, t) in output.run.result.trades.prefix(MarkdownReport.tradeListLimit).enumerated() {
-      h += "<tr><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td><td>\(HumanFormat.price(t.entryPrice))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
+    let trades = output.run.result.trades
+    h += "</table></div>\n<div class=\"card\"><h2>Trades</h2>"
+    // The best and worst trades: each link shows the trade's row and zooms the chart onto the trade.
+    if let best = trades.indices.max(by: { trades[$0].returnFraction < trades[$1].returnFraction }),
+       let worst = trades.indices.min(by: { trades[$0].returnFraction < trades[$1].returnFraction }) {
+      func link(_ k: Int, _ label: String) -> String {
+        let t = trades[k], pad = max(5, (t.exitBar - t.entryBar) / 2)
+        let zoom = "var c=(window.backtestCharts||[]).find(function(c){return c.root.id==='run-chart'});"
+          + "if(c){c.setRange(\(t.entryBar - pad),\(t.exitBar + pad));c.root.scrollIntoView({block:'nearest'})}"
+        return "<a href=\"#trade-\(k + 1)\" onclick=\"\(zoom)\">\(label) #\(k + 1) (\(HumanFormat.percent(t.returnFraction)), "
+          + "\(e(bars.timeLabel(t.entryBar))) → \(e(bars.timeLabel(t.exitBar))))</a>"
+      }
+      h += "<p>\(link(best, "Best trade")) · \(link(worst, "worst trade"))</p>"
+    }
+    h += "<table><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Reason</th><th>Bars</th></tr>"
+    for (k, t) in trades.prefix(MarkdownReport.tradeListLimit).enumerated() {
+      h += "<tr id=\"trade-\(k + 1)\"><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td><td>\(HumanFormat.price(t.entryPrice))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
       h += "<td>\(HumanFormat.price(t.exitPrice))</td><td>\(HumanFormat.integer(t.shares))</td><td>\(HumanFormat.money(t.pnl))</td>"
-      h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td></tr>"
+      h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td><td>\(t.barsHeld)</td></tr>"
     }
     h += "</table>"
     if output.run.result.trades.count > MarkdownReport.tradeListLimit {
@@ -92,6 +102,34 @@ public enum HTMLReport {
     h += "and every trade; hover a bar or a marker for its figures. With scripts off the static charts show, reduced for display "
     h += "(one OHLC bar per pixel column, lines by largest-triangle-three-buckets).</p>\n"
     h += closing
+    return h
+  }
+
+  /// Markdown paragraphs, `###` headings and pipe tables (as `MarkdownReport` writes them) as HTML.
+  static func markdownBlocks<S: StringProtocol>(_ text: S) -> String {
+    func inline(_ x: Substring) -> String {
+      // `code` and **bold**, after escaping.
+      let escaped = SVGBuilder.escape(String(x))
+      let bold = escaped.components(separatedBy: "**").enumerated().map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : $0.element }.joined()
+      return bold.components(separatedBy: "`").enumerated().map { $0.offset % 2 == 1 ? "<code>\($0.element)</code>" : $0.element }.joined()
+    }
+    func cells(_ line: Substring) -> [Substring] {
+      line.dropFirst().dropLast().split(separator: "|", omittingEmptySubsequences: false).map { Substring($0.trimmingCharacters(in: .whitespaces)) }
+    }
+    var h = "", table: [Substring] = []
+    func flushTable() {
+      guard let header = table.first else { return }
+      h += "<table><tr>" + cells(header).map { "<th>\(inline($0))</th>" }.joined() + "</tr>"
+      for row in table.dropFirst(2) { h += "<tr>" + cells(row).map { "<td>\(inline($0))</td>" }.joined() + "</tr>" }
+      h += "</table>"
+      table = []
+    }
+    for line in String(text).split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("|") { table.append(line); continue }
+      flushTable()
+      if line.hasPrefix("### ") { h += "<h3>\(inline(line.dropFirst(4)))</h3>" } else if !line.isEmpty { h += "<p>\(inline(line))</p>" }
+    }
+    flushTable()
     return h
   }
 }

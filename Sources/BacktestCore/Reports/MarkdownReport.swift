@@ -4,6 +4,13 @@ public enum MarkdownReport {
   /// Trades listed in full up to this many; the rest are in `trades.csv`.
   public static let tradeListLimit = 500
 
+  /// The text under `## title` of a report, up to the next `## ` heading; `nil` without that section.
+  static func section(_ title: String, of markdown: String) -> Substring? {
+    guard let start = markdown.range(of: "\n## \(title)\n") else { return nil }
+    let rest = markdown[start.upperBound...]
+    return rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+  }
+
   public static func render(_ output: RunOutput) -> String {
     let c = output.config
     let bars = output.bars
