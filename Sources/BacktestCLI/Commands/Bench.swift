@@ -156,27 +156,23 @@ struct BenchCommand {
 
     // Sweep: the 180-combination grid over sweepBars bars, in process (bars already in memory).
     let sweepSeries = SyntheticBars.generate(count: sweepBars, seed: seed)
-    let (root, settings) = try SweepRunner.parse(Self.sweepFile(bars: "unused.csv"), file: "bench-sweep.yaml")
-    let sweepJobs = try SweepRunner.jobs(root: root, file: "bench-sweep.yaml", settings: settings,
-                                         combinations: SweepPlan.combinations(settings))
-    var sweepBest = Double.infinity
-    for _ in 0..<5 {
-      let t0 = clock.now
-      SweepRunner.run(sweepJobs, bars: sweepSeries, cycle: nil, workers: jobs) { _, _ in }
-      sweepBest = min(sweepBest, seconds(clock.now - t0))
+    // The fastest of 5 in-process runs of a sweep file's jobs over sweepSeries.
+    func bestSweep(_ text: String, file: String) throws -> (seconds: Double, combinations: Int) {
+      let (root, settings) = try SweepRunner.parse(text, file: file)
+      let sweepJobs = try SweepRunner.jobs(root: root, file: file, settings: settings, combinations: SweepPlan.combinations(settings))
+      var best = Double.infinity
+      for _ in 0..<5 {
+        let t0 = clock.now
+        SweepRunner.run(sweepJobs, bars: sweepSeries, cycle: nil, workers: jobs) { _, _ in }
+        best = min(best, seconds(clock.now - t0))
+      }
+      return (best, sweepJobs.count)
     }
-    let barCombinations = Double(sweepBars) * Double(sweepJobs.count)
+    let (sweepBest, combinations) = try bestSweep(Self.sweepFile(bars: "unused.csv"), file: "bench-sweep.yaml")
+    let barCombinations = Double(sweepBars) * Double(combinations)
     print(String(format: "sweep:           %8.1f M bar-combinations/s (%d combinations × %d bars in %.4f s on %d jobs, indicators included, best of 5)",
-                 barCombinations / sweepBest / 1e6, sweepJobs.count, sweepBars, sweepBest, jobs))
-    let (rulesRoot, rulesSettings) = try SweepRunner.parse(Self.rulesSweepFile(bars: "unused.csv"), file: "bench-sweep-rules.yaml")
-    let rulesJobs = try SweepRunner.jobs(root: rulesRoot, file: "bench-sweep-rules.yaml", settings: rulesSettings,
-                                         combinations: SweepPlan.combinations(rulesSettings))
-    var rulesSweepBest = Double.infinity
-    for _ in 0..<5 {
-      let t0 = clock.now
-      SweepRunner.run(rulesJobs, bars: sweepSeries, cycle: nil, workers: jobs) { _, _ in }
-      rulesSweepBest = min(rulesSweepBest, seconds(clock.now - t0))
-    }
+                 barCombinations / sweepBest / 1e6, combinations, sweepBars, sweepBest, jobs))
+    let rulesSweepBest = try bestSweep(Self.rulesSweepFile(bars: "unused.csv"), file: "bench-sweep-rules.yaml").seconds
     print(String(format: "sweep as rules:  %8.1f M bar-combinations/s (%.4f s, best of 5)", barCombinations / rulesSweepBest / 1e6, rulesSweepBest))
     if !wholeBars.isEmpty { try wholeProcesses() }
     return ExitCode.ok

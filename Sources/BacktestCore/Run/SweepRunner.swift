@@ -81,7 +81,7 @@ extension SweepRunner {
 }
 
 /// The daily returns of the best combination run so far, by the sweep's
-/// ranking (`SweepReport.ranking`: eligible, metric, then plan order), so
+/// ranking (`SweepRanking.ranking`: eligible, metric, then plan order), so
 /// that the significance tests need not run it again.
 public final class BestReturns: @unchecked Sendable {
   private let lock = NSLock()
