@@ -119,6 +119,9 @@ import Testing
       }
       p.stopLoss = rng.unit() < 0.3 ? nil : 0.005 + rng.unit() * 0.03
       p.profitTarget = rng.unit() < 0.5 ? nil : 0.01 + rng.unit() * 0.03
+      // A trailing stop or a time exit takes a combination off the fused loop.
+      if k % 2 == 1 { p.trailingStop = 0.01 + rng.unit() * 0.05 }
+      if k >= 4 { p.maxBarsHeld = 3 + Int(rng.next() % 40) }
       all.append(p)
     }
     var broker = BrokerSettings()
@@ -137,6 +140,33 @@ import Testing
       traded += expected.totalTrades > 0 ? 1 : 0
     }
     #expect(traded >= 3, "seed \(seed): too few rules traded")
+  }
+
+  @Test("rules with trailing_stop and max_bars_held: exits at the trailing level and after the bars held, as Docs/orders.md says")
+  func trailingStopAndTimeExit() throws {
+    let output = try runBacktest("""
+      name: t
+      data: {bars: ../Data/GOOG.csv, timezone: America/New_York}
+      strategy:
+        type: rules
+        entry: close > sma(close, 200) and rsi(close, 2) < 10
+        trailing_stop: 4%
+        max_bars_held: 8
+      """)
+    let trades = output.run.result.trades, bars = output.bars
+    let trailing = trades.filter { $0.exitReason == .trailingStop }, timed = trades.filter { $0.exitReason == .time }
+    #expect(trailing.count >= 3 && timed.count >= 3, "\(trades.map(\.exitReason))")
+    // A time exit fills at the open 8 bars after the entry fill (the entry bar counts 1).
+    for t in timed { #expect(t.exitBar - t.entryBar == 8 && t.exitPrice == bars.open[t.exitBar]) }
+    // The trailing level: 4% under the best of the entry price and the closes since, before the exit bar; filled there or at a gap's open.
+    for t in trailing {
+      let best = max(t.entryPrice, (t.entryBar..<t.exitBar).map { bars.close[$0] }.max() ?? t.entryPrice)
+      let level = best * (1 - 0.04)
+      #expect(abs(t.exitPrice - min(level, bars.open[t.exitBar])) < 1e-9 * level, "\(bars.timeLabel(t.exitBar))")
+    }
+    // Without the keys, the rule's entries only (no exit rule): the position is held to the end.
+    let plain = try runBacktest("name: t\ndata: {bars: ../Data/GOOG.csv, timezone: America/New_York}\nstrategy:\n  type: rules\n  entry: close > sma(close, 200) and rsi(close, 2) < 10\n")
+    #expect(plain.run.result.trades.count == 1 && plain.run.result.trades[0].exitReason == .endOfData)
   }
 
   static let sweepFile = """
@@ -173,13 +203,14 @@ import Testing
   @Test("backtest strategies lists rules with its shared keys; a configured rule adds its params as sweepable names")
   func info() throws {
     let entry = try #require(BuiltInStrategies.catalog.entry(named: "rules"))
-    #expect(entry.parameters.map(\.path) == ["stop_loss", "profit_target"])
+    #expect(entry.parameters.map(\.path) == ["stop_loss", "profit_target", "trailing_stop", "max_bars_held"])
     let config = try RunConfig.parse(Self.sweepFile, file: "Strategies/s.yaml")
-    #expect(config.strategy.parameterInfo.map(\.path) == ["params.n", "params.lo", "params.patience", "stop_loss", "profit_target"])
-    #expect(config.strategy.parameterInfo.map(\.alias) == ["n", "lo", "patience", "stop_loss", "profit_target"])
+    #expect(config.strategy.parameterInfo.map(\.path) == ["params.n", "params.lo", "params.patience", "stop_loss", "profit_target",
+                                                           "trailing_stop", "max_bars_held"])
+    #expect(config.strategy.parameterInfo.map(\.alias) == ["n", "lo", "patience", "stop_loss", "profit_target", "trailing_stop", "max_bars_held"])
     #expect(config.strategy.parameterSummary.map { "\($0.name)=\($0.value)" } == [
       "params.n=20", "params.lo=30", "params.patience=10", "entry=close < bb_lower(close, n, 2) and rsi(close, 14) < lo",
-      "exit=close > bb_mid(close, n) or bars_held >= patience", "stop_loss=3%", "profit_target=none"])
+      "exit=close > bb_mid(close, n) or bars_held >= patience", "stop_loss=3%", "profit_target=none", "trailing_stop=none", "max_bars_held=0"])
   }
 }
 

@@ -11,13 +11,15 @@ extension RulesStrategy: SweepAccelerated {
 ///
 /// A combination whose exit does not read the position runs through the
 /// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
-/// reads `entry_price` or `bars_held` runs through `Engine.run` with its
-/// compiled rule. Both give exactly what `backtest run` gives.
+/// reads `entry_price` or `bars_held`, or that has a trailing stop or a time
+/// exit, runs through `Engine.run` with its compiled rule. Both give exactly what `backtest run` gives.
 public struct RulesKernel: SweepKernel {
   private struct Key: Hashable {
     var entry: RuleExpression
     var exit: RuleExpression?
-    init(_ p: RulesStrategy.Parameters) { entry = p.entry; exit = p.exit }
+    /// Whether exits are only the rule's, the stop and the target (what the fused loop simulates).
+    var plainExits: Bool
+    init(_ p: RulesStrategy.Parameters) { entry = p.entry; exit = p.exit; plainExits = p.trailingStop == nil && p.maxBarsHeld == 0 }
   }
   private enum Compiled {
     case fused(SwingSignals)
@@ -33,7 +35,7 @@ public struct RulesKernel: SweepKernel {
     var rules: [Key: Compiled] = [:]
     for p in parameters where rules[Key(p)] == nil {
       let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
-      rules[Key(p)] = rule.exitKind == .program ? .engine(rule)
+      rules[Key(p)] = rule.exitKind == .program || !Key(p).plainExits ? .engine(rule)
         : .fused(SwingSignals(underBand: rule.entry, underRSI: rule.entry, firstBuy: rule.firstDecisionBar, bars: bars.count,
                               sell: rule.exitBits))
     }

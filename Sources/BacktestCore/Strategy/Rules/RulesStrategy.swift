@@ -37,13 +37,29 @@ public struct RulesStrategy: Strategy {
     public var stopLoss: Double?
     /// Fraction above the entry price; `nil` disables the target.
     public var profitTarget: Double?
+    /// A stop that follows the best close since the entry at this distance (`Docs/orders.md`); `nil` for none.
+    public var trailingStop: Double?
+    /// Sells at the next open once the position has been held this many bars (the entry bar counts 1); 0 for never.
+    public var maxBarsHeld = 0
 
     public init() {}
+
+    /// The entry the rule asks for: the plain market entry unless a trailing stop or a time exit is set.
+    var entrySignal: Signal {
+      trailingStop == nil && maxBarsHeld == 0
+        ? .enterLong(stopLoss: stopLoss, profitTarget: profitTarget)
+        : .enter(EntryOrder(stopLoss: stopLoss, profitTarget: profitTarget, trailingStop: trailingStop,
+                            maxBarsHeld: maxBarsHeld > 0 ? maxBarsHeld : nil))
+    }
 
     /// The keys every strategy shares; `params`, `entry` and `exit` are read by `read(from:)`.
     public static let declarations: [Parameter<Parameters>] = [
       .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2%; default none)"),
       .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
+      .fraction("trailing_stop", \.trailingStop, .between(0, 1), alias: "trailing_stop",
+                doc: "stop at this distance below the best close since the entry, raised at each close (3% or none)"),
+      .integer("max_bars_held", \.maxBarsHeld, in: 0...10_000_000, alias: "max_bars_held",
+               doc: "sell at the next open once held this many bars, the entry bar counting 1 (0: never)"),
     ]
 
     /// Reads `params`, then `entry` (required) and `exit` (optional) as conditions, then the stop and target.
@@ -158,7 +174,7 @@ public struct RulesStrategy: Strategy {
   /// Flat: buy when `entry` holds. Long: sell when `exit` holds.
   public mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
-      return rule.entry[i] ? .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget) : .hold
+      return rule.entry[i] ? parameters.entrySignal : .hold
     }
     return rule.exits(at: i, entryPrice: position.entryPrice, entryBar: position.entryBar) ? .exitLong(.technical) : .hold
   }
