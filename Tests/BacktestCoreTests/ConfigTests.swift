@@ -196,6 +196,12 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     let rule = "name: t\ndata: {bars: ../Data/GOOG.csv}\nstrategy:\n  type: rules\n  params: {n: 20}\n  entry: close > sma(close, n)\n"
     let config = try RunConfig.parse(rule, file: "Strategies/c.yaml", overrides: ["n=50"])
     #expect(config.strategy.parameterSummary.contains { $0.name == "params.n" && $0.value == "50" })
+    // A portfolio run file has no short names: a stray key is refused as unknown, not as a strategy this command cannot run.
+    let portfolio = try String(contentsOfFile: Repo.path("Strategies/three-fund.yaml"), encoding: .utf8)
+    #expect(throws: InputError("unknown key 'rebalnce'; expected a key path such as strategy.stop_loss",
+                               at: SourceLocation(file: "--set rebalnce=monthly", line: 1, column: 1))) {
+      try AnyRunConfig.parse(portfolio, file: "Strategies/three-fund.yaml", overrides: ["rebalnce=monthly"])
+    }
   }
 
   @Test("paths: a run file's are its folder's, the command line's the current folder's; bars from the command line drop the run file's description")
