@@ -344,7 +344,7 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
           (file(entry: "close > 1", params: "{2x: 3}"), "Strategies/c.yaml:5:12: error: expected a param name of letters, digits and '_' (not starting with a digit), found '2x'"),
           (file(entry: "close > 1", params: "{n: abc}"), "Strategies/c.yaml:5:15: error: expected a number (or a percentage such as 2%) for 'strategy.params.n', found 'abc'"),
           (file(entry: "close > 1", params: "{n: [1]}"), "Strategies/c.yaml:5:15: error: expected a number (or a percentage such as 2%) for 'strategy.params.n', found a list"),
-          ("name: r\ndata: {bars: x.csv}\nstrategy: {type: rules}\n", "Strategies/c.yaml:3:11: error: missing 'strategy.entry'; expected a condition such as 'close > sma(close, 200)'"),
+          ("name: r\ndata: {bars: x.csv}\nstrategy: {type: rules}\n", "Strategies/c.yaml:3:11: error: missing 'strategy.entry'; expected a condition such as 'close > sma(close, 200)' (or 'short_entry' for a rule that only sells short)"),
           (file(entry: "[close]"), "Strategies/c.yaml:6:10: error: expected a condition (an expression) for 'strategy.entry', found a list"),
           (file(entry: "close > 1", exit: "close > entr_price"), "Strategies/c.yaml:7:17: error: unknown name 'entr_price'; did you mean 'entry_price'?"),
         ])

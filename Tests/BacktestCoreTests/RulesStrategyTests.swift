@@ -122,6 +122,12 @@ import Testing
       // A trailing stop or a time exit takes a combination off the fused loop.
       if k % 2 == 1 { p.trailingStop = 0.01 + rng.unit() * 0.05 }
       if k >= 4 { p.maxBarsHeld = 3 + Int(rng.next() % 40) }
+      // Short sales and limit or stop entries also run through the engine.
+      if k == 2 { p.shortEntry = try RuleEval.check(random.entry(), params: RandomRules.params) }
+      if k == 3 {
+        p.order = RuleOrder(kind: rng.next() % 2 == 0 ? .limit : .stop, price: try RuleChecker.number("close * 0.995", params: [:], key: "t"),
+                            priceText: "close * 0.995", validBars: 1 + Int(rng.next() % 4))
+      }
       all.append(p)
     }
     var broker = BrokerSettings()

@@ -101,6 +101,11 @@ struct RunCommand {
       print("  cycle: \(cycle.settings.filter ? "entries only in \(cycle.settings.buyStages.sorted().map(\.rawValue).joined(separator: ", ")), \(output.run.blockedEntries) buy signal(s) skipped" : "filter off")"
         + ", stage at the last bar: \(cycle.gate.stages[bars.count - 1].rawValue)")
     }
+    let r = output.run.result
+    if r.expiredOrders > 0 || r.unpricedOrders > 0 || r.borrowFees > 0 {
+      print("  orders: \(r.expiredOrders) expired unfilled, \(r.unpricedOrders) not placed (price undefined at the decision)"
+        + (r.borrowFees > 0 ? ", borrow fees \(HumanFormat.money(r.borrowFees))" : ""))
+    }
     print("  buy & hold: total return \(HumanFormat.percent(b.totalReturn)), max drawdown \(HumanFormat.percent(b.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(b.sharpe))")
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(c.report.out)/")

@@ -9,6 +9,14 @@ public struct EntryOrder: Sendable, Equatable {
     case limit(Double)
     /// A buy at `price` or higher (a short sale at `price` or lower), the same way.
     case stop(Double)
+
+    /// The limit or stop price; `nil` for a market order.
+    public var price: Double? {
+      switch self {
+      case .market: nil
+      case .limit(let p), .stop(let p): p
+      }
+    }
   }
   public var side: Side
   public var kind: Kind

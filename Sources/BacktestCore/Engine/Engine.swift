@@ -11,6 +11,8 @@ public struct BacktestResult: Sendable {
   public var skippedEntries: Int
   /// Limit and stop entry orders that expired before their price was reached.
   public var expiredOrders = 0
+  /// Limit and stop entry orders not placed because their price was undefined (not a number) at the decision.
+  public var unpricedOrders = 0
   /// What short positions paid to borrow their shares (`BrokerSettings.borrowRate`).
   public var borrowFees = 0.0
   /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
@@ -191,6 +193,7 @@ public enum Engine {
                           probeSignal: trader.probeSignal, dividendCash: account.dividendColumn,
                           dividendsPending: account.dividendsPending, expenseDrag: account.expenseDrag, firstBar: range.lowerBound)
     result.expiredOrders = trader.expiredOrders
+    result.unpricedOrders = trader.unpricedOrders
     result.borrowFees = account.borrowFees
     return result
   }
@@ -219,8 +222,9 @@ struct SignalTrader<S: BarDecider>: Trader {
   @usableFromInline let firstDecisionBar: Int
   @usableFromInline let probe: PositionView?
   @usableFromInline var pending = Pending.none
-  /// Entries that could not buy (or sell short) a single share, and limit or stop orders that expired unfilled.
-  @usableFromInline var skippedEntries = 0, expiredOrders = 0
+  /// Entries that could not buy (or sell short) a single share, limit or stop orders that expired unfilled, and
+  /// limit or stop orders not placed because their price was not a number.
+  @usableFromInline var skippedEntries = 0, expiredOrders = 0, unpricedOrders = 0
   @usableFromInline var finalSignal = Signal.hold
   @usableFromInline var finalPosition = PositionView.flat
   @usableFromInline var probeSignal = Signal.hold
@@ -282,6 +286,7 @@ struct SignalTrader<S: BarDecider>: Trader {
     case .enterShort(let stopLoss, let profitTarget) where shares == 0:
       pending = .entry(EntryOrder(side: .short, stopLoss: stopLoss, profitTarget: profitTarget), barsLeft: 1)
     case .enter(let order) where shares == 0:
+      if order.kind.price?.isNaN == true { unpricedOrders += 1; return }
       pending = .entry(order, barsLeft: order.validBars)
     case .exitLong(let reason) where shares > 0, .exitShort(let reason) where shares < 0:
       pending = .exit(reason)

@@ -76,6 +76,15 @@ public enum MarkdownReport {
     if output.run.result.skippedEntries > 0 {
       md += "\n\(output.run.result.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
     }
+    if output.run.result.expiredOrders > 0 {
+      md += "\n\(output.run.result.expiredOrders) limit or stop entry order(s) expired before their price was reached.\n"
+    }
+    if output.run.result.unpricedOrders > 0 {
+      md += "\n\(output.run.result.unpricedOrders) entry signal(s) placed no order: the order's price was undefined at the decision bar.\n"
+    }
+    if output.run.result.borrowFees > 0 {
+      md += "\nShort positions paid \(HumanFormat.money(output.run.result.borrowFees)) in borrow fees.\n"
+    }
     let ambiguous = trades.filter(\.ambiguous).count
     if output.run.result.resolvedBars > 0 {
       md += "\n\(output.run.result.resolvedBars) of \(output.run.result.ambiguousBars) ambiguous exit bar(s) were settled from the finer bars in `\(c.data.intrabar ?? "")`.\n"

@@ -190,6 +190,10 @@ public enum RunReport {
       if n == 0 && (reason == .trailingStop || reason == .time) { continue }
       byReason.append((reason.rawValue, .integer(n)))
     }
+    let r = output.run.result
+    // Order counts and borrow fees are listed when some order or short had them (fields are only added).
+    let orders: [(String, JSONValue)] = r.expiredOrders == 0 && r.unpricedOrders == 0 && r.borrowFees == 0 && !r.trades.contains { $0.side == .short }
+      ? [] : [("expired_orders", .integer(r.expiredOrders)), ("unpriced_orders", .integer(r.unpricedOrders)), ("borrow_fees", .number(r.borrowFees))]
     let run: [(String, JSONValue)] = [
       ("name", .string(c.name)), ("strategy", .string(c.strategy.name)),
       ("parameters", .object(c.strategy.parameterSummary.map { ($0.name, .string($0.value)) })),
@@ -197,6 +201,7 @@ public enum RunReport {
       ("last_bar", .string(bars.timeLabel(bars.count - 1))), ("bars_in_file", .integer(output.barsInFile)),
       ("initial_cash", .number(c.broker.initialCash)),
       ("skipped_entries", .integer(output.run.result.skippedEntries)),
+    ] + orders + [
       ("intrabar_rule", .string(c.broker.intrabarRule.rawValue)),
       ("ambiguous_trades", .integer(output.run.result.trades.filter(\.ambiguous).count)),
       ("resolved_from_intrabar", .integer(output.run.result.resolvedBars)),

@@ -11,15 +11,20 @@ extension RulesStrategy: SweepAccelerated {
 ///
 /// A combination whose exit does not read the position runs through the
 /// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
-/// reads `entry_price` or `bars_held`, or that has a trailing stop or a time
-/// exit, runs through `Engine.run` with its compiled rule. Both give exactly what `backtest run` gives.
+/// reads `entry_price` or `bars_held`, or that has a trailing stop, a time
+/// exit, short sales or limit or stop entries, runs through `Engine.run` with its compiled rule. Both give exactly what `backtest run` gives.
 public struct RulesKernel: SweepKernel {
   private struct Key: Hashable {
     var entry: RuleExpression
     var exit: RuleExpression?
-    /// Whether exits are only the rule's, the stop and the target (what the fused loop simulates).
-    var plainExits: Bool
-    init(_ p: RulesStrategy.Parameters) { entry = p.entry; exit = p.exit; plainExits = p.trailingStop == nil && p.maxBarsHeld == 0 }
+    var shortEntry: RuleExpression?
+    var shortExit: RuleExpression?
+    var order: RuleOrder
+    /// Whether entries are market buys and exits only the rule's, the stop and the target (what the fused loop simulates).
+    var plainOrders: Bool
+    init(_ p: RulesStrategy.Parameters) {
+      (entry, exit, shortEntry, shortExit, order, plainOrders) = (p.entry, p.exit, p.shortEntry, p.shortExit, p.order, p.plainOrders)
+    }
   }
   private enum Compiled {
     case fused(SwingSignals)
@@ -31,13 +36,13 @@ public struct RulesKernel: SweepKernel {
   public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
     dayEndsBefore = SharedIndicators.dayEnds(bars)
     let evaluator = RuleEvaluator(bars: bars)
-    Self.precompute(parameters.flatMap { [$0.entry] + ($0.exit.map { [$0] } ?? []) }, evaluator)
+    Self.precompute(parameters.flatMap { [$0.entry] + [$0.exit, $0.shortEntry, $0.shortExit].compactMap { $0 } }, evaluator)
     var rules: [Key: Compiled] = [:]
     for p in parameters where rules[Key(p)] == nil {
-      let rule = CompiledRule(entry: p.entry, exit: p.exit, evaluator: evaluator)
-      rules[Key(p)] = rule.exitKind == .program || !Key(p).plainExits ? .engine(rule)
+      let rule = CompiledRule(p, evaluator: evaluator)
+      rules[Key(p)] = rule.exit.kind == .program || !p.plainOrders ? .engine(rule)
         : .fused(SwingSignals(underBand: rule.entry, underRSI: rule.entry, firstBuy: rule.firstDecisionBar, bars: bars.count,
-                              sell: rule.exitBits))
+                              sell: rule.exit.bits))
     }
     self.rules = rules
   }

@@ -36,6 +36,19 @@ struct RuleChecker {
     return expression
   }
 
+  /// Parses and checks `text` as a number (a price, for `entry_order.price`); the position may not be read.
+  ///
+  /// - Throws: `RuleError` at the offending token.
+  static func number(_ text: String, params: [String: Double], key: String) throws(RuleError) -> RuleExpression {
+    let syntax = try RuleParser.parse(text)
+    let expression = try RuleChecker(text: text, params: params, positionAllowed: false, key: key).check(syntax)
+    guard !expression.isCondition else {
+      throw RuleError("expected a number (a price such as 'close * 0.99') for '\(key)', found a condition",
+                      at: syntax.span.offset, width: syntax.span.length)
+    }
+    return expression
+  }
+
   /// The text of `span` (the lexer made sure every character before an error is one byte).
   private func source(_ span: TextSpan) -> String {
     let utf8 = Array(text.utf8)

@@ -27,12 +27,20 @@ public struct RulesStrategy: Strategy {
     }
     /// The named numbers, in the order written.
     public internal(set) var params: [Param] = []
-    /// The conditions, checked and with params replaced by their values.
-    var entry: RuleExpression = .compare(.less, .constant(0), .constant(0))
+    /// The conditions, checked and with params replaced by their values (`entry` never holds when only
+    /// `short_entry` is written).
+    var entry: RuleExpression = Self.never
     var exit: RuleExpression?
+    /// Short sales: tested while flat after `entry` (a long entry on the same close wins), and the short's exit.
+    var shortEntry: RuleExpression?
+    var shortExit: RuleExpression?
     /// The conditions as written, on one line (runs of spaces and line breaks made one space).
     public internal(set) var entryText = "0 < 0"
     public internal(set) var exitText: String?
+    public internal(set) var shortEntryText: String?
+    public internal(set) var shortExitText: String?
+    /// How entries are placed (`entry_order`): at the next open, or a limit or stop at a price computed at the decision.
+    var order = RuleOrder()
     /// Fraction below the entry price; `nil` (the default) disables the stop.
     public var stopLoss: Double?
     /// Fraction above the entry price; `nil` disables the target.
@@ -44,12 +52,23 @@ public struct RulesStrategy: Strategy {
 
     public init() {}
 
-    /// The entry the rule asks for: the plain market entry unless a trailing stop or a time exit is set.
-    var entrySignal: Signal {
-      trailingStop == nil && maxBarsHeld == 0
-        ? .enterLong(stopLoss: stopLoss, profitTarget: profitTarget)
-        : .enter(EntryOrder(stopLoss: stopLoss, profitTarget: profitTarget, trailingStop: trailingStop,
-                            maxBarsHeld: maxBarsHeld > 0 ? maxBarsHeld : nil))
+    /// The condition that never holds: `entry` of a rule that only sells short.
+    static let never = RuleExpression.compare(.less, .constant(0), .constant(0))
+
+    /// Whether every entry is a plain market buy with only the stop and target as broker exits (what the fused sweep loop simulates).
+    var plainOrders: Bool { trailingStop == nil && maxBarsHeld == 0 && shortEntry == nil && order.kind == .market }
+
+    /// The entry the rule asks for on `side` at a close where the order's price is `price` (ignored at the market):
+    /// the plain market buy unless an order type, a trailing stop or a time exit is set.
+    func entrySignal(_ side: EntryOrder.Side, price: Double) -> Signal {
+      if side == .long && plainOrders { return .enterLong(stopLoss: stopLoss, profitTarget: profitTarget) }
+      let kind: EntryOrder.Kind = switch order.kind {
+      case .market: .market
+      case .limit: .limit(price)
+      case .stop: .stop(price)
+      }
+      return .enter(EntryOrder(side: side, kind: kind, validBars: order.validBars, stopLoss: stopLoss, profitTarget: profitTarget,
+                               trailingStop: trailingStop, maxBarsHeld: maxBarsHeld > 0 ? maxBarsHeld : nil))
     }
 
     /// The keys every strategy shares; `params`, `entry` and `exit` are read by `read(from:)`.
@@ -62,7 +81,8 @@ public struct RulesStrategy: Strategy {
                doc: "sell at the next open once held this many bars, the entry bar counting 1 (0: never)"),
     ]
 
-    /// Reads `params`, then `entry` (required) and `exit` (optional) as conditions, then the stop and target.
+    /// Reads `params`, then `entry` and `exit`, `short_entry` and `short_exit` as conditions (`entry` or
+    /// `short_entry` required), `entry_order`, then the stop and target.
     ///
     /// - Throws: `InputError` at the offending token of an expression, with an excerpt and a caret under it.
     public static func read(from section: ConfigTable) throws -> Parameters {
@@ -74,16 +94,32 @@ public struct RulesStrategy: Strategy {
       }
       try table.finish()
       let params = Dictionary(values.params.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-      guard let entryNode = section.node("entry") else {
-        throw InputError("missing 'strategy.entry'; expected a condition such as 'close > sma(close, 200)'",
+      let shortNode = section.node("short_entry")
+      if let entryNode = section.node("entry") {
+        values.entry = try condition(entryNode, key: "strategy.entry", params: params, positionAllowed: false)
+        values.entryText = tidy(entryNode)
+      } else if shortNode != nil {
+        values.entryText = "none"
+      } else {
+        throw InputError("missing 'strategy.entry'; expected a condition such as 'close > sma(close, 200)' (or 'short_entry' for a rule that only sells short)",
                          at: section.entries.first { $0.key == "entry" }?.value.location ?? section.location)
       }
-      values.entry = try condition(entryNode, key: "strategy.entry", params: params, positionAllowed: false)
-      values.entryText = tidy(entryNode)
       if let exitNode = section.node("exit") {
         values.exit = try condition(exitNode, key: "strategy.exit", params: params, positionAllowed: true)
         values.exitText = tidy(exitNode)
       }
+      if let shortNode {
+        values.shortEntry = try condition(shortNode, key: "strategy.short_entry", params: params, positionAllowed: false)
+        values.shortEntryText = tidy(shortNode)
+      }
+      if let node = section.node("short_exit") {
+        guard values.shortEntry != nil else {
+          throw InputError("'strategy.short_exit' without 'short_entry'; expected 'short_entry' too, or no 'short_exit'", at: node.location)
+        }
+        values.shortExit = try condition(node, key: "strategy.short_exit", params: params, positionAllowed: true)
+        values.shortExitText = tidy(node)
+      }
+      if section.node("entry_order") != nil { values.order = try RuleOrder.read(try section.table("entry_order"), params: params) }
       for d in declarations { try d.read(section, d.path, &values) }
       return values
     }
@@ -112,7 +148,7 @@ public struct RulesStrategy: Strategy {
       return number
     }
 
-    private static func condition(_ node: YAMLNode, key: String, params: [String: Double], positionAllowed: Bool) throws -> RuleExpression {
+    static func condition(_ node: YAMLNode, key: String, params: [String: Double], positionAllowed: Bool) throws -> RuleExpression {
       guard case .scalar(let text, _) = node.kind else {
         throw InputError("expected a condition (an expression) for '\(key)', found \(node.typeDescription)", at: node.location)
       }
@@ -125,14 +161,17 @@ public struct RulesStrategy: Strategy {
     }
 
     /// The expression on one line: runs of spaces and line breaks made one space.
-    private static func tidy(_ node: YAMLNode) -> String {
+    static func tidy(_ node: YAMLNode) -> String {
       guard case .scalar(let text, _) = node.kind else { return "" }
       return text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
     }
 
+    /// The params, the conditions and the order (the short conditions and the order only when written), the stop and target.
     public var summary: [(name: String, value: String)] {
-      params.map { ("params.\($0.name)", formatPlain($0.value)) } + [("entry", entryText), ("exit", exitText ?? "none")]
-        + Self.declarations.map { ($0.path, $0.text(self)) }
+      var lines = params.map { ("params.\($0.name)", formatPlain($0.value)) } + [("entry", entryText), ("exit", exitText ?? "none")]
+      if let shortEntryText { lines += [("short_entry", shortEntryText), ("short_exit", shortExitText ?? "none")] }
+      if order.kind != .market { lines.append(("entry_order", order.text)) }
+      return lines + Self.declarations.map { ($0.path, $0.text(self)) }
     }
 
     /// The params (path `params.n`, short name `n`) and the stop and target.
@@ -159,7 +198,7 @@ public struct RulesStrategy: Strategy {
     let evaluator = RuleEvaluator(bars: bars)
     self.parameters = parameters
     self.bars = bars
-    rule = CompiledRule(entry: parameters.entry, exit: parameters.exit, evaluator: evaluator)
+    rule = CompiledRule(parameters, evaluator: evaluator)
     indicatorColumns = Self.columns(parameters, evaluator: evaluator)
   }
 
@@ -171,10 +210,15 @@ public struct RulesStrategy: Strategy {
     indicatorColumns = []
   }
 
-  /// Flat: buy when `entry` holds. Long: sell when `exit` holds.
+  /// Flat: buy when `entry` holds, else sell short when `short_entry` holds. Long: sell when `exit` holds.
+  /// Short: buy back when `short_exit` holds.
   public mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
-      return rule.entry[i] ? parameters.entrySignal : .hold
+      if rule.entry[i] { return parameters.entrySignal(.long, price: rule.price(at: i)) }
+      return rule.shortEntry[i] ? parameters.entrySignal(.short, price: rule.price(at: i)) : .hold
+    }
+    if position.isShort {
+      return rule.shortExits(at: i, entryPrice: position.entryPrice, entryBar: position.entryBar) ? .exitShort(.technical) : .hold
     }
     return rule.exits(at: i, entryPrice: position.entryPrice, entryBar: position.entryBar) ? .exitLong(.technical) : .hold
   }
@@ -189,17 +233,27 @@ public struct RulesStrategy: Strategy {
   /// `close 26.51 < bb_lower(close, 20, 2) 26.60 and rsi(close, 14) 27.4 < 30`.
   public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     let explainer = RuleExplainer(bars: bars, at: i, position: position)
+    let p = parameters
     switch signal {
-    case .enterLong, .enterShort, .enter: return explainer.why(parameters.entry, holds: true)
-    case .exitLong, .exitShort: return parameters.exit.map { explainer.why($0, holds: true) } ?? "the exit rule holds"
+    case .enter(let order) where order.side == .short:
+      return explainer.why(p.shortEntry ?? Parameters.never, holds: true) + orderNote(order)
+    case .enter(let order): return explainer.why(p.entry, holds: true) + orderNote(order)
+    case .enterLong, .enterShort: return explainer.why(p.entry, holds: true)
+    case .exitShort: return p.shortExit.map { explainer.why($0, holds: true) } ?? "the short exit rule holds"
+    case .exitLong: return p.exit.map { explainer.why($0, holds: true) } ?? "the exit rule holds"
+    case .hold where position.isShort:
+      guard let exit = p.shortExit else { return "holding the short: no short exit rule (only the stop-loss and profit target close it)" }
+      return "holding the short: " + explainer.why(exit, holds: false)
     case .hold where position.isOpen:
-      guard let exit = parameters.exit else { return "holding: no exit rule (only the stop-loss and profit target close it)" }
+      guard let exit = p.exit else { return "holding: no exit rule (only the stop-loss and profit target close it)" }
       return "holding: " + explainer.why(exit, holds: false)
     case .hold:
       if i < firstDecisionBar {
         return "not enough bars yet for every indicator of the entry rule (the first decision is at bar \(firstDecisionBar))"
       }
-      return "no entry: " + explainer.why(parameters.entry, holds: false)
+      let long = p.entry == Parameters.never ? nil : explainer.why(p.entry, holds: false)
+      let short = p.shortEntry.map { "no short: " + explainer.why($0, holds: false) }
+      return [long.map { "no entry: " + $0 }, short].compactMap { $0 }.joined(separator: "; ")
     }
   }
 
@@ -207,16 +261,28 @@ public struct RulesStrategy: Strategy {
   public func details(at i: Int) -> StrategyDetails {
     let decimals = HumanFormat.decimals(of: bars.close[i])
     var lines = ["entry: " + parameters.entryText, "exit: " + (parameters.exitText ?? "none")]
+    if let text = parameters.shortEntryText { lines += ["short_entry: " + text, "short_exit: " + (parameters.shortExitText ?? "none")] }
+    if parameters.order.kind != .market { lines.append("entry_order: " + parameters.order.text) }
     for (column, call) in zip(indicatorColumns, Self.calls(parameters)) {
       lines.append("\(call.text): " + RuleExplainer.format(column.values[i], unit: call.unit, decimals: decimals))
     }
     return StrategyDetails(values: indicatorColumns.map { ($0.name, $0.values[i].isNaN ? nil : $0.values[i]) }, lines: lines)
   }
 
-  /// The functions the rule calls, each once, in the order written (entry first): its indicator columns.
+  /// `, limit 98.51 for 3 bars` (nothing at the market; `undefined` for a price that is not a number).
+  private func orderNote(_ order: EntryOrder) -> String {
+    guard let price = order.kind.price else { return "" }
+    let text = price.isNaN ? "undefined (no order)" : formatPlain(price)
+    return "; \(parameters.order.kind.rawValue) \(text) for \(order.validBars) bar\(order.validBars == 1 ? "" : "s")"
+  }
+
+  /// The functions the rule calls, each once, in the order written (entry, exit, the short's, the order's price):
+  /// its indicator columns.
   static func calls(_ p: Parameters) -> [RuleExpression] {
     var found = p.entry.functionCalls
-    for c in p.exit?.functionCalls ?? [] where !found.contains(c) { found.append(c) }
+    for e in [p.exit, p.shortEntry, p.shortExit, p.order.price].compactMap({ $0 }) {
+      for c in e.functionCalls where !found.contains(c) { found.append(c) }
+    }
     return found
   }
 
@@ -253,8 +319,7 @@ public struct RulesStrategy: Strategy {
       default: break
       }
     }
-    collect(p.entry)
-    if let exit = p.exit { collect(exit) }
+    for e in [p.entry, p.exit, p.shortEntry, p.shortExit].compactMap({ $0 }) { collect(e) }
     var titles: [String: [String]] = [:]
     for c in calls { if let key = panelKey(c.unit) { titles[key.id, default: []].append(c.text) } }
     var names: Set<String> = []
@@ -276,38 +341,67 @@ public struct RulesStrategy: Strategy {
 /// A rule's conditions as bits and, for an exit that reads the position, a
 /// compiled program: what a decision reads.
 struct CompiledRule: Sendable {
-  enum ExitKind: Sendable { case none, bits, program }
+  /// An exit condition as a decision reads it: bits, or a compiled program when it reads the position.
+  struct Exit: Sendable {
+    enum Kind: Sendable { case none, bits, program }
+    let kind: Kind
+    /// The exit's bits (all clear without an exit, or when it reads the position).
+    let bits: Bits
+    let program: RuleProgram
+
+    init(_ exit: RuleExpression?, evaluator: RuleEvaluator) {
+      let none = { Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64)) }
+      switch exit {
+      case nil: (kind, bits, program) = (.none, none(), RuleProgram())
+      case let exit? where exit.readsPosition: (kind, bits, program) = (.program, none(), RuleProgram(exit, evaluator: evaluator))
+      case let exit?: (kind, bits, program) = (.bits, evaluator.condition(exit), RuleProgram())
+      }
+    }
+
+    /// Whether the exit holds at the close of bar `i` for a position entered at `entryPrice` on `entryBar`.
+    @inline(__always)
+    func holds(at i: Int, entryPrice: Double, entryBar: Int) -> Bool {
+      switch kind {
+      case .none: return false
+      case .bits: return bits[i]
+      case .program: return program.holds(at: i, entryPrice: entryPrice, entryBar: entryBar)
+      }
+    }
+  }
+
   let entry: Bits
-  let exitKind: ExitKind
-  /// The exit's bits (all clear without an exit, or when it reads the position).
-  let exitBits: Bits
-  let exitProgram: RuleProgram
-  /// The entry's warm-up: the first bar where every series it reads is defined.
+  let exit: Exit
+  /// The short sale's condition (all clear without one) and the short's exit.
+  let shortEntry: Bits
+  let shortExit: Exit
+  /// The limit or stop price of `entry_order` at each close (empty for market orders).
+  let prices: ContiguousArray<Double>
+  /// The entries' warm-up: the first bar where every series some entry condition reads is defined.
   let firstDecisionBar: Int
 
-  init(entry: RuleExpression, exit: RuleExpression?, evaluator: RuleEvaluator) {
-    self.entry = evaluator.condition(entry)
-    firstDecisionBar = entry.warmUp
-    let none = { Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64)) }
-    switch exit {
-    case nil:
-      (exitKind, exitBits, exitProgram) = (.none, none(), RuleProgram())
-    case let exit? where exit.readsPosition:
-      (exitKind, exitBits, exitProgram) = (.program, none(), RuleProgram(exit, evaluator: evaluator))
-    case let exit?:
-      (exitKind, exitBits, exitProgram) = (.bits, evaluator.condition(exit), RuleProgram())
-    }
+  init(_ p: RulesStrategy.Parameters, evaluator: RuleEvaluator) {
+    entry = evaluator.condition(p.entry)
+    exit = Exit(p.exit, evaluator: evaluator)
+    shortEntry = p.shortEntry.map(evaluator.condition) ?? Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64))
+    shortExit = Exit(p.shortExit, evaluator: evaluator)
+    prices = p.order.price.map(evaluator.number) ?? []
+    let warmUps = (p.entry == RulesStrategy.Parameters.never ? [] : [p.entry.warmUp]) + (p.shortEntry.map { [$0.warmUp] } ?? [])
+    firstDecisionBar = warmUps.min() ?? 0
   }
 
-  /// Whether the exit holds at the close of bar `i` for a position entered at `entryPrice` on `entryBar`.
+  /// Whether the exit holds at the close of bar `i` for a long entered at `entryPrice` on `entryBar`.
   @inline(__always)
-  func exits(at i: Int, entryPrice: Double, entryBar: Int) -> Bool {
-    switch exitKind {
-    case .none: return false
-    case .bits: return exitBits[i]
-    case .program: return exitProgram.holds(at: i, entryPrice: entryPrice, entryBar: entryBar)
-    }
+  func exits(at i: Int, entryPrice: Double, entryBar: Int) -> Bool { exit.holds(at: i, entryPrice: entryPrice, entryBar: entryBar) }
+
+  /// Whether `short_exit` holds at the close of bar `i` for a short entered at `entryPrice` on `entryBar`.
+  @inline(__always)
+  func shortExits(at i: Int, entryPrice: Double, entryBar: Int) -> Bool {
+    shortExit.holds(at: i, entryPrice: entryPrice, entryBar: entryBar)
   }
+
+  /// The entry order's price at the close of bar `i` (NaN where undefined; 0 for market orders, which ignore it).
+  @inline(__always)
+  func price(at i: Int) -> Double { prices.isEmpty ? 0 : prices[i] }
 }
 
 /// Says why a condition holds or not at one bar, with the operands' values.
