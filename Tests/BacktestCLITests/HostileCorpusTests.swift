@@ -53,7 +53,7 @@ func runBounded(_ arguments: [String], seconds: Double = 60, environment: [Strin
   @Test("the second corpus covers every class of the hostile pass", arguments: [
     "montecarlo-runs", "cash-1.5e308", "dev-zero", "crlf-yaml", "cash-1.7e308", "bar-1e300", "exit-before-entry",
     "oversold-above-overbought", "hex-percent", "no-invalid-suggestion", "control-name", "convert-bad-bar", "funds-long-header",
-    "out-under-a-file", "limit-price-undefined", "entry-order-price-condition",
+    "out-under-a-file", "limit-price-undefined", "entry-order-price-condition", "rotation-top-too-large", "rotation-asset-gap",
   ])
   func covered(_ name: String) {
     #expect(HostileCase.all.contains { $0.name == name }, "\(name)")

@@ -356,7 +356,7 @@ struct PortfolioConfigTests {
     ("strategy.weights={DIVQ: 70%, VALU: 40%}", "--set strategy.weights={DIVQ: 70%, VALU: 40%}:1:18: error: the weights add up to 110%; expected at most 100% (the rest stays in cash)"),
     ("strategy.weights={DIVQ: 60%, VALUE: 40%}", "--set strategy.weights={DIVQ: 60%, VALUE: 40%}:1:30: error: 'VALUE' is not one of the assets (DIVQ, VALU); did you mean 'VALU'?"),
     ("strategy.weights={DIVQ: 60%}", "--set strategy.weights={DIVQ: 60%}:1:18: error: no weight for asset 'VALU'; give every asset a weight"),
-    ("strategy.rebalance=weekly", "--set strategy.rebalance=weekly:1:20: error: expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found 'weekly'"),
+    ("strategy.rebalance=daily", "--set strategy.rebalance=daily:1:20: error: expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found 'daily'"),
     ("portfolio.contributions=ledger", "--set portfolio.contributions=ledger:1:25: error: 'contributions: ledger' needs 'portfolio.ledger', the path of a date,amount,category,note file"),
     ("portfolio.sizing=all_in", "--set portfolio.sizing=all_in:1:1: error: 'portfolio.sizing' applies to swing strategies; the portfolio strategy sizes by strategy.weights"),
     ("portfolio.drip=yes", "--set portfolio.drip=yes:1:16: error: expected one of true, false for 'portfolio.drip', found 'yes'"),

@@ -133,15 +133,16 @@ struct RunCommand {
     }
     guard !quiet else { return ExitCode.ok }
     let s = output.summary, p = s.performance, bars = output.result.timeline
-    print("\(config.name): portfolio of \(output.assets.map { "\($0.symbol) \(formatPercentPlain($0.weight))" }.joined(separator: ", ")), rebalance \(config.settings.rebalance)")
+    print("\(config.name): \(config.rotation == nil ? "portfolio of " : "")\(PortfolioReport.strategyText(output))")
     if let d = config.description { print("  \(d)") }
     print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))")
     print("  final equity \(HumanFormat.money(s.finalEquity)) from \(HumanFormat.money(s.deposited)) deposited"
       + (s.withdrawn > 0 ? " and \(HumanFormat.money(s.withdrawn)) withdrawn" : "")
       + "; TWR \(HumanFormat.percent(s.twr)), XIRR \(HumanFormat.percent(s.xirr)), max drawdown \(HumanFormat.percent(p.maxDrawdown)), Sharpe \(HumanFormat.ratio(p.sharpe))")
-    print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)")
+    print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)"
+      + (config.rotation == nil ? "" : ", turnover \(HumanFormat.percent(s.turnover)) a year"))
     if let b = output.withoutRebalancing {
-      print("  without rebalancing: TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")
+      print("  \(PortfolioReport.comparisonName(output).lowercased()): TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")
     }
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(config.report.out)/")
     return ExitCode.ok

@@ -5,6 +5,8 @@ public enum FillReason: String, Sendable, CaseIterable {
   case contribution = "CONTRIBUTION"
   case withdrawal = "WITHDRAWAL"
   case dividendReinvestment = "DRIP"
+  /// A holding whose bars have ended, sold at its last close (`Docs/portfolio.md`, "Rotation").
+  case delisted = "DELISTED"
   /// A strategy's entry (`enterLong`).
   case entry = "ENTRY"
   /// The close of a strategy's position (its exit reason is in the trade).

@@ -4,12 +4,12 @@ extension PortfolioRunConfig {
   /// `portfolio:` keys that only this strategy reads.
   public static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
 
-  /// Whether a parsed run file names the portfolio strategy.
+  /// Whether a parsed run file names a strategy over several assets: `portfolio` (fixed weights) or `rotation`.
   public static func isPortfolio(_ root: YAMLNode) -> Bool {
     guard case .mapping(let entries) = root.kind, let strategy = entries.first(where: { $0.key == "strategy" })?.value,
           case .mapping(let keys) = strategy.kind, let type = keys.first(where: { $0.key == "type" })?.value,
           case .scalar(let name, _) = type.kind else { return false }
-    return name == "portfolio"
+    return name == "portfolio" || name == "rotation"
   }
 
   /// Reads an already parsed run file.
@@ -64,8 +64,10 @@ extension PortfolioRunConfig {
     try data.finish()
 
     let strategy = try table.table("strategy")
-    _ = try strategy.string("type")
-    if let node = strategy.node("weights") {
+    var rotation: (rule: RotationRule, score: RotationScore)?
+    if try strategy.string("type") == "rotation" {
+      rotation = try readRotation(strategy, assets: assets)
+    } else if let node = strategy.node("weights") {
       guard case .mapping(let entries) = node.kind else {
         throw InputError("expected a mapping like {VTI: 60%, BND: 40%} for 'strategy.weights', found \(node.typeDescription)", at: node.location)
       }
@@ -92,14 +94,15 @@ extension PortfolioRunConfig {
                        at: strategy.location)
     }
     var settings = PortfolioSettings()
-    if let node = strategy.node("rebalance") {
+    settings.rotation = rotation?.rule
+    if rotation == nil, let node = strategy.node("rebalance") {
       switch node.kind {
       case .scalar(let text, _):
-        let rules: [String: RebalanceRule] = ["never": .never, "monthly": .monthly, "quarterly": .quarterly, "annually": .annually]
+        let rules: [String: RebalanceRule] = rotationPeriods.merging(["never": .never]) { a, _ in a }
         guard let rule = rules[text] else {
-          let names = ["never", "monthly", "quarterly", "annually"]
+          let names = ["never", "weekly", "monthly", "quarterly", "annually"]
           let hint = closestMatch(to: text, in: names).map { "; did you mean '\($0)'?" } ?? ""
-          throw InputError("expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found '\(text)'\(hint)",
+          throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found '\(text)'\(hint)",
                            at: node.location)
         }
         settings.rebalance = rule
@@ -111,14 +114,14 @@ extension PortfolioRunConfig {
         try r.finish()
         settings.rebalance = .drift(drift)
       default:
-        throw InputError("expected never, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found \(node.typeDescription)",
+        throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found \(node.typeDescription)",
                          at: node.location)
       }
     }
     try strategy.finish()
 
     for key in ["sizing", "intrabar_rule"] where portfolio.contains(key) {
-      throw InputError("'portfolio.\(key)' applies to swing strategies; the portfolio strategy sizes by strategy.weights",
+      throw InputError("'portfolio.\(key)' applies to swing strategies; \(rotation == nil ? "the portfolio strategy sizes by strategy.weights" : "a rotation sizes by strategy.top and weighting")",
                        at: portfolio.entries.first { $0.key == key }!.keyLocation)
     }
     let broker = try RunConfig.readBroker(portfolio)
@@ -158,6 +161,7 @@ extension PortfolioRunConfig {
     var config = PortfolioRunConfig(name: name, configFile: file, description: description, timeZone: zone, startDay: startDay,
                                     endDay: endDay, assets: assets, settings: settings, contributions: contributions, ledger: ledger,
                                     report: report)
+    config.rotation = rotation?.score
     config.settingsHash = RunManifest.settingsHash(root)
     return config
   }

@@ -7,6 +7,8 @@ public struct PortfolioAsset: Sendable {
   public var expenseRatio: Double
   /// The share of the account's value this asset should hold (the rest stays in cash).
   public var weight: Double
+  /// For a rotation (`PortfolioSettings.rotation`): the asset's score at each of its own bars, NaN where undefined.
+  public var scores: ContiguousArray<Double> = []
 
   public init(symbol: String, bars: BarSeries, dividends: [Dividend] = [], expenseRatio: Double = 0, weight: Double) {
     self.symbol = symbol
@@ -21,8 +23,8 @@ public struct PortfolioAsset: Sendable {
 public enum RebalanceRule: Sendable, Equatable, CustomStringConvertible {
   /// Buy once, then hold.
   case never
-  /// At the first bar of each new calendar month, quarter or year.
-  case monthly, quarterly, annually
+  /// At the first bar of each new calendar week (Monday to Sunday), month, quarter or year.
+  case weekly, monthly, quarterly, annually
   /// At the open after a close where some weight is further than this from its target.
   case drift(Double)
 
@@ -30,6 +32,10 @@ public enum RebalanceRule: Sendable, Equatable, CustomStringConvertible {
   func startsNewPeriod(from a: Int, to b: Int) -> Bool {
     let x = CivilDate.components(days: a), y = CivilDate.components(days: b)
     switch self {
+    case .weekly:
+      // Weeks from Monday: 1970-01-01 (day 0) was a Thursday, so day 4 is a Monday (floored for days before 1970).
+      let week = { (d: Int) in (d - 4 - ((d - 4) % 7 + 7) % 7) / 7 }
+      return week(a) != week(b)
     case .monthly: return (x.year, x.month) != (y.year, y.month)
     case .quarterly: return (x.year, (x.month - 1) / 3) != (y.year, (y.month - 1) / 3)
     case .annually: return x.year != y.year
@@ -40,6 +46,7 @@ public enum RebalanceRule: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .never: "never"
+    case .weekly: "weekly"
     case .monthly: "monthly"
     case .quarterly: "quarterly"
     case .annually: "annually"
@@ -62,6 +69,8 @@ public struct PortfolioSettings: Sendable, Equatable {
   public var fractionalShares = false
   /// External cash after the initial cash: deposits positive, withdrawals negative.
   public var contributions: [DatedAmount] = []
+  /// Instead of fixed weights: hold the assets with the best scores (`PortfolioAsset.scores`), re-ranked each period.
+  public var rotation: RotationRule?
 
   public init() {}
 }
@@ -92,6 +101,8 @@ public struct PortfolioResult: Sendable {
   public var totals: [AssetTotals]
   /// Withdrawals not paid: beyond what the account held when paid, or still waiting for a full bar at the end.
   public var unpaidWithdrawals = 0.0
+  /// A rotation's decisions, in order (empty for fixed weights).
+  public var decisions: [RotationDecision] = []
 }
 
 /// A portfolio held at target weights: the portfolio strategy as a trader on the one bar loop.
@@ -126,15 +137,22 @@ public enum PortfolioEngine {
                                expenseRatios: assets.map(\.expenseRatio), flows: flows, drip: settings.drip)
     var account = Account(market: market, commission: settings.commission, slippageBasisPoints: settings.slippageBasisPoints,
                           range: 0..<n, income: income, recordsFlows: true)
-    var trader = TargetWeightsTrader(weights: assets.map(\.weight), rebalance: settings.rebalance,
+    var trader = TargetWeightsTrader(weights: assets.map(\.weight), rebalance: settings.rotation == nil ? settings.rebalance : .never,
                                      fractionalShares: settings.fractionalShares, drip: settings.drip)
-    Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
+    var decisions: [RotationDecision] = []
+    if let rule = settings.rotation {
+      var rotation = RotationTrader(trader, rule: rule, scores: assets.map(\.scores), symbols: assets.map(\.symbol))
+      Engine.trade(&rotation, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
+      (trader, decisions) = (rotation.trader, rotation.decisions)
+    } else {
+      Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
+    }
     var totals = account.totals
     for payment in account.owed { totals[payment.asset].dividendsPending += payment.cash }
     var result = PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
                                  dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
                                  shares: assets.indices.map(account.sharesColumn), prices: assets.indices.map(account.priceColumn),
-                                 fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid)
+                                 fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid, decisions: decisions)
     result.flowBase = flowBases(result, market: market, slippageBasisPoints: settings.slippageBasisPoints)
     return result
   }
@@ -164,9 +182,10 @@ public enum PortfolioEngine {
 /// that drifted, deposits bought in target proportions, withdrawals raised by
 /// selling in proportion to the holdings, and DRIP.
 struct TargetWeightsTrader: Trader {
-  let weights: [Double]
+  /// The target weights (a rotation changes them at each decision, then sets `rebalanceDue`).
+  var weights: [Double] { didSet { weighted = weights.indices.filter { weights[$0] > 0 } } }
   /// The assets with a weight above zero.
-  let weighted: [Int]
+  private(set) var weighted: [Int]
   let rule: RebalanceRule
   let fractionalShares: Bool
   let drip: Bool
@@ -223,7 +242,8 @@ struct TargetWeightsTrader: Trader {
     let value = openValue(t, account)
     let m = weights.count
     var target = [Double](repeating: 0, count: m)
-    for a in 0..<m { target[a] = quantity(value * weights[a] / account.open(a, t)) }
+    // (An asset without a weight may have no bar here: its target is 0 without a price.)
+    for a in weighted { target[a] = quantity(value * weights[a] / account.open(a, t)) }
     for a in 0..<m where account.shares[a] > target[a] { fill(t, a, target[a] - account.shares[a], reason, &account) }
     for a in weighted where account.shares[a] < target[a] {
       fill(t, a, min(target[a] - account.shares[a], affordable(t, a, .infinity, account)), reason, &account)
@@ -270,15 +290,25 @@ struct TargetWeightsTrader: Trader {
     }
   }
 
+  /// Whether asset `a`'s bars have ended before bar `t`.
+  func ended(_ a: Int, before t: Int, _ market: Market) -> Bool { t > market.lastBar(of: a) }
+
   mutating func open(_ t: Int, account: inout Account) {
     let market = account.market
-    // A full bar: every weighted asset and every holding has a bar. Only full bars trade.
+    // A full bar: every weighted asset and every holding has a bar (or, holding without a weight, has ended).
+    // Only full bars trade.
     let full = weighted.allSatisfy { market.bar(of: $0, at: t) >= 0 }
-      && account.shares.indices.allSatisfy { account.shares[$0] == 0 || market.bar(of: $0, at: t) >= 0 }
+      && account.shares.indices.allSatisfy {
+        account.shares[$0] == 0 || market.bar(of: $0, at: t) >= 0 || (weights[$0] == 0 && ended($0, before: t, market))
+      }
     if invested, t > 0, rule.startsNewPeriod(from: Int(market.timeline.day[t - 1]), to: Int(market.timeline.day[t])) {
       rebalanceDue = true
     }
     guard full else { return }
+    // A holding whose bars have ended (only a rotation holds one without a weight) is sold at its last close first.
+    for a in account.shares.indices where account.shares[a] > 0 && market.bar(of: a, at: t) < 0 {
+      account.sell(t, a, account.shares[a], at: account.lastClose(a), .delisted)
+    }
     // The withdrawal first (from idle cash, deposits waiting included); then the initial purchase, a rebalance
     // (trading what is left to the target weights) or the deposits net of the withdrawal bought in target
     // proportions; then the sales the withdrawal still needs; then DRIP with the cash that is left.

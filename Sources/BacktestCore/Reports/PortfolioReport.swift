@@ -12,6 +12,7 @@ public enum PortfolioReport {
       files.append(ReportFile(name: "orders.csv", contents: ordersCSV(output)))
       files.append(ReportFile(name: "assets.csv", contents: assetsCSV(output)))
       if let ledger = output.ledger { files.append(ReportFile(name: "cashflow.csv", contents: cashflowCSV(ledger))) }
+      if output.config.rotation != nil { files.append(ReportFile(name: "rotation.csv", contents: rotationCSV(output))) }
     }
     if formats.contains(.json) { files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n")) }
     if formats.contains(.markdown) {
@@ -38,7 +39,8 @@ public enum PortfolioReport {
                        names: ("growth of the initial cash (TWR)", "account value (with deposits)"), initialCash: initial)
     }
     return RunCharts(timeline: r.timeline, equity: growth, comparison: output.withoutRebalancingGrowth,
-                     names: ("portfolio", "not rebalanced"), initialCash: initial)
+                     names: output.config.rotation == nil ? ("portfolio", "not rebalanced") : ("rotation", "equal weights, held"),
+                     initialCash: initial)
   }
 
   public static func equityCSV(_ output: PortfolioOutput) -> String {
@@ -100,6 +102,40 @@ public enum PortfolioReport {
     return out
   }
 
+  /// `rotation.csv`: each ranking of a rotation, one row per asset: its score (empty without one), its rank
+  /// (1 for the best; empty unranked) and the weight it was given.
+  public static func rotationCSV(_ output: PortfolioOutput) -> String {
+    let r = output.result
+    var out = TextBuffer(capacity: 64 * r.decisions.count * max(1, output.assets.count) + 64)
+    out.append("time,symbol,score,rank,target_weight\n")
+    for d in r.decisions {
+      for (a, asset) in output.assets.enumerated() {
+        r.timeline.appendLabel(d.bar, to: &out)
+        out.append("," + csvField(asset.symbol) + ",")
+        if !d.scores[a].isNaN { out.append(d.scores[a]) }
+        out.append(byte: 44)
+        if d.ranks[a] >= 0 { out.append(count: Double(d.ranks[a] + 1)) }
+        out.append(byte: 44)
+        out.append(d.weights[a])
+        out.append(byte: 10)
+      }
+    }
+    return out.string
+  }
+
+  /// One line for the strategy: the weights and rebalance rule, or the rotation's rule over its universe.
+  package static func strategyText(_ output: PortfolioOutput) -> String {
+    let c = output.config
+    guard let score = c.rotation, let rule = c.settings.rotation else { return "\(weightsText(output)), rebalance \(c.settings.rebalance)" }
+    return "rotation over \(output.assets.map(\.symbol).joined(separator: ", ")): the top \(rule.top) by \(score.text), "
+      + "\(rule.period), \(rule.weighting == .equal ? "equal weights" : "weighted by score")"
+  }
+
+  /// What the comparison run is: the same weights left to drift, or (for a rotation) the universe at equal weights, held.
+  package static func comparisonName(_ output: PortfolioOutput) -> String {
+    output.config.rotation == nil ? "Without rebalancing" : "Equal weights, held"
+  }
+
   public static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
     let s = output.summary, p = s.performance, c = output.config, r = output.result
     let fields: [(String, JSONValue)] = [
@@ -125,14 +161,23 @@ public enum PortfolioReport {
       ])
     }
     let run: [(String, JSONValue)] = [
-      ("name", .string(c.name)), ("strategy", .string("portfolio")), ("rebalance", .string(c.settings.rebalance.description)),
+      ("name", .string(c.name)), ("strategy", .string(c.rotation == nil ? "portfolio" : "rotation")),
+      ("rebalance", .string((c.settings.rotation?.period ?? c.settings.rebalance).description)),
       ("drip", .bool(c.settings.drip)), ("fractional_shares", .bool(c.settings.fractionalShares)),
       ("contributions", .string(describe(c.contributions))), ("initial_cash", .number(c.settings.initialCash)),
       ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
     ]
     var all = fields + [("assets", .array(assets))]
+    if let score = c.rotation, let rule = c.settings.rotation {
+      all.append(("rotation", .object([
+        ("score", .string(score.text)), ("params", .object(score.params.map { ($0.name, .number($0.value)) })),
+        ("top", .integer(rule.top)), ("rebalance", .string(rule.period.description)), ("weighting", .string(rule.weighting.rawValue)),
+        ("decisions", .integer(r.decisions.count)), ("turnover", .optional(s.turnover)),
+        ("held_at_the_end", .array(r.decisions.last.map { d in output.assets.indices.filter { d.weights[$0] > 0 }.map { .string(output.assets[$0].symbol) } } ?? [])),
+      ])))
+    }
     if let b = output.withoutRebalancing {
-      all.append(("without_rebalancing", .object([
+      all.append((c.rotation == nil ? "without_rebalancing" : "equal_weight_held", .object([
         ("final_equity", .number(b.finalEquity)), ("twr", .number(b.twr)), ("xirr", .optional(b.xirr)),
         ("cagr", .optional(b.performance.cagr)), ("max_drawdown", .number(b.performance.maxDrawdown)),
         ("sharpe", .optional(b.performance.sharpe)), ("fees", .number(b.fees)),
@@ -178,10 +223,11 @@ public enum PortfolioReport {
     var md = "# Portfolio: \(c.name)\n\n"
     if let d = c.description { md += "> \(d)\n\n" }
     md += "## Run\n\n| | |\n|---|---|\n"
-    md += "| Assets | \(weightsText(output)) |\n"
+    md += c.rotation == nil ? "| Assets | \(weightsText(output)) |\n" : "| Strategy | \(strategyText(output)) |\n"
     for a in c.assets { md += "| \(a.symbol) | `\(a.bars)`\(a.dividends.map { ", dividends `\($0)`" } ?? "")\(a.expenseRatio > 0 ? ", expense ratio \(formatPercentPlain(a.expenseRatio))" : "") |\n" }
     md += "| Bars | \(HumanFormat.integer(bars.count)) (\(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))) |\n"
-    md += "| Rebalance | \(c.settings.rebalance) |\n"
+    md += c.settings.rotation.map { "| Rebalance | \($0.period): ranked at the close of each period's first bar, traded at the next open (sales first) |\n" }
+      ?? "| Rebalance | \(c.settings.rebalance) |\n"
     md += "| Dividends | \(c.settings.drip ? "reinvested (DRIP) at the first bar on or after the pay date" : "paid to cash") |\n"
     md += "| Shares | \(c.settings.fractionalShares ? "fractional (to a millionth)" : "whole") |\n"
     md += "| Initial cash | \(HumanFormat.money(c.settings.initialCash)) |\n"
@@ -191,7 +237,7 @@ public enum PortfolioReport {
     md += "## Charts\n\n![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n"
 
     let b = output.withoutRebalancing
-    md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | Without rebalancing |\n|---|---:|---:|\n"
+    md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | \(comparisonName(output)) |\n|---|---:|---:|\n"
     let rows: [(String, String, String?)] = [
       ("Final equity", HumanFormat.money(s.finalEquity), b.map { HumanFormat.money($0.finalEquity) }),
       ("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited), nil),
@@ -207,13 +253,15 @@ public enum PortfolioReport {
       ("Commissions", HumanFormat.money(s.commissions), nil), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag), nil),
       ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn), nil),
       ("Rebalances", HumanFormat.integer(s.rebalances), nil), ("Fills", HumanFormat.integer(s.fills), b.map { HumanFormat.integer($0.fills) }),
-    ]
+    ] + (c.rotation == nil ? [] : [("Turnover (a year)", HumanFormat.percent(s.turnover), nil)])
     for (name, value, other) in rows { md += "| \(name) | \(value) |" + (b == nil ? "\n" : " \(other ?? "") |\n") }
     md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains sub-periods split where each flow is invested "
     md += "(at its bar's open, the account valued at the fill prices), so a deposit earns its bar's move as new money; "
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
     md += "Drawdowns, Sharpe and Sortino are those of the TWR."
-    md += b == nil ? "\n\n" : " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
+    md += b == nil ? "\n\n" : c.rotation == nil ? " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
+      : " Equal weights, held: every asset of the universe bought at the first full bar at equal weights, with the same flows and dividends, never traded again."
+        + " Turnover: the lesser of the rebalance purchases and sales over the mean equity, a year.\n\n"
     if output.assets.contains(where: { $0.expenseRatio > 0 }) { md += ExpenseRatioNote.explanation + "\n\n" }
 
     md += "## Assets\n\n| Asset | Target | Allocation | Shares | Value | Invested | Dividends | Fees | P&L | Return | Contribution |\n"
@@ -243,6 +291,8 @@ public enum PortfolioReport {
       md += "The frequency comes from the spacing of the ex-dates; the next ex-date adds that period to the last one.\n\n"
     }
 
+    if c.rotation != nil { md += rotationMarkdown(output) }
+
     if let ledger = output.ledger {
       md += "## Cash flows\n\n| Month | Income | Expenses | Net |\n|---|---:|---:|---:|\n"
       for m in ledger.monthly {
@@ -264,18 +314,41 @@ public enum PortfolioReport {
     return md
   }
 
+  /// The rotation's rankings: when each was decided, what it chose (with scores) and what it sold.
+  static func rotationRows(_ output: PortfolioOutput) -> [(decided: String, chosen: String, sold: String)] {
+    let r = output.result, symbols = output.assets.map(\.symbol)
+    var previous = [Double](repeating: 0, count: symbols.count)
+    return r.decisions.map { d in
+      let chosen = d.ranks.indices.filter { d.weights[$0] > 0 }.sorted { d.ranks[$0] < d.ranks[$1] }
+        .map { "\(symbols[$0]) \(formatPlain((d.scores[$0] * 10_000).rounded() / 10_000)) (\(formatPercentPlain(d.weights[$0])))" }
+      let sold = symbols.indices.filter { previous[$0] > 0 && d.weights[$0] == 0 }.map { symbols[$0] }
+      previous = d.weights
+      return (r.timeline.timeLabel(d.bar), chosen.isEmpty ? "— (no asset has a score)" : chosen.joined(separator: ", "), sold.joined(separator: ", "))
+    }
+  }
+
+  static func rotationMarkdown(_ output: PortfolioOutput) -> String {
+    let rows = rotationRows(output), s = output.summary
+    var md = "## Rotation\n\n\(rows.count) ranking(s); turnover \(HumanFormat.percent(s.turnover)) a year. Each asset's score, rank and "
+    md += "target weight at every ranking are in rotation.csv; its shares and value at every close in equity.csv.\n\n"
+    md += "| Ranked at the close of | Held from the next open (score, weight) | Sold |\n|---|---|---|\n"
+    for row in rows.prefix(MarkdownReport.tradeListLimit) { md += "| \(row.decided) | \(row.chosen) | \(row.sold) |\n" }
+    if rows.count > MarkdownReport.tradeListLimit { md += "\nThe first \(MarkdownReport.tradeListLimit) of \(rows.count) rankings; all are in rotation.csv.\n" }
+    return md + "\n"
+  }
+
   public static func html(_ output: PortfolioOutput) -> String {
     let c = output.config, s = output.summary, p = s.performance, bars = output.result.timeline
     let charts = self.charts(output)
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening("Portfolio: \(c.name)")
-    h += "<p class=\"note\">\(e(weightsText(output))), rebalance \(e(c.settings.rebalance.description)), "
+    h += "<p class=\"note\">\(e(strategyText(output))), "
     h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
     h += HTMLReport.description(c.description)
     let tiles: [(String, String, String)] = [
       ("Final equity", HumanFormat.money(s.finalEquity), "deposited " + HumanFormat.money(s.deposited)),
       ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)
-        + (output.withoutRebalancing.map { "; not rebalanced " + HumanFormat.percent($0.twr) } ?? "")),
+        + (output.withoutRebalancing.map { (c.rotation == nil ? "; not rebalanced " : "; equal weights held ") + HumanFormat.percent($0.twr) } ?? "")),
       ("XIRR", HumanFormat.percent(s.xirr), "money-weighted, a year"),
       ("Max drawdown", HumanFormat.percent(p.maxDrawdown), "Sharpe " + HumanFormat.ratio(p.sharpe)),
       ("Dividends", HumanFormat.money(s.dividendIncome), "yield on cost " + HumanFormat.percent(s.yieldOnCost)),
@@ -291,6 +364,12 @@ public enum PortfolioReport {
       h += "<td>\(HumanFormat.money(a.pnl))</td><td>\(HumanFormat.percent(a.returnOnInvested))</td><td>\(HumanFormat.percent(a.contribution))</td></tr>"
     }
     h += "</table></div>\n"
+    if c.rotation != nil {
+      h += "<div class=\"card\"><h2>Rotation</h2><p class=\"note\">Turnover \(HumanFormat.percent(s.turnover)) a year; every ranking is in rotation.csv.</p>"
+      h += "<table><tr><th>Ranked at the close of</th><th>Held from the next open (score, weight)</th><th>Sold</th></tr>"
+      for row in rotationRows(output) { h += "<tr><td>\(e(row.decided))</td><td>\(e(row.chosen))</td><td>\(e(row.sold))</td></tr>" }
+      h += "</table></div>\n"
+    }
     if let ledger = output.ledger {
       h += "<div class=\"card\"><h2>Cash flows</h2><table><tr><th>Month</th><th>Income</th><th>Expenses</th><th>Net</th></tr>"
       for m in ledger.monthly {

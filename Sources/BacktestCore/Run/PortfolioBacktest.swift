@@ -42,6 +42,10 @@ public struct PortfolioSummary: Sendable {
   public var fees: Double { commissions + expenseDrag }
   public var rebalances: Int
   public var fills: Int
+  /// The lesser of the purchases and the sales of rebalance fills (contributions, withdrawals and DRIP
+  /// left out) over the mean equity at the closes, per year of the run (the SEC's definition of a fund's
+  /// turnover); `nil` for a run shorter than a day.
+  public var turnover: Double?
   /// Σ initial investment × asset return / Σ initial investment.
   public var weightedReturn: Double?
   /// Dividends of the last 12 months per share × shares held, over the holdings' value.
@@ -60,7 +64,8 @@ public struct PortfolioOutput: Sendable {
   public var result: PortfolioResult
   public var ledger: CashFlowLedger?
   public var summary: PortfolioSummary
-  /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison.
+  /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison;
+  /// for a rotation, the whole universe at equal weights, bought once and held.
   public var withoutRebalancing: PortfolioSummary?
   /// That run's growth of the initial cash at its time-weighted return, bar by bar.
   public var withoutRebalancingGrowth: ContiguousArray<Double>?
@@ -92,6 +97,13 @@ public enum PortfolioBacktest {
   /// Runs already loaded assets.
   public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
                              manifest: RunManifest? = nil) -> PortfolioOutput {
+    var assets = assets
+    if let score = config.rotation {
+      let columns = ConcurrentSlots<ContiguousArray<Double>>(count: assets.count)
+      let loaded = assets
+      DispatchQueue.concurrentPerform(iterations: loaded.count) { a in columns.set(a, score.values(over: loaded[a].bars)) }
+      for a in assets.indices { assets[a].scores = columns.get(a) }
+    }
     var settings = config.settings
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
@@ -99,16 +111,36 @@ public enum PortfolioBacktest {
     var output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
                                  summary: summarize(result, assets: assets, initialCash: settings.initialCash),
                                  manifest: manifest ?? RunManifest(settings: config.settingsHash))
-    if settings.rebalance != .never {
-      var held = settings
+    // A rotation's targets are those of its last ranking.
+    if let last = result.decisions.last {
+      for a in output.summary.assets.indices { output.summary.assets[a].targetWeight = last.weights[a] }
+    }
+    if settings.rebalance != .never || settings.rotation != nil {
+      var held = settings, universe = assets
       held.rebalance = .never
-      let drifted = PortfolioEngine.run(assets, settings: held)
-      output.withoutRebalancing = summarize(drifted, assets: assets, initialCash: settings.initialCash)
+      if settings.rotation != nil {
+        held.rotation = nil
+        for a in universe.indices { universe[a].weight = 1 / Double(universe.count) }
+      }
+      let drifted = PortfolioEngine.run(universe, settings: held)
+      output.withoutRebalancing = summarize(drifted, assets: universe, initialCash: settings.initialCash)
       output.withoutRebalancingGrowth = ContiguousArray(drifted.timeWeightedIndex.map { $0 * settings.initialCash })
     }
     return output
   }
 
+
+  /// `PortfolioSummary.turnover`.
+  static func turnover(_ r: PortfolioResult) -> Double? {
+    var bought = 0.0, sold = 0.0
+    for f in r.fills where f.reason == .rebalance {
+      if f.shares > 0 { bought += f.shares * f.price } else { sold -= f.shares * f.price }
+    }
+    let days = Double(r.timeline.day[r.timeline.count - 1] - r.timeline.day[0])
+    let meanEquity = r.equity.reduce(0, +) / Double(r.equity.count)
+    guard days > 0, meanEquity > 0 else { return nil }
+    return min(bought, sold) / meanEquity / (days / 365.25)
+  }
 
   /// The statistics of a portfolio result.
   public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
@@ -164,7 +196,7 @@ public enum PortfolioBacktest {
       twr: performance.totalReturn, xirr: performance.xirr, dividendIncome: performance.dividendIncome,
       dividendsPending: r.totals.reduce(0) { $0 + $1.dividendsPending },
       commissions: r.totals.reduce(0) { $0 + $1.fees }, expenseDrag: performance.expenseDrag,
-      rebalances: Set(r.fills.filter { $0.reason == .rebalance }.map(\.bar)).count, fills: r.fills.count,
+      rebalances: Set(r.fills.filter { $0.reason == .rebalance }.map(\.bar)).count, fills: r.fills.count, turnover: turnover(r),
       weightedReturn: weighted, trailingYield: hasDividends && heldValue > 0 ? ttmIncome / heldValue : nil,
       yieldOnCost: hasDividends && heldCost > 0 ? forwardIncome / heldCost : nil, forwardAnnualDividend: forwardIncome,
       assets: attribution)

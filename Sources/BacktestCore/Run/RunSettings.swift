@@ -154,6 +154,8 @@ public struct PortfolioRunConfig: Sendable {
   public var report: ReportSettings
   /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
   public var settingsHash: String?
+  /// `strategy.type: rotation`: the score that ranks the assets (`settings.rotation` holds the ranking rule).
+  public var rotation: RotationScore?
 
   public init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
               startDay: Int? = nil, endDay: Int? = nil, assets: [AssetSettings], settings: PortfolioSettings,

@@ -36,14 +36,15 @@ struct RuleChecker {
     return expression
   }
 
-  /// Parses and checks `text` as a number (a price, for `entry_order.price`); the position may not be read.
+  /// Parses and checks `text` as a number (a price for `entry_order.price`, a rotation's score); the position may not be read.
   ///
   /// - Throws: `RuleError` at the offending token.
-  static func number(_ text: String, params: [String: Double], key: String) throws(RuleError) -> RuleExpression {
+  static func number(_ text: String, params: [String: Double], key: String,
+                     example: String = "a price such as 'close * 0.99'") throws(RuleError) -> RuleExpression {
     let syntax = try RuleParser.parse(text)
     let expression = try RuleChecker(text: text, params: params, positionAllowed: false, key: key).check(syntax)
     guard !expression.isCondition else {
-      throw RuleError("expected a number (a price such as 'close * 0.99') for '\(key)', found a condition",
+      throw RuleError("expected a number (\(example)) for '\(key)', found a condition",
                       at: syntax.span.offset, width: syntax.span.length)
     }
     return expression

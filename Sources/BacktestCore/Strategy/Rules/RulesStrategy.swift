@@ -87,12 +87,7 @@ public struct RulesStrategy: Strategy {
     /// - Throws: `InputError` at the offending token of an expression, with an excerpt and a caret under it.
     public static func read(from section: ConfigTable) throws -> Parameters {
       var values = Parameters()
-      let table = try section.table("params")
-      for entry in table.entries {
-        table.allow(entry.key)
-        values.params.append(Param(name: entry.key, value: try param(entry, in: table)))
-      }
-      try table.finish()
+      values.params = try readParams(section)
       let params = Dictionary(values.params.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
       let shortNode = section.node("short_entry")
       if let entryNode = section.node("entry") {
@@ -122,6 +117,18 @@ public struct RulesStrategy: Strategy {
       if section.node("entry_order") != nil { values.order = try RuleOrder.read(try section.table("entry_order"), params: params) }
       for d in declarations { try d.read(section, d.path, &values) }
       return values
+    }
+
+    /// Reads `params`: named numbers (a percentage reads as its fraction), in the order written.
+    static func readParams(_ section: ConfigTable) throws -> [Param] {
+      let table = try section.table("params")
+      var params: [Param] = []
+      for entry in table.entries {
+        table.allow(entry.key)
+        params.append(Param(name: entry.key, value: try param(entry, in: table)))
+      }
+      try table.finish()
+      return params
     }
 
     private static func param(_ entry: YAMLEntry, in table: ConfigTable) throws -> Double {
