@@ -143,6 +143,15 @@ import Testing
     #expect(csv.split(separator: "\n").count == 1 + 4 * output.result.decisions.count)
     let json = PortfolioReport.summaryJSON(output).rendered()
     #expect(json.contains("\"strategy\": \"rotation\"") && json.contains("\"equal_weight_held\"") && json.contains("\"turnover\""))
+    // holdings.svg: one band per asset, stacked; the top of the last band at the last close is 1 − cash / equity.
+    let svg = PortfolioReport.holdingsChart(output, PortfolioReport.charts(output))
+    #expect(output.assets.map(\.symbol).allSatisfy { svg.contains("<title>\($0)</title></polygon>") })
+    let band = svg.components(separatedBy: "id=\"holding-3\"")[0].components(separatedBy: "points=\"").last!
+    let last = band.prefix { $0 != "\"" }.split(separator: " ")  // the upper edge, then the lower edge backwards
+    let n = output.result.cash.count
+    let invested = 1 - output.result.cash[n - 1] / output.result.equity[n - 1]
+    let topOfLast = Double(last[last.count / 2 - 1].split(separator: ",")[1])!
+    #expect(abs(topOfLast - (270 - invested * 218)) <= 0.1, "\(topOfLast) vs \(invested)")
     // The comparison holds each of the four from the first bar: 25% each.
     let b = try #require(output.withoutRebalancing)
     #expect(b.assets.allSatisfy { $0.targetWeight == 0.25 } && b.fills == 4)

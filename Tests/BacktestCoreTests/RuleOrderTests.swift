@@ -66,6 +66,19 @@ import Testing
     #expect(r.trades.count == 1 && r.trades[0].entryBar == 3 && r.trades[0].entryPrice == 101 && r.trades[0].exitReason == .endOfData)
   }
 
+  @Test("the live signal: a limit entry is BUY with its price; one whose price is undefined is HOLD, saying so")
+  func liveSignal() throws {
+    func signal(_ price: String) throws -> LiveSignal {
+      let output = try runBacktest("name: t\ndata: {bars: ../Data/GOOG.csv}\nstrategy:\n  type: rules\n  entry: close > 0\n"
+                                   + "  entry_order:\n    type: limit\n    price: \(price)\n    valid_bars: 2\n", overrides: ["data.end=2004-09-30"])
+      return LiveSignalAnalyzer.analyze(output, position: .flat, alerts: [], holidays: [], now: nil)
+    }
+    var s = try signal("close * 0.98")
+    #expect(s.action == .buy && s.reason.hasSuffix("; limit \(formatPlain(s.close * 0.98)) for 2 bars"), "\(s.reason)")
+    s = try signal("sma(close, 500)")
+    #expect(s.action == .hold && s.reason.hasSuffix("; limit undefined (no order) for 2 bars"), "\(s.reason)")
+  }
+
   @Test("short_entry sells short at the next open, short_exit buys back; a long entry on the same close wins")
   func shortRules() throws {
     // Sell short after an up close, buy back after a down close: decided at bar 1 (101 > 100), sold at bar 2's open 101;

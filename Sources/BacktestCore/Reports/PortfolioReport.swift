@@ -20,6 +20,7 @@ public enum PortfolioReport {
       files.append(ReportFile(name: "report.md", contents: markdown(output)))
       files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
       files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
+      if output.config.rotation != nil { files.append(ReportFile(name: "holdings.svg", contents: holdingsChart(output, charts) + "\n")) }
     }
     if formats.contains(.html) { files.append(ReportFile(name: "report.html", contents: html(output))) }
     return files
@@ -121,6 +122,13 @@ public enum PortfolioReport {
       }
     }
     return out.string
+  }
+
+  /// The holdings chart: each asset's value over the equity at each close.
+  static func holdingsChart(_ output: PortfolioOutput, _ charts: RunCharts) -> String {
+    let r = output.result
+    let values = output.assets.indices.map { a in ContiguousArray(zip(r.shares[a], r.prices[a]).map { $0.0 == 0 ? 0 : $0.0 * $0.1 }) }
+    return charts.holdings(symbols: output.assets.map(\.symbol), values: values)
   }
 
   /// One line for the strategy: the weights and rebalance rule, or the rotation's rule over its universe.
@@ -235,6 +243,7 @@ public enum PortfolioReport {
     md += "| Commission | \(MarkdownReport.describe(c.settings.commission)) |\n"
     md += "| Slippage | \(formatPlain(c.settings.slippageBasisPoints)) bps |\n\n"
     md += "## Charts\n\n![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n"
+    if c.rotation != nil { md += "![Holdings](holdings.svg)\n\n" }
 
     let b = output.withoutRebalancing
     md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | \(comparisonName(output)) |\n|---|---:|---:|\n"
@@ -357,6 +366,7 @@ public enum PortfolioReport {
     h += HTMLReport.tiles(tiles)
     h += InteractiveChart.portfolio(output).html(id: "portfolio-chart", fallback: charts.equity())
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
+    if c.rotation != nil { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
       h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"

@@ -217,6 +217,8 @@ public enum LiveSignalAnalyzer {
     switch final.signal {
     case .enterLong: signal.action = .buy
     case .enterShort: signal.action = .short
+    case .enter(let order) where order.kind.price?.isNaN == true:
+      signal.action = .hold  // a limit or stop whose price is undefined places no order (the reason says so)
     case .enter(let order): signal.action = order.side == .long ? .buy : .short
     case .exitLong(let reason), .exitShort(let reason):
       if case .exitShort = final.signal { signal.action = .cover } else { signal.action = .sell }
