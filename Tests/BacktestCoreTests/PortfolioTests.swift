@@ -383,6 +383,13 @@ struct PortfolioConfigTests {
     } catch {
       #expect("\(error)" == "Strategies/p.yaml:7:9: error: the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command")
     }
+    let rotation = (try? String(contentsOfFile: Repo.path("Strategies/etf-rotation.yaml"), encoding: .utf8)) ?? ""
+    do {
+      _ = try RunConfig.parse(rotation, file: "Strategies/etf-rotation.yaml")
+      Issue.record("a swing-only reader accepted the rotation strategy")
+    } catch {
+      #expect("\(error)".hasSuffix("error: the rotation strategy (the top assets by a score, re-ranked each period, dividends, cash flows) runs with 'backtest run', not with this command"))
+    }
   }
 
   @Test("a swing run with dividends: the trades earn them and the summary reports them")

@@ -173,12 +173,13 @@ public struct StrategyCatalog: Sendable {
     guard let typeName = try table.string("type") else {
       throw InputError("missing 'strategy.type'; expected one of \(names.joined(separator: ", "))", at: table.location)
     }
-    if typeName == "portfolio" {
-      throw InputError("the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command",
+    if typeName == "portfolio" || typeName == "rotation" {
+      let what = typeName == "portfolio" ? "target weights, rebalancing" : "the top assets by a score, re-ranked each period"
+      throw InputError("the \(typeName) strategy (\(what), dividends, cash flows) runs with 'backtest run', not with this command",
                        at: table.node("type")!.location)
     }
     guard let entry = entry(named: typeName) else {
-      let hint = closestMatch(to: typeName, in: names + ["portfolio"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: typeName, in: names + ["portfolio", "rotation"]).map { "; did you mean '\($0)'?" } ?? ""
       throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(names.joined(separator: ", "))",
                        at: table.node("type")!.location)
     }
