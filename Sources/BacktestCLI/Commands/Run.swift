@@ -141,6 +141,11 @@ struct RunCommand {
       + "; TWR \(HumanFormat.percent(s.twr)), XIRR \(HumanFormat.percent(s.xirr)), max drawdown \(HumanFormat.percent(p.maxDrawdown)), Sharpe \(HumanFormat.ratio(p.sharpe))")
     print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)"
       + (config.rotation == nil ? "" : ", turnover \(HumanFormat.percent(s.turnover)) a year"))
+    if let last = output.result.decisions.last {
+      let held = output.assets.indices.filter { last.weights[$0] > 0 }.sorted { last.ranks[$0] < last.ranks[$1] }
+        .map { "\(output.assets[$0].symbol) \(formatPercentPlain(last.weights[$0]))" }
+      print("  last ranking at the close of \(bars.timeLabel(last.bar)): \(held.isEmpty ? "no asset had a score (all cash)" : "hold " + held.joined(separator: ", "))")
+    }
     if let b = output.withoutRebalancing {
       print("  \(PortfolioReport.comparisonName(output).lowercased()): TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")
     }
