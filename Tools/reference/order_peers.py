@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Peer: scripted entry orders and short positions on backtesting.py 0.6.6.
 
-  order_peers.py BARS.csv DECISIONS.csv --out DIR [--shares 100] [--cash 100000]
+  order_peers.py BARS.csv DECISIONS.csv --out DIR [--shares 100 | --all-in] [--cash 100000]
 
 Runs the decisions of DECISIONS.csv (made by `order_decisions.py`; columns
-bar,action,price,valid_bars,stop_loss,profit_target) through backtesting.py
+bar,action,price,valid_bars,stop_loss,profit_target, optionally followed by
+trailing_stop,max_bars_held) through backtesting.py
 and writes DIR/trades.csv (one row per round trip: decision_bar, side,
 entry_bar, entry_price, exit_bar, exit_price, exit_reason, shares; bars are
 0-based indices into BARS.csv) and DIR/orders.csv (decision_bar, action,
@@ -20,7 +21,13 @@ done by the library:
     (`buy(limit=L)`) at min(open, L) when the low reaches L; a stop buy
     (`buy(stop=S)`) at max(open, S) when the high reaches S; short sales
     (`sell(...)`) mirrored. Fixed size (`--shares`, default 100), so no
-    sizing convention enters the comparison.
+    sizing convention enters the comparison; or `--all-in` (market entries
+    only): the engine's all-in rule, the most whole shares of the equity (the
+    cash when flat) at the fill price, which for a market order without
+    slippage is the next bar's open (read only for that), computed here as
+    floor(equity / open) from the library's own equity at the decision and
+    passed as a whole number of shares. The library's relative sizes
+    (`size=0.99`) would size from the decision close instead.
   * One position at a time, as the engine: an entry while a position is open
     or an order waits is not placed (`not_taken`); an exit of the side not
     held is not placed.
@@ -41,16 +48,37 @@ done by the library:
         checked from the next bar on: the library itself never checks a
         limit/stop entry's levels on its fill bar (it warns that the result
         would be "dubious", kernc/backtesting.py#119).
+  * Trailing stop z (a long; a short mirrored): the engine's level is
+    max(E, highest close since the entry) x (1 - z), set at the entry from
+    the fill E, raised at each close, checked like the stop-loss, the nearer
+    of the two binding. Here the trade's SL order is that nearer level:
+    for a market entry set on the order from the next open (so the library
+    checks E x (1 - z) on the entry bar too, as the engine does), and in
+    next() at every close of the trade, from E and the closes of bars
+    entry_bar..now, `trade.sl = max(fixed stop, trail)`. The library checks
+    its SL orders first (before the TP), from the next bar's open, a gap
+    through filling at the open. Which of the two levels was the SL is kept
+    per trade and gives the exit reason (TRAILING_STOP when the trail was
+    strictly nearer, else STOP_LOSS, as the engine). For a limit or stop
+    entry the trail is set at the close of its fill bar from the library's
+    fill price, like its fixed levels.
+  * Time exit N: at the close of bar entry_bar + N - 1 (the entry bar counts
+    1; the library's own entry bar of the trade) the trade's SL/TP are
+    cancelled and it is closed at the next open, reason TIME, unless the
+    script's exit of that side comes at the same close (taken instead, as the
+    engine takes a strategy's exit) or the bar is the last.
   * A scripted exit cancels the trade's SL/TP first and closes at the next
     open (otherwise a stop order the open gaps through would take the exit).
   * finalize_trades=False; a trade still open after the last bar is closed
     here at the last close (END_OF_DATA).
-  * Exit reasons are read back: TECHNICAL for scripted exits, STOP_LOSS when
-    the exit price is at or beyond the SL, PROFIT_TARGET at or beyond the TP.
+  * Exit reasons are read back: TECHNICAL for scripted exits, TIME for time
+    exits, STOP_LOSS (or TRAILING_STOP, above) when the exit price is at or
+    beyond the SL, PROFIT_TARGET at or beyond the TP.
 """
 
 import argparse
 import csv
+import math
 import os
 import sys
 import warnings
@@ -72,8 +100,9 @@ def read_decisions(path):
     with open(path, newline="") as f:
         r = csv.DictReader(f)
         want = ["bar", "action", "price", "valid_bars", "stop_loss", "profit_target"]
-        if r.fieldnames != want:
-            raise barsio.DataError(f"{path}:1: header must be {','.join(want)}, got {r.fieldnames}")
+        extra = ["trailing_stop", "max_bars_held"]
+        if r.fieldnames not in (want, want + extra):
+            raise barsio.DataError(f"{path}:1: header must be {','.join(want)}[,{','.join(extra)}], got {r.fieldnames}")
         for line, row in enumerate(r, start=2):
             bar = int(row["bar"])
             action = row["action"]
@@ -83,7 +112,10 @@ def read_decisions(path):
                 raise barsio.DataError(f"{path}:{line}: a second decision at bar {bar}")
             d = {"bar": bar, "action": action, "price": num(row["price"]),
                  "valid": num(row["valid_bars"], int) or 1,
-                 "sl": num(row["stop_loss"]), "tp": num(row["profit_target"])}
+                 "sl": num(row["stop_loss"]), "tp": num(row["profit_target"]),
+                 "trail": num(row.get("trailing_stop") or ""), "held": num(row.get("max_bars_held") or "", int)}
+            if d["held"] is not None and d["held"] < 1:
+                raise barsio.DataError(f"{path}:{line}: max_bars_held must be at least 1")
             kind = action.split("_")[1]
             if (kind in ("limit", "stop")) != (d["price"] is not None):
                 raise barsio.DataError(f"{path}:{line}: {action} needs a price exactly for limit and stop")
@@ -98,7 +130,20 @@ def levels(is_long, entry, sl, tp):
     return (entry * (1 + sl) if sl is not None else None, entry * (1 - tp) if tp is not None else None)
 
 
-def run(bars, decisions, shares, cash):
+def stop_level(is_long, entry, sl, trail, best):
+    """The binding stop of a position entered at `entry` whose best close so far is `best`
+    (`entry` itself before any close), and its reason: the nearer of the fixed stop and the
+    trail, TRAILING_STOP only when the trail is strictly nearer (the engine's rule)."""
+    fixed = levels(is_long, entry, sl, None)[0]
+    if trail is None:
+        return fixed, "STOP_LOSS"
+    level = best * (1 - trail) if is_long else best * (1 + trail)
+    if fixed is None or (level > fixed if is_long else level < fixed):
+        return level, "TRAILING_STOP"
+    return fixed, "STOP_LOSS"
+
+
+def run(bars, decisions, shares, cash, all_in=False):
     n = bars.n
     opens = bars.open.tolist()
     closes = bars.close.tolist()
@@ -109,6 +154,8 @@ def run(bars, decisions, shares, cash):
             self.pending = None          # (order, decision) of a limit/stop order waiting
             self.needs_levels = {}       # decision bar -> decision, for limit/stop fills
             self.scripted_exits = set()  # decision bars of trades closed by a scripted exit
+            self.time_exits = set()      # decision bars of trades closed by their time limit
+            self.sl_reason = {}          # decision bar -> the reason of the trade's current SL
 
         def next(self):
             i = len(self.data) - 1
@@ -126,10 +173,28 @@ def run(bars, decisions, shares, cash):
                     sl, tp = levels(tr.is_long, tr.entry_price, d["sl"], d["tp"])
                     if sl is not None:
                         tr.sl = sl
+                        self.sl_reason[tr.tag] = "STOP_LOSS"
                     if tp is not None:
                         tr.tp = tp
+            for tr in self.trades:                           # trailing stops: the level from this close
+                dt = decisions[tr.tag]
+                if dt["trail"] is not None:
+                    since = closes[tr.entry_bar:i + 1]
+                    best = max([tr.entry_price] + since) if tr.is_long else min([tr.entry_price] + since)
+                    tr.sl, self.sl_reason[tr.tag] = stop_level(tr.is_long, tr.entry_price, dt["sl"], dt["trail"], best)
             d = decisions.get(i)
-            if d is None or i >= n - 1:                      # a decision at the last close never fills
+            if i >= n - 1:                                   # a decision at the last close never fills
+                return
+            if d is None or d["action"] not in EXIT_ACTIONS or \
+                    not (self.position and self.position.is_long == (d["action"] == "exit_long")):
+                for tr in self.trades:                       # time exits (a scripted exit at this close wins)
+                    dt = decisions[tr.tag]
+                    if dt["held"] is not None and i - tr.entry_bar + 1 >= dt["held"]:
+                        tr.sl = None
+                        tr.tp = None
+                        self.time_exits.add(tr.tag)
+                        tr.close()
+            if d is None:
                 return
             action = d["action"]
             if action in EXIT_ACTIONS:
@@ -150,14 +215,21 @@ def run(bars, decisions, shares, cash):
             side, kind = action.split("_")
             place = self.buy if side == "long" else self.sell
             if kind == "market":
-                order = place(size=shares, tag=i)
-                sl, tp = levels(side == "long", opens[i + 1], d["sl"], d["tp"])
+                size = shares
+                if all_in:                                   # the engine's all-in count at the fill price
+                    size = math.floor(self.equity / opens[i + 1])
+                order = place(size=size, tag=i)
+                sl, reason = stop_level(side == "long", opens[i + 1], d["sl"], d["trail"], opens[i + 1])
+                tp = levels(side == "long", opens[i + 1], None, d["tp"])[1]
                 order._replace(sl_price=sl, tp_price=tp)
+                self.sl_reason[i] = reason
             else:
                 order = place(size=shares, tag=i, **{kind: d["price"]})
                 self.pending = (order, d)
                 if d["sl"] is not None or d["tp"] is not None:
                     self.needs_levels[i] = d
+                if all_in:
+                    raise barsio.DataError(f"bar {i}: --all-in takes market entries only (a limit or stop fill price is not known in advance)")
             outcome[i] = "placed"
 
     with warnings.catch_warnings():
@@ -175,8 +247,10 @@ def run(bars, decisions, shares, cash):
         xp = float(r.ExitPrice)
         if tag in strat.scripted_exits:
             reason = "TECHNICAL"
+        elif tag in strat.time_exits:
+            reason = "TIME"
         elif r.SL == r.SL and (xp <= r.SL if is_long else xp >= r.SL):
-            reason = "STOP_LOSS"
+            reason = strat.sl_reason[tag]
         elif r.TP == r.TP and (xp >= r.TP if is_long else xp <= r.TP):
             reason = "PROFIT_TARGET"
         else:
@@ -199,12 +273,14 @@ def main():
     ap.add_argument("bars")
     ap.add_argument("decisions")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--shares", type=int, default=100)
+    sizing = ap.add_mutually_exclusive_group()
+    sizing.add_argument("--shares", type=int, default=100)
+    sizing.add_argument("--all-in", action="store_true")
     ap.add_argument("--cash", type=float, default=100000.0)
     a = ap.parse_args()
     bars = barsio.load_bars(a.bars)
     decisions = read_decisions(a.decisions)
-    trades, outcome = run(bars, decisions, a.shares, a.cash)
+    trades, outcome = run(bars, decisions, a.shares, a.cash, a.all_in)
     barsio.make_out_dir(a.out)
     lines = ["decision_bar,side,entry_bar,entry_price,exit_bar,exit_price,exit_reason,shares"]
     for t in trades:
