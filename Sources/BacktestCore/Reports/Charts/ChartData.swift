@@ -336,7 +336,8 @@ struct ChartData {
     }
     let order = bits.0 <= min(bits.1, bits.2) ? 0 : bits.1 <= bits.2 ? 1 : 2
     // A block takes at most a header, a factor, a mask and 16 codes or exceptions of 8 bytes.
-    let capacity = 10 * (1 + 2 * runs.count) + 1 + (n + blockSize - 1) / blockSize * (11 + 8 * blockSize)
+    // (and 8 bytes that a block's last whole-word store may pass the end by).
+    let capacity = 10 * (1 + 2 * runs.count) + 1 + (n + blockSize - 1) / blockSize * (11 + 8 * blockSize) + 8
     return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
       var o = 0
       func varint(_ value: Int) {
@@ -412,7 +413,7 @@ struct ChartData {
             codes[k] = Int64(bitPattern: code)
             let length = bitLength(code)
             lengths[k] = Int64(length)
-            counts[65 * (k & 3) + length] += 1
+            counts[65 * (k & 3) + length] &+= 1
             if length > 0 { present |= 1 << UInt64(length - 1) }
           }
           // Candidate widths: each bit length present, the longer codes becoming exceptions
@@ -431,15 +432,28 @@ struct ChartData {
           }
           for k in 0..<m { counts[65 * (k & 3) + Int(lengths[k])] = 0 }
           var mask: UInt16 = 0
-          for k in 0..<m where lengths[k] > width { mask |= 1 << UInt16(k) }
+          for k in 0..<m { mask |= (lengths[k] > width ? 1 : 0) << UInt16(k) }
           out[o] = UInt8(width) | (factor > 1 ? 64 : 0) | (mask != 0 ? 128 : 0); o += 1
           if factor > 1 { varint(factor) }
           if mask != 0 { out[o] = UInt8(mask & 0xFF); out[o + 1] = UInt8(mask >> 8); o += 2 }
           var accumulator: UInt64 = 0, filled = 0
-          for k in 0..<m where lengths[k] <= width {
-            accumulator |= UInt64(bitPattern: codes[k]) << UInt64(filled)
-            filled += width
-            while filled >= 8 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1; accumulator >>= 8; filled -= 8 }
+          if width <= 56 {
+            // Whole bytes out with one 8-byte store (the bytes past them are written over later): fewer than 8 bits stay, so a code fits.
+            for k in 0..<m where lengths[k] <= width {
+              accumulator |= UInt64(bitPattern: codes[k]) &<< UInt64(filled)
+              filled += width
+              UnsafeMutableRawPointer(out + o).storeBytes(of: accumulator.littleEndian, as: UInt64.self)
+              let whole = filled >> 3  // at most 7
+              o += whole
+              accumulator = accumulator &>> UInt64(8 * whole)
+              filled &= 7
+            }
+          } else {
+            for k in 0..<m where lengths[k] <= width {
+              accumulator |= UInt64(bitPattern: codes[k]) << UInt64(filled)
+              filled += width
+              while filled >= 8 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1; accumulator >>= 8; filled -= 8 }
+            }
           }
           if filled > 0 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1 }
           for k in 0..<m where lengths[k] > width { varint(UInt64(bitPattern: codes[k])) }
