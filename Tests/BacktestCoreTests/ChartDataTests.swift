@@ -159,6 +159,75 @@ struct ChartDataReader {
     #expect(Double(data.bytes.count) < 0.85 * Double(separate.bytes.count), "\(data.bytes.count) against \(separate.bytes.count) bytes")
   }
 
+  /// Columns of several chunks (`ChartData.chunk`), with runs of `nan` across chunk boundaries and at the ends, and bars' prices.
+  static func longColumns(_ data: inout ChartData) -> (columns: [(index: Int, values: [Double])], prices: [Int], bars: BarSeries) {
+    let n = 3 * ChartData.chunk + 37
+    var gaps = columns()[0].values
+    while gaps.count < n { gaps += gaps }
+    gaps = Array(gaps.prefix(n))
+    for i in (ChartData.chunk - 5)..<(ChartData.chunk + 9) { gaps[i] = .nan }
+    for i in (2 * ChartData.chunk - 1)..<(2 * ChartData.chunk + 1) { gaps[i] = .infinity }
+    for i in 0..<3 { gaps[i] = .nan }
+    gaps[n - 1] = .nan
+    let bars = SyntheticBars.generate(count: n, seed: 9)
+    var columns: [(Int, [Double])] = []
+    columns.append((data.add(gaps, precision: .exact(maxDecimals: 8, otherwise: 7)), gaps))
+    let prices = data.addPrices(open: bars.open, high: bars.high, low: bars.low, close: bars.close)
+    let smooth = (0..<n).map { 100 + 30 * sin(Double($0) / 50) }
+    columns.append((data.add(smooth, precision: .exact(maxDecimals: 8, otherwise: nil)), smooth))
+    let volume = Array(bars.volume)
+    columns.append((data.add(volume, precision: .decimals(0)), volume))
+    return (columns, prices, bars)
+  }
+
+  @Test("columns of several chunks read back exactly, nan runs across chunk boundaries included")
+  func longColumnsRoundTrip() {
+    var data = ChartData()
+    let (columns, prices, bars) = Self.longColumns(&data)
+    for (k, values) in columns {
+      let decoded = Self.decode(data, k)
+      #expect(decoded.count == values.count)
+      for (i, (a, b)) in zip(decoded, values).enumerated() where !(a.isNaN && !b.isFinite) {
+        #expect(a.bitPattern == b.bitPattern, "column \(k)[\(i)]: \(a) vs \(b)")
+      }
+    }
+    for (column, values) in zip(prices, [bars.open, bars.high, bars.low, bars.close]) { #expect(Self.decode(data, column) == Array(values)) }
+  }
+
+  @Test("the columns packed on several threads are the bytes and descriptions packed on one, also when packed in two rounds")
+  func concurrentPacking() {
+    var one = ChartData(), several = ChartData(), rounds = ChartData()
+    one.workers = 1
+    several.workers = 4
+    rounds.workers = 2
+    _ = Self.longColumns(&one)
+    _ = Self.longColumns(&several)
+    _ = Self.longColumns(&rounds)
+    // Asking for the bytes packs the columns so far; those added after are packed when next asked for.
+    #expect(rounds.bytes.count > 0)
+    for column in Self.columns() {
+      one.add(column.values, precision: column.precision)
+      several.add(column.values, precision: column.precision)
+      rounds.add(column.values, precision: column.precision)
+    }
+    #expect(one.bytes.count > 10 * ChartData.chunk)
+    #expect(several.bytes == one.bytes && rounds.bytes == one.bytes)
+    #expect(several.descriptors == one.descriptors && rounds.descriptors == one.descriptors)
+    #expect(several.base64 == one.base64)
+  }
+
+  @Test("a copy of the columns packs apart from the original")
+  func copies() {
+    var data = ChartData()
+    data.add([1, 2, 3], precision: .decimals(0))
+    _ = data.bytes
+    var copy = data
+    copy.add([4.5], precision: .decimals(1))
+    data.add([7, 8], precision: .decimals(0))
+    #expect(Self.decode(copy, 1) == [4.5] && Self.decode(data, 1) == [7, 8])
+    #expect(Self.decode(copy, 0) == [1, 2, 3] && Self.decode(data, 0) == [1, 2, 3])
+  }
+
   @Test("a random walk of cents takes about a byte a value")
   func compact() {
     let walk = Self.columns()[0].values

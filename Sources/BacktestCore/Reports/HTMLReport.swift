@@ -39,10 +39,13 @@ public enum HTMLReport {
     "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
   }
 
-  public static func render(_ output: RunOutput) -> String { render(output, charts: MemoizedCharts(RunCharts(output))) }
+  public static func render(_ output: RunOutput) -> String {
+    render(output, charts: MemoizedCharts(RunCharts(output)), markdown: MarkdownReport.render(output))
+  }
 
-  /// The page, with charts made already (or being made) for the SVG files.
-  package static func render(_ output: RunOutput, charts: MemoizedCharts) -> String {
+  /// The page, with charts made already (or being made) for the SVG files,
+  /// and `markdown`, report.md's text (`MarkdownReport.render(output)`), whose tables it shows.
+  package static func render(_ output: RunOutput, charts: MemoizedCharts, markdown md: @autoclosure () -> String) -> String {
     let c = output.config, s = output.summary, b = output.benchmarkSummary, bars = output.bars
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = opening("Backtest: \(c.name)")
@@ -68,7 +71,7 @@ public enum HTMLReport {
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
     // report.md's tables and notes (performance, exit reasons, intrabar ambiguity, cycle, dividends), from the same text.
-    let md = MarkdownReport.render(output)
+    let md = md()
     for section in ["Performance", "Exit reasons", "Economic cycle", "Dividends"] {
       if let body = MarkdownReport.section(section, of: md) { h += "<div class=\"card\"><h2>\(e(section))</h2>\(markdownBlocks(body))</div>\n" }
     }

@@ -47,8 +47,10 @@ public enum RunReport {
     }
     // Each chart made once, for its SVG file and for the HTML report.
     let charts = MemoizedCharts(RunCharts(output))
+    // report.md's text made once, for its file and for the HTML report's tables.
+    let markdown = DeferredText { MarkdownReport.render(output) }
     if formats.contains(.markdown) {
-      files.append(later("report.md") { MarkdownReport.render(output) })
+      files.append(later("report.md") { markdown.text })
       files.append(later("price.svg") { charts.price() + "\n" })
       for (k, id) in charts.panelIDs.enumerated() {
         files.append(later(id + ".svg") { charts.panelChart(k) + "\n" })
@@ -58,7 +60,7 @@ public enum RunReport {
       files.append(later("returns.svg") { charts.tradeReturns() + "\n" })
     }
     if formats.contains(.html) {
-      files.append(later("report.html") { HTMLReport.render(output, charts: charts) })
+      files.append(later("report.html") { HTMLReport.render(output, charts: charts, markdown: markdown.text) })
     }
     return files
   }

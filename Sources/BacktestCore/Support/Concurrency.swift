@@ -32,6 +32,27 @@ final class JobCounter: @unchecked Sendable {
   }
 }
 
+/// Runs `body(k)` for each `k` in `0..<count` on `workers` threads (the calling
+/// thread and threads of their own, each taking the next `k`), and returns when all have run.
+///
+/// Threads of their own, not the shared pool, as for `OnOtherThread`; with one
+/// worker (or one job) everything runs on the calling thread.
+package func runJobs(_ count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  let counter = JobCounter()
+  let finished = DispatchGroup()
+  for _ in 0..<max(0, min(workers, count) - 1) {
+    finished.enter()
+    let thread = Thread {
+      while let k = counter.next(below: count) { body(k) }
+      finished.leave()
+    }
+    thread.stackSize = 1 << 22
+    thread.start()
+  }
+  while let k = counter.next(below: count) { body(k) }
+  finished.wait()
+}
+
 /// A value computed on a thread of its own, started at once; `value` waits for it.
 ///
 /// A thread of its own, not the shared pool: what waits for it may itself

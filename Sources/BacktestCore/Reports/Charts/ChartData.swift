@@ -41,23 +41,48 @@ struct ChartData {
   /// order stay within 2^52, so zigzag codes stay exact in JavaScript numbers.
   static let maxSteps = 1_125_899_906_842_624.0  // 2^50
 
-  private(set) var bytes: [UInt8] = []
-  /// One entry per column: where it starts, how many values, its decimals (or `f64`).
-  private(set) var descriptors: [JSONValue] = []
+  /// The columns as added, each packed when the bytes are first asked for.
+  private var columns: [Column] = []
+  /// Each column's description after its `at`: how many values, its decimals (or `f64`), its prediction.
+  private var fields: [[(String, JSONValue)]] = []
   /// Each column's decimals; `nil` for raw Float64.
   private(set) var decimals: [Int?] = []
+  /// Threads that pack the columns (each column on one; the bytes are the same for any number).
+  var workers = ProcessInfo.processInfo.activeProcessorCount
+  private var packed = Packed()
 
-  /// Appends a column and returns its index.
+  /// The packed columns, one after the other.
+  var bytes: [UInt8] { pack().bytes }
+
+  /// One entry per column: where it starts, how many values, its decimals (or `f64`), its prediction.
+  var descriptors: [JSONValue] {
+    let starts = pack().starts
+    return fields.indices.map { .object([("at", .integer(starts[$0]))] + fields[$0]) }
+  }
+
+  /// Appends a column and returns its index; it is packed (on `workers` threads, with the others) when the bytes are first asked for.
   ///
-  /// - Complexity: O(n), one pass to find the decimals, one to quantize, one to write.
+  /// - Complexity: O(n) now, to find the decimals; O(n) when packed.
   @discardableResult
   mutating func add(_ values: ContiguousArray<Double>, precision: Precision) -> Int {
-    values.withUnsafeBufferPointer { add($0, precision: precision) }
+    let d = values.withUnsafeBufferPointer { values in
+      Self.decimals(values, precision).flatMap { Self.fits(values, decimals: $0) ? $0 : nil }
+    }
+    if let d {
+      return append(.steps(values, decimals: d), [("n", .integer(values.count)), ("dec", .integer(d))], decimals: d)
+    }
+    return append(.raw(values), [("n", .integer(values.count)), ("f64", .bool(true))], decimals: nil)
   }
 
   @discardableResult
-  mutating func add(_ values: [Double], precision: Precision) -> Int {
-    values.withUnsafeBufferPointer { add($0, precision: precision) }
+  mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
+
+  private mutating func append(_ column: Column, _ description: [(String, JSONValue)], decimals d: Int?) -> Int {
+    if !isKnownUniquelyReferenced(&packed) { packed = packed.copy() }
+    columns.append(column)
+    fields.append(description)
+    decimals.append(d)
+    return columns.count - 1
   }
 
   /// Adds the open, high, low and close of bars with one number of decimals
@@ -71,58 +96,42 @@ struct ChartData {
     let columns = [open, high, low, close]
     let precision = Precision.exact(maxDecimals: 8, otherwise: 7)
     let decimals = columns.compactMap { $0.withUnsafeBufferPointer { Self.decimals($0, precision) } }.max()
-    let steps = decimals.map { d in columns.compactMap { $0.withUnsafeBufferPointer { Self.quantize($0, decimals: d) } } } ?? []
-    guard let d = decimals, steps.count == 4, steps.allSatisfy(\.nanRuns.isEmpty) else {
+    // Predicted only when every price is finite and within the steps at those decimals.
+    guard let d = decimals, columns.allSatisfy({ $0.withUnsafeBufferPointer { $0.allSatisfy(\.isFinite) && Self.fits($0, decimals: d) } }) else {
       return columns.map { add($0, precision: precision) }
     }
-    let (o, h, l, c) = (steps[0].q, steps[1].q, steps[2].q, steps[3].q)
-    let n = c.count
-    var openResiduals = [Int64](repeating: 0, count: n), highResiduals = openResiduals, lowResiduals = openResiduals
-    o.withUnsafeBufferPointer { o in h.withUnsafeBufferPointer { h in l.withUnsafeBufferPointer { l in c.withUnsafeBufferPointer { c in
-      openResiduals.withUnsafeMutableBufferPointer { ro in highResiduals.withUnsafeMutableBufferPointer { rh in
-        lowResiduals.withUnsafeMutableBufferPointer { rl in
-          for i in 0..<n {
-            ro[i] = o[i] &- (i == 0 ? 0 : c[i - 1])
-            rh[i] = h[i] &- max(o[i], c[i])
-            rl[i] = l[i] &- min(o[i], c[i])
-          }
-        }
-      } }
-    } } } }
-    func column(_ residuals: [Int64], _ pred: JSONValue?) -> Int {
-      let start = bytes.count
-      write(residuals, nanRuns: [])
-      var fields: [(String, JSONValue)] = [("at", .integer(start)), ("n", .integer(n)), ("dec", .integer(d))]
+    let prices = Prices(open: open, high: high, low: low, close: close, decimals: d)
+    let n = close.count
+    func column(_ role: Prices.Role, _ pred: JSONValue?) -> Int {
+      var fields: [(String, JSONValue)] = [("n", .integer(n)), ("dec", .integer(d))]
       if let pred { fields.append(("pred", pred)) }
-      descriptors.append(.object(fields))
-      self.decimals.append(d)
-      return descriptors.count - 1
+      return append(.price(prices, role), fields, decimals: d)
     }
-    let closeIndex = column(c, nil)
-    let openIndex = column(openResiduals, .array([.string("lag"), .integer(closeIndex)]))
-    let highIndex = column(highResiduals, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
-    let lowIndex = column(lowResiduals, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
+    let closeIndex = column(.close, nil)
+    let openIndex = column(.open, .array([.string("lag"), .integer(closeIndex)]))
+    let highIndex = column(.high, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
+    let lowIndex = column(.low, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
     return [openIndex, highIndex, lowIndex, closeIndex]
-  }
-
-  @discardableResult
-  mutating func add(_ values: UnsafeBufferPointer<Double>, precision: Precision) -> Int {
-    let start = bytes.count
-    if let decimals = Self.decimals(values, precision), let steps = Self.quantize(values, decimals: decimals) {
-      write(steps.q, nanRuns: steps.nanRuns)
-      descriptors.append(.object([("at", .integer(start)), ("n", .integer(values.count)), ("dec", .integer(decimals))]))
-      self.decimals.append(decimals)
-    } else {
-      bytes.reserveCapacity(bytes.count + values.count * 8)
-      for v in values { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
-      descriptors.append(.object([("at", .integer(start)), ("n", .integer(values.count)), ("f64", .bool(true))]))
-      self.decimals.append(nil)
-    }
-    return descriptors.count - 1
   }
 
   /// Powers of ten that are exact doubles.
   static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+  /// `x.rounded()` (to nearest, halves away from zero) without a call into the C library.
+  @inline(__always) static func rounded(_ x: Double) -> Double {
+    guard abs(x) < 4_503_599_627_370_496 else { return x }  // 2^52 and above are whole; nan stays nan
+    return Double(roundedToInteger(x))
+  }
+
+  /// The largest double below 1/2: added to a value, it carries exactly the halves and above to the next whole number.
+  static let justBelowHalf = 0.49999999999999994
+
+  /// `Int64(x.rounded())` for |x| < 2^52, without branches: the sum with just
+  /// under ±1/2 is exact or rounds (to nearest) only onto a whole number of the
+  /// right side, and the conversion cuts toward zero.
+  @inline(__always) static func roundedToInteger(_ x: Double) -> Int64 {
+    Int64(x + Double(signOf: x, magnitudeOf: justBelowHalf))
+  }
 
   /// The decimals a column is written with; `nil` for raw Float64.
   static func decimals(_ values: UnsafeBufferPointer<Double>, _ precision: Precision) -> Int? {
@@ -133,9 +142,15 @@ struct ChartData {
       return digits - 1 - Int(log10(magnitude).rounded(.down))
     case .exact(let maxDecimals, let otherwise):
       var d = 0
+      var s = powersOfTen[0]
       for v in values where v.isFinite {
+        // Most values hold at the decimals found so far: one multiplication, one division.
+        var q = rounded(v * s)
+        if q / s == v && abs(q) <= maxSteps { continue }
+        d += 1
         while d <= maxDecimals {
-          let s = powersOfTen[d], q = (v * s).rounded()
+          s = powersOfTen[d]
+          q = rounded(v * s)
           if q / s == v && abs(q) <= maxSteps { break }
           d += 1
         }
@@ -155,147 +170,297 @@ struct ChartData {
     return m
   }
 
-  /// The column's steps (`nan` repeating the step before) and its runs of `nan`;
-  /// `nil` when a step count passes `maxSteps` or the decimals are out of range.
-  static func quantize(_ values: UnsafeBufferPointer<Double>, decimals d: Int) -> (q: [Int64], nanRuns: [(start: Int, length: Int)])? {
-    guard abs(d) <= 22 else { return nil }
-    let scale = powersOfTen[abs(d)]
-    var q = [Int64](repeating: 0, count: values.count)
-    var runs: [(start: Int, length: Int)] = []
-    let ok = q.withUnsafeMutableBufferPointer { q -> Bool in
-      var previous: Int64 = 0
-      var runStart = -1
-      for i in 0..<values.count {
-        let v = values[i]
-        if !v.isFinite {
-          if runStart < 0 { runStart = i }
-          q[i] = previous
-          continue
-        }
-        if runStart >= 0 { runs.append((runStart, i - runStart)); runStart = -1 }
-        let steps = (d >= 0 ? v * scale : v / scale).rounded()
-        guard abs(steps) <= maxSteps else { return false }
-        previous = Int64(steps)
-        q[i] = previous
-      }
-      if runStart >= 0 { runs.append((runStart, values.count - runStart)) }
-      return true
-    }
-    return ok ? (q, runs) : nil
+  /// Whether every finite value's step count at `d` decimals stays within `maxSteps`
+  /// (rounding is monotonic: the largest magnitude has the most steps).
+  static func fits(_ values: UnsafeBufferPointer<Double>, decimals d: Int) -> Bool {
+    guard abs(d) <= 22 else { return false }
+    let m = largestMagnitude(values), scale = powersOfTen[abs(d)]
+    return rounded(d >= 0 ? m * scale : m / scale) <= maxSteps
   }
 
-  mutating func writeVarint(_ value: UInt64) {
-    var v = value
-    while v >= 0x80 {
-      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-      v >>= 7
+  // MARK: Packing
+
+  /// A column as added, packed later.
+  private enum Column: @unchecked Sendable {
+    case raw(ContiguousArray<Double>)
+    case steps(ContiguousArray<Double>, decimals: Int)
+    case price(Prices, Prices.Role)
+
+    var count: Int {
+      switch self {
+      case .raw(let v), .steps(let v, _): return v.count
+      case .price(let p, _): return p.close.count
+      }
     }
-    bytes.append(UInt8(v))
+  }
+
+  /// Bars' prices, packed as four columns of steps, three of them predicted.
+  private struct Prices: @unchecked Sendable {
+    enum Role { case close, open, high, low }
+    let open, high, low, close: ContiguousArray<Double>
+    let decimals: Int
+  }
+
+  /// The columns packed so far, one after the other, and where each starts.
+  private final class Packed: @unchecked Sendable {
+    let lock = NSLock()
+    var bytes: [UInt8] = []
+    var starts: [Int] = []
+
+    func copy() -> Packed {
+      lock.lock(); defer { lock.unlock() }
+      let other = Packed()
+      other.bytes = bytes
+      other.starts = starts
+      return other
+    }
+  }
+
+  /// Packs the columns not packed yet, each into a buffer of its own on one of
+  /// `workers` threads, and appends them in order.
+  private func pack() -> (bytes: [UInt8], starts: [Int]) {
+    let packed = self.packed
+    packed.lock.lock()
+    defer { packed.lock.unlock() }
+    let done = packed.starts.count
+    if done < columns.count {
+      let pending = Array(columns[done...])
+      let slots = ConcurrentSlots<[UInt8]>(count: pending.count)
+      // Longest first, so that the threads finish together.
+      let order = pending.indices.sorted { pending[$0].count > pending[$1].count }
+      runJobs(pending.count, workers: workers) { k in slots.set(order[k], Self.pack(pending[order[k]])) }
+      var total = 0
+      for k in pending.indices { total += slots.peek(k)!.count }
+      packed.bytes.reserveCapacity(packed.bytes.count + total)
+      for k in pending.indices {
+        packed.starts.append(packed.bytes.count)
+        packed.bytes.append(contentsOf: slots.take(k)!)
+      }
+    }
+    return (packed.bytes, packed.starts)
+  }
+
+  /// Values per chunk: the steps are made a chunk at a time (twice: once to
+  /// choose the order, once to write), never a whole column at once.
+  static let chunk = 2048
+
+  /// One column's bytes.
+  private static func pack(_ column: Column) -> [UInt8] {
+    switch column {
+    case .raw(let values):
+      return [UInt8](unsafeUninitializedCapacity: values.count * 8) { out, count in
+        values.withUnsafeBufferPointer { v in
+          for i in 0..<v.count { UnsafeMutableRawPointer(out.baseAddress! + 8 * i).storeBytes(of: v[i].bitPattern.littleEndian, as: UInt64.self) }
+        }
+        count = values.count * 8
+      }
+    case .steps(let values, let d):
+      return values.withUnsafeBufferPointer { v in
+        packSteps(count: v.count) { start, m, q, previous, runs in quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q, runs: &runs) }
+      }
+    case .price(let p, let role):
+      return p.open.withUnsafeBufferPointer { o in p.high.withUnsafeBufferPointer { h in p.low.withUnsafeBufferPointer { l in
+        p.close.withUnsafeBufferPointer { c in
+          let scratch = UnsafeMutablePointer<Int64>.allocate(capacity: 3 * chunk + 1)
+          defer { scratch.deallocate() }
+          let x = scratch, y = x + chunk + 1, open = y + chunk
+          return packSteps(count: c.count) { start, m, q, _, _ in
+            // The close steps, and those of the other price the role takes, with the close before the chunk in x[-1] for the open.
+            var previous: Int64 = 0, none: [(start: Int, length: Int)] = []
+            let from = max(0, start - 1)
+            quantize(c.baseAddress! + from, count: m + start - from, at: from, decimals: p.decimals, previous: &previous, into: x, runs: &none)
+            let close = start == 0 ? x : x + 1  // close[i] at close[k]; close[i - 1] at close[k - 1] when start > 0
+            switch role {
+            case .close:
+              for k in 0..<m { q[k] = close[k] }
+            case .open:
+              quantize(o.baseAddress! + start, count: m, at: start, decimals: p.decimals, previous: &previous, into: y, runs: &none)
+              for k in 0..<m { q[k] = y[k] &- (start + k == 0 ? 0 : close[k - 1]) }
+            case .high, .low:
+              quantize(o.baseAddress! + start, count: m, at: start, decimals: p.decimals, previous: &previous, into: open, runs: &none)
+              quantize((role == .high ? h : l).baseAddress! + start, count: m, at: start, decimals: p.decimals, previous: &previous, into: y, runs: &none)
+              if role == .high {
+                for k in 0..<m { q[k] = y[k] &- max(open[k], close[k]) }
+              } else {
+                for k in 0..<m { q[k] = y[k] &- min(open[k], close[k]) }
+              }
+            }
+          }
+        }
+      } } }
+    }
+  }
+
+  /// The steps of `count` values from `v` (the column's values from index `at`) into `q`:
+  /// a non-finite value repeats the step before it (`previous`), and extends or starts a run in `runs`.
+  @inline(__always)
+  private static func quantize(_ v: UnsafePointer<Double>, count: Int, at: Int, decimals d: Int, previous: inout Int64,
+                               into q: UnsafeMutablePointer<Int64>, runs: inout [(start: Int, length: Int)]) {
+    let scale = powersOfTen[abs(d)]
+    var last = previous
+    for k in 0..<count {
+      let x = v[k]
+      if x.isFinite {
+        last = roundedToInteger(d >= 0 ? x * scale : x / scale)  // within ±2^50 (`fits`)
+      } else if let run = runs.last, run.start + run.length == at + k {
+        runs[runs.count - 1].length += 1
+      } else {
+        runs.append((at + k, 1))
+      }
+      q[k] = last
+    }
+    previous = last
+  }
+
+  /// A column of `n` steps, made a chunk at a time by `fill(start, count, into, previous step, nan runs)`:
+  /// its runs of `nan`, its order and its blocks, as described in the type's comment.
+  private static func packSteps(count n: Int,
+                                fill: (Int, Int, UnsafeMutablePointer<Int64>, inout Int64, inout [(start: Int, length: Int)]) -> Void) -> [UInt8] {
+    let q = UnsafeMutablePointer<Int64>.allocate(capacity: chunk)
+    defer { q.deallocate() }
+    // First pass: the runs of nan, and the order (the values, their differences, or the differences of those) whose zigzag codes have fewest bits.
+    var runs: [(start: Int, length: Int)] = []
+    var bits = (0, 0, 0)
+    var filled: Int64 = 0, previous: Int64 = 0, previousDifference: Int64 = 0
+    for start in stride(from: 0, to: n, by: chunk) {
+      let m = min(chunk, n - start)
+      fill(start, m, q, &filled, &runs)
+      for k in 0..<m {
+        let d = q[k] &- previous
+        bits.0 &+= bitLength(zigzag(q[k]))
+        bits.1 &+= bitLength(zigzag(d))
+        bits.2 &+= bitLength(zigzag(d &- previousDifference))
+        previous = q[k]
+        previousDifference = d
+      }
+    }
+    let order = bits.0 <= min(bits.1, bits.2) ? 0 : bits.1 <= bits.2 ? 1 : 2
+    // A block takes at most a header, a factor, a mask and 16 codes or exceptions of 8 bytes.
+    // (and 8 bytes that a block's last whole-word store may pass the end by).
+    let capacity = 10 * (1 + 2 * runs.count) + 1 + (n + blockSize - 1) / blockSize * (11 + 8 * blockSize) + 8
+    return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+      var o = 0
+      func varint(_ value: Int) {
+        var v = UInt64(value)
+        while v >= 0x80 { out[o] = UInt8(truncatingIfNeeded: v) | 0x80; o += 1; v >>= 7 }
+        out[o] = UInt8(v); o += 1
+      }
+      varint(runs.count)
+      var end = 0
+      for run in runs {
+        varint(run.start - end)
+        varint(run.length)
+        end = run.start + run.length
+      }
+      out[o] = UInt8(order); o += 1
+      // Second pass: the steps again, written as blocks (a chunk is a whole number of blocks).
+      var writer = BlockWriter(order: order)
+      var none: [(start: Int, length: Int)] = []
+      filled = 0
+      for start in stride(from: 0, to: n, by: chunk) {
+        let m = min(chunk, n - start)
+        fill(start, m, q, &filled, &none)
+        none.removeAll(keepingCapacity: true)
+        o += writer.write(UnsafeBufferPointer(start: q, count: m), into: out.baseAddress! + o)
+      }
+      count = o
+    }
   }
 
   @inline(__always) static func zigzag(_ r: Int64) -> UInt64 { UInt64(bitPattern: (r << 1) ^ (r >> 63)) }
   @inline(__always) static func bitLength(_ z: UInt64) -> Int { 64 - z.leadingZeroBitCount }
 
-  /// Writes the steps `q` as described in the type's comment.
-  ///
-  /// - Complexity: O(n); the blocks are written through raw pointers into one buffer (fast in debug builds too).
-  mutating func write(_ q: [Int64], nanRuns: [(start: Int, length: Int)]) {
-    writeVarint(UInt64(nanRuns.count))
-    var end = 0
-    for run in nanRuns {
-      writeVarint(UInt64(run.start - end))
-      writeVarint(UInt64(run.length))
-      end = run.start + run.length
-    }
-    let n = q.count
-    q.withUnsafeBufferPointer { q in
-      // The order (the values, their differences, or the differences of those) whose zigzag codes have fewest bits.
-      var bits = (0, 0, 0)
-      var previous: Int64 = 0, previousDifference: Int64 = 0
-      for i in 0..<n {
-        let d = q[i] &- previous
-        bits.0 &+= Self.bitLength(Self.zigzag(q[i]))
-        bits.1 &+= Self.bitLength(Self.zigzag(d))
-        bits.2 &+= Self.bitLength(Self.zigzag(d &- previousDifference))
-        previous = q[i]
-        previousDifference = d
-      }
-      let order = bits.0 <= min(bits.1, bits.2) ? 0 : bits.1 <= bits.2 ? 1 : 2
-      bytes.append(UInt8(order))
-      // A block takes at most a header, a factor, a mask and 16 codes or exceptions of 8 bytes.
-      var blocks = [UInt8](repeating: 0, count: (n + Self.blockSize - 1) / Self.blockSize * (11 + 8 * Self.blockSize))
-      blocks.withUnsafeMutableBufferPointer { out in
-        let used = Self.writeBlocks(q, order: order, into: out.baseAddress!)
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: out[..<used]))
-      }
-    }
-  }
+  /// Writes steps as blocks, a whole number of blocks (but for the last) at a time,
+  /// carrying the step and difference before each.
+  struct BlockWriter {
+    let order: Int
+    var previous: Int64 = 0, previousDifference: Int64 = 0
 
-  /// Writes the blocks of `q` in `order` at `out`; returns the bytes written.
-  static func writeBlocks(_ q: UnsafeBufferPointer<Int64>, order: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
-    withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * blockSize + 65) { scratch in
-      let residuals = scratch.baseAddress!, codes = residuals + blockSize, lengths = codes + blockSize, counts = lengths + blockSize
-      for l in 0...64 { counts[l] = 0 }
-      var o = 0
-      func varint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 { out[o] = UInt8(truncatingIfNeeded: v) | 0x80; o += 1; v >>= 7 }
-        out[o] = UInt8(v); o += 1
+    init(order: Int) { self.order = order }
+
+    /// Writes the blocks of `q` at `out`; returns the bytes written.
+    mutating func write(_ q: UnsafeBufferPointer<Int64>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+      // Four tallies of the codes' bit lengths, each of every fourth code: a run of equal lengths waits on no store before it.
+      withUnsafeTemporaryAllocation(of: Int64.self, capacity: 3 * blockSize + 4 * 65) { scratch in
+        let residuals = scratch.baseAddress!, codes = residuals + blockSize, lengths = codes + blockSize, counts = lengths + blockSize
+        for l in 0..<(4 * 65) { counts[l] = 0 }
+        var o = 0
+        func varint(_ value: UInt64) {
+          var v = value
+          while v >= 0x80 { out[o] = UInt8(truncatingIfNeeded: v) | 0x80; o += 1; v >>= 7 }
+          out[o] = UInt8(v); o += 1
+        }
+        // Locals, not the stored properties: the writes through `out` then cannot touch them.
+        let order = order
+        var previous = previous, previousDifference = previousDifference
+        defer { self.previous = previous; self.previousDifference = previousDifference }
+        var start = 0
+        while start < q.count {
+          let m = min(blockSize, q.count - start)
+          var factor: UInt64 = 0
+          for k in 0..<m {
+            let d = q[start + k] &- previous
+            residuals[k] = order == 0 ? q[start + k] : order == 1 ? d : d &- previousDifference
+            previous = q[start + k]
+            previousDifference = d
+            if factor != 1 { factor = gcd(factor, residuals[k].magnitude) }  // once 1, always 1: skip the divisions
+          }
+          if factor <= 1 { factor = 1 }
+          // The codes' bit lengths: how many of each, and which occur (bit L - 1 for length L > 0).
+          var present: UInt64 = 0
+          for k in 0..<m {
+            let code = zigzag(factor == 1 ? residuals[k] : residuals[k] / Int64(factor))  // most blocks: no division
+            codes[k] = Int64(bitPattern: code)
+            let length = bitLength(code)
+            lengths[k] = Int64(length)
+            counts[65 * (k & 3) + length] &+= 1
+            if length > 0 { present |= 1 << UInt64(length - 1) }
+          }
+          // Candidate widths: each bit length present, the longer codes becoming exceptions
+          // (longest first; a width of 0 only when no code is 0, which would take a bit).
+          var width = 64 - present.leadingZeroBitCount, best = (width * m + 7) / 8, exceptionBytes = 0, taken = 0
+          var rest = present
+          while rest != 0 {
+            let length = 64 - rest.leadingZeroBitCount
+            rest &= ~(1 << UInt64(length - 1))
+            let count = Int(counts[length] + counts[65 + length] + counts[130 + length] + counts[195 + length])
+            taken += count
+            exceptionBytes += count * max(1, (length + 6) / 7)
+            let w = taken < m && rest != 0 ? 64 - rest.leadingZeroBitCount : 0
+            let cost = (w * (m - taken) + 7) / 8 + exceptionBytes + 2
+            if cost < best { best = cost; width = w }
+          }
+          for k in 0..<m { counts[65 * (k & 3) + Int(lengths[k])] = 0 }
+          var mask: UInt16 = 0
+          for k in 0..<m { mask |= (lengths[k] > width ? 1 : 0) << UInt16(k) }
+          out[o] = UInt8(width) | (factor > 1 ? 64 : 0) | (mask != 0 ? 128 : 0); o += 1
+          if factor > 1 { varint(factor) }
+          if mask != 0 { out[o] = UInt8(mask & 0xFF); out[o + 1] = UInt8(mask >> 8); o += 2 }
+          var accumulator: UInt64 = 0, filled = 0
+          if width <= 56 {
+            // Whole bytes out with one 8-byte store (the bytes past them are written over later): fewer than 8 bits stay, so a code fits.
+            for k in 0..<m where lengths[k] <= width {
+              accumulator |= UInt64(bitPattern: codes[k]) &<< UInt64(filled)
+              filled += width
+              UnsafeMutableRawPointer(out + o).storeBytes(of: accumulator.littleEndian, as: UInt64.self)
+              let whole = filled >> 3  // at most 7
+              o += whole
+              accumulator = accumulator &>> UInt64(8 * whole)
+              filled &= 7
+            }
+          } else {
+            for k in 0..<m where lengths[k] <= width {
+              accumulator |= UInt64(bitPattern: codes[k]) << UInt64(filled)
+              filled += width
+              while filled >= 8 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1; accumulator >>= 8; filled -= 8 }
+            }
+          }
+          if filled > 0 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1 }
+          for k in 0..<m where lengths[k] > width { varint(UInt64(bitPattern: codes[k])) }
+          start += m
+        }
+        return o
       }
-      var previous: Int64 = 0, previousDifference: Int64 = 0
-      var start = 0
-      while start < q.count {
-        let m = min(blockSize, q.count - start)
-        var factor: UInt64 = 0
-        for k in 0..<m {
-          let d = q[start + k] &- previous
-          residuals[k] = order == 0 ? q[start + k] : order == 1 ? d : d &- previousDifference
-          previous = q[start + k]
-          previousDifference = d
-          if factor != 1 { factor = gcd(factor, residuals[k].magnitude) }  // once 1, always 1: skip the divisions
-        }
-        if factor <= 1 { factor = 1 }
-        // The codes' bit lengths: how many of each, and which occur (bit L - 1 for length L > 0).
-        var present: UInt64 = 0
-        for k in 0..<m {
-          let code = zigzag(factor == 1 ? residuals[k] : residuals[k] / Int64(factor))  // most blocks: no division
-          codes[k] = Int64(bitPattern: code)
-          let length = bitLength(code)
-          lengths[k] = Int64(length)
-          counts[length] += 1
-          if length > 0 { present |= 1 << UInt64(length - 1) }
-        }
-        // Candidate widths: each bit length present, the longer codes becoming exceptions
-        // (longest first; a width of 0 only when no code is 0, which would take a bit).
-        var width = 64 - present.leadingZeroBitCount, best = (width * m + 7) / 8, exceptionBytes = 0, taken = 0
-        var rest = present
-        while rest != 0 {
-          let length = 64 - rest.leadingZeroBitCount
-          rest &= ~(1 << UInt64(length - 1))
-          let count = Int(counts[length])
-          taken += count
-          exceptionBytes += count * max(1, (length + 6) / 7)
-          let w = taken < m && rest != 0 ? 64 - rest.leadingZeroBitCount : 0
-          let cost = (w * (m - taken) + 7) / 8 + exceptionBytes + 2
-          if cost < best { best = cost; width = w }
-        }
-        for k in 0..<m { counts[Int(lengths[k])] = 0 }
-        var mask: UInt16 = 0
-        for k in 0..<m where lengths[k] > width { mask |= 1 << UInt16(k) }
-        out[o] = UInt8(width) | (factor > 1 ? 64 : 0) | (mask != 0 ? 128 : 0); o += 1
-        if factor > 1 { varint(factor) }
-        if mask != 0 { out[o] = UInt8(mask & 0xFF); out[o + 1] = UInt8(mask >> 8); o += 2 }
-        var accumulator: UInt64 = 0, filled = 0
-        for k in 0..<m where lengths[k] <= width {
-          accumulator |= UInt64(bitPattern: codes[k]) << UInt64(filled)
-          filled += width
-          while filled >= 8 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1; accumulator >>= 8; filled -= 8 }
-        }
-        if filled > 0 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1 }
-        for k in 0..<m where lengths[k] > width { varint(UInt64(bitPattern: codes[k])) }
-        start += m
-      }
-      return o
     }
   }
 
