@@ -16,6 +16,9 @@ import Testing
   ]
   static let yamlSeeds: [String] = [
     try! String(contentsOfFile: Repo.path("Strategies/gpix.yaml"), encoding: .utf8),
+    // Rules with short sales, and with limit entries and every broker exit.
+    try! String(contentsOfFile: Repo.path("Strategies/goog-rsi2-long-short.yaml"), encoding: .utf8),
+    try! String(contentsOfFile: Repo.path("Strategies/goog-pullback-limit.yaml"), encoding: .utf8),
     "a: [1, {b: 'c', d: \"e\\u0041\"}]\nlist:\n- x: 1\n  y: [2]\n- - 3\n",
   ]
   static let alphabet = Array(",\n\r\"':-+.eE0123456789TZ {}[]#&*!|>\t ".utf8) + [0xFF, 0x00, 0xC3]
@@ -129,6 +132,8 @@ import Testing
     let holdingsSeed = "analysis_date: 2024-01-01\nholdings:\n  - {name: A, shares: 1, purchase_price: 1, purchase_date: 2023-01-01, current_price: 2}\n"
     let ledgerSeed = "date,amount,category,note\n2024-01-25,3000,salary,\n2024-01-03,-1200.50,rent,\"a, b\"\n2024-03-02,-80,food,\n"
     let portfolioSeed = "data:\n  assets:\n    - {symbol: A, bars: a.csv}\n    - {symbol: B, bars: b.csv}\nstrategy: {type: portfolio, weights: {A: 60%, B: 40%}, rebalance: {drift: 5%}}\nportfolio: {contributions: {monthly: 100, day: 31}, drip: true}\n"
+    let rotationSeed = "data:\n  assets:\n    - {symbol: A, bars: a.csv}\n    - {symbol: B, bars: b.csv}\nstrategy:\n  type: rotation\n  params: {n: 63}\n"
+      + "  score: roc(close, n) / std(close, 20)\n  top: 1\n  rebalance: weekly\n  weighting: score\nportfolio: {fractional_shares: true}\n"
     for round in 0..<1500 {
       let macro = Self.inputs(round % 2 == 0 ? macroSeed : tidySeed, &rng, round)
       Self.expectOnlyInputErrors(seed, round) {
@@ -148,7 +153,7 @@ import Testing
         let l = try LedgerReader.read(ledger, file: "l.csv")
         _ = (l.monthly, l.byCategory, l.monthlyNetContributions)
       }
-      let portfolio = String(decoding: Self.inputs(portfolioSeed, &rng, round), as: UTF8.self)
+      let portfolio = String(decoding: Self.inputs(round % 2 == 0 ? portfolioSeed : rotationSeed, &rng, round), as: UTF8.self)
       Self.expectOnlyInputErrors(seed, round) { _ = try AnyRunConfig.parse(portfolio, file: "p.yaml") }
       let holdings = String(decoding: Self.inputs(holdingsSeed, &rng, round), as: UTF8.self)
       Self.expectOnlyInputErrors(seed, round) { _ = HoldingsReport(try HoldingsReport.read(holdings, file: "h.yaml")) }
