@@ -22,7 +22,7 @@ import Testing
 
   @Test("every order and every close's equity and cash equal the plain-Python reference's (1e-9 relative)", arguments: [
     ("monthly-top2", [String]()),
-    ("weekly-top1", ["strategy.params.lookback=20", "strategy.top=1", "strategy.rebalance=weekly"]),
+    ("weekly-top1", ["lookback=20", "top=1", "rebalance=weekly"]),  // short names, as --set takes them
     ("quarterly-top3", ["strategy.params.lookback=126", "strategy.top=3", "strategy.rebalance=quarterly"]),
   ])
   func reference(folder: String, overrides: [String]) throws {
@@ -161,6 +161,16 @@ import Testing
     let sold = r.fills.filter { $0.shares < 0 }.reduce(0) { $0 - $1.shares * $1.price }
     let years = Double(r.timeline.day.last! - r.timeline.day[0]) / 365.25
     #expect(close(output.summary.turnover!, min(bought, sold) / (r.equity.reduce(0, +) / Double(r.equity.count)) / years, relative: 1e-12))
+  }
+
+  @Test("--set names a rotation's keys and params by their short names, and suggests one for a typo")
+  func shortNames() throws {
+    #expect(throws: InputError.self) { try Self.shipped(["tpo=1"]) }
+    do { _ = try Self.shipped(["lookbak=5"]) } catch {
+      #expect("\(error)".contains("unknown key 'lookbak'; did you mean 'lookback'?") && "\(error)".contains("top, rebalance, weighting, score, lookback"))
+    }
+    let a = try Self.shipped(["weighting=score", "top=3"]), b = try Self.shipped(["strategy.weighting=score", "strategy.top=3"])
+    #expect(a.result.equity == b.result.equity && a.result.decisions.last!.weights.filter { $0 > 0 }.count == 3)
   }
 
   @Test("rotation run files are refused with a message where they are wrong", arguments: [

@@ -1,6 +1,29 @@
 import Foundation
 
 extension PortfolioRunConfig {
+  /// A rotation run file's keys by short name, for `--set top=3` and `--set lookback=126`: `top`,
+  /// `rebalance`, `weighting`, `score` and each of `params`; empty for any other document.
+  static func rotationParameters(_ root: YAMLNode) -> [ParameterInfo] {
+    guard case .mapping(let entries) = root.kind, let strategy = entries.first(where: { $0.key == "strategy" })?.value,
+          case .mapping(let keys) = strategy.kind, let type = keys.first(where: { $0.key == "type" })?.value,
+          case .scalar("rotation", _) = type.kind else { return [] }
+    func info(_ path: String, _ alias: String, _ doc: String, _ type: ParameterType) -> ParameterInfo {
+      ParameterInfo(path: path, alias: alias, doc: doc, type: type, defaultText: "")
+    }
+    var out = [info("top", "top", "how many assets to hold", .integer(1...1_000_000)),
+               info("rebalance", "rebalance", "weekly, monthly, quarterly or annually", .number(.any)),
+               info("weighting", "weighting", "equal or score", .number(.any)),
+               info("score", "score", "the expression that ranks the assets", .number(.any))]
+    if let params = keys.first(where: { $0.key == "params" })?.value, case .mapping(let named) = params.kind {
+      let taken = Set(out.map(\.path))
+      for p in named where !taken.contains(p.key) {
+        out.append(info("params." + p.key, p.key, "a param of the score", .number(.any)))
+      }
+    }
+    return out
+  }
+
+
   /// The rebalance periods a rotation may rank at.
   static let rotationPeriods: [String: RebalanceRule] = ["weekly": .weekly, "monthly": .monthly, "quarterly": .quarterly, "annually": .annually]
 

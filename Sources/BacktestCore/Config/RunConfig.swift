@@ -202,8 +202,9 @@ extension RunConfig {
     var override = try ConfigOverride(text)
     if !sections.contains(override.keys[0]) {
       let name = override.keys.joined(separator: ".")
-      // A document whose strategy this catalog cannot read (a portfolio run file) has no short names.
-      let parameters = (try? SweepRunner.strategyParameters(root, catalog: catalog)) ?? []
+      // A rotation's keys and params have short names; a fixed-weight portfolio run file has none.
+      let rotation = PortfolioRunConfig.rotationParameters(root)
+      let parameters = rotation.isEmpty ? (try? SweepRunner.strategyParameters(root, catalog: catalog)) ?? [] : rotation
       guard let path = SweepSettings.keyPath(of: name, strategy: parameters) else {
         let names = parameters.map { $0.alias ?? $0.path }
         let hint = closestMatch(to: name, in: names + sections.sorted()).map { "; did you mean '\($0)'?" } ?? ""
