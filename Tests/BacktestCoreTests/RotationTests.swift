@@ -107,7 +107,7 @@ import Testing
     #expect(r.fills.map { [$0.bar, $0.asset, Int($0.shares)] } == [[1, 0, 100], [8, 0, -100], [8, 1, 200]])
   }
 
-  @Test("a holding whose bars end is sold at its last close (DELISTED) at the open where the next ranking trades without it")
+  @Test("a dropped holding without a bar where the ranking trades (its bars ended) is sold at its last close, reading no later bar")
   func endedAsset() {
     // AAA trades all 10 days; BBB only the first 5 (1-5 January), closing at 60 on its last.
     var a = PortfolioAsset(symbol: "AAA", bars: handBars(Array(repeating: (100, 101, 99, 100), count: 10)), weight: 0)
@@ -119,10 +119,11 @@ import Testing
     settings.initialCash = 10_000
     settings.rotation = RotationRule(top: 1, period: .weekly)
     let r = PortfolioEngine.run([a, b], settings: settings)
-    // Bar 0: BBB (2 > 1), 200 shares at 50. Bar 7 (Monday 8 Jan): BBB has ended, so AAA; at bar 8's open BBB is sold
-    // at its last close 60 (+2,000), then AAA bought: 12,000 / 100 = 120 shares. Meanwhile BBB is marked at 60.
+    // Bar 0: BBB (2 > 1), 200 shares at 50. Bar 7 (Monday 8 Jan): BBB has no bar, so no score: AAA; at bar 8's open
+    // BBB (no bar there either) is sold at its last close 60 (+2,000), then AAA bought: 12,000 / 100 = 120 shares.
+    // Meanwhile BBB is marked at 60.
     #expect(r.fills.map { [$0.bar, $0.asset, Int($0.shares)] } == [[1, 1, 200], [8, 1, -200], [8, 0, 120]])
-    #expect(r.fills[1].reason == .delisted && r.fills[1].price == 60 && r.fills[2].reason == .rebalance)
+    #expect(r.fills[1].reason == .lastClose && r.fills[1].price == 60 && r.fills[2].reason == .rebalance)
     #expect(r.equity[6] == 12_000 && r.equity[9] == 12_000)
   }
 
@@ -142,16 +143,20 @@ import Testing
     #expect(csv.hasPrefix("time,symbol,score,rank,target_weight\n2022-01-03,INCM,,,0.0\n"))
     #expect(csv.split(separator: "\n").count == 1 + 4 * output.result.decisions.count)
     let json = PortfolioReport.summaryJSON(output).rendered()
-    #expect(json.contains("\"strategy\": \"rotation\"") && json.contains("\"equal_weight_held\"") && json.contains("\"turnover\""))
-    // holdings.svg: one band per asset, stacked; the top of the last band at the last close is 1 − cash / equity.
-    let svg = PortfolioReport.holdingsChart(output, PortfolioReport.charts(output))
-    #expect(output.assets.map(\.symbol).allSatisfy { svg.contains("<title>\($0)</title></polygon>") })
-    let band = svg.components(separatedBy: "id=\"holding-3\"")[0].components(separatedBy: "points=\"").last!
-    let last = band.prefix { $0 != "\"" }.split(separator: " ")  // the upper edge, then the lower edge backwards
-    let n = output.result.cash.count
-    let invested = 1 - output.result.cash[n - 1] / output.result.equity[n - 1]
-    let topOfLast = Double(last[last.count / 2 - 1].split(separator: ",")[1])!
-    #expect(abs(topOfLast - (270 - invested * 218)) <= 0.1, "\(topOfLast) vs \(invested)")
+    #expect(json.contains("\"strategy\": \"rotation\"") && json.contains("\"equal_weight_held\"") && json.contains("\"turnover\"")
+            && json.contains("\"last_targets\""))
+    // holdings.svg: one band per asset, stacked; the top of the last band at the last close is 1 − cash / equity,
+    // also when deposits make the account's value differ from the growth of the initial cash.
+    for run in [output, try Self.shipped(["portfolio.contributions={monthly: 5000, day: 1}"])] {
+      let svg = PortfolioReport.holdingsChart(run, PortfolioReport.charts(run))
+      #expect(run.assets.map(\.symbol).allSatisfy { svg.contains("<title>\($0)</title></polygon>") })
+      let band = svg.components(separatedBy: "id=\"holding-3\"")[0].components(separatedBy: "points=\"").last!
+      let last = band.prefix { $0 != "\"" }.split(separator: " ")  // the upper edge, then the lower edge backwards
+      let n = run.result.cash.count
+      let invested = 1 - run.result.cash[n - 1] / run.result.equity[n - 1]
+      let topOfLast = Double(last[last.count / 2 - 1].split(separator: ",")[1])!
+      #expect(abs(topOfLast - (270 - invested * 218)) <= 0.1, "\(topOfLast) vs \(invested)")
+    }
     // The comparison holds each of the four from the first bar: 25% each.
     let b = try #require(output.withoutRebalancing)
     #expect(b.assets.allSatisfy { $0.targetWeight == 0.25 } && b.fills == 4)

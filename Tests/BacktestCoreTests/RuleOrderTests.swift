@@ -96,6 +96,14 @@ import Testing
     #expect(r.trades[0].exitBar == 2 && r.trades[0].exitReason == .stopLoss && abs(r.trades[0].exitPrice - 101 * 1.015) < 1e-9)
   }
 
+  @Test("a short side does not move the long side's first decision: each side decides from its own warm-up")
+  func warmUpPerSide() throws {
+    // `not` of an undefined comparison holds, so without its warm-up this entry would hold from bar 0.
+    let long = "  entry: not (close < sma(close, 5))\n"
+    let alone = try Self.rule(long), both = try Self.rule(long + "  short_entry: close > close[1] and close < 0\n")
+    #expect(alone.trades.first!.entryBar == 7 && both.trades.map(\.entryBar) == alone.trades.map(\.entryBar))  // decided at bar 6: 100 ≥ 99.2
+  }
+
   @Test("a short pays its borrow rate per calendar day on its value at the previous close")
   func borrowFee() throws {
     var broker = BrokerSettings()

@@ -144,7 +144,8 @@ struct RunCommand {
     if let last = output.result.decisions.last {
       let held = output.assets.indices.filter { last.weights[$0] > 0 }.sorted { last.ranks[$0] < last.ranks[$1] }
         .map { "\(output.assets[$0].symbol) \(formatPercentPlain(last.weights[$0]))" }
-      print("  last ranking at the close of \(bars.timeLabel(last.bar)): \(held.isEmpty ? "no asset had a score (all cash)" : "hold " + held.joined(separator: ", "))")
+      print("  last ranking at the close of \(bars.timeLabel(last.bar)): "
+        + (held.isEmpty ? PortfolioReport.noTargetReason(output, last) : "targets " + held.joined(separator: ", ")))
     }
     if let b = output.withoutRebalancing {
       print("  \(PortfolioReport.comparisonName(output).lowercased()): TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")

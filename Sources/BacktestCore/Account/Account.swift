@@ -5,8 +5,9 @@ public enum FillReason: String, Sendable, CaseIterable {
   case contribution = "CONTRIBUTION"
   case withdrawal = "WITHDRAWAL"
   case dividendReinvestment = "DRIP"
-  /// A holding whose bars have ended, sold at its last close (`Docs/portfolio.md`, "Rotation").
-  case delisted = "DELISTED"
+  /// A holding a rotation dropped, without a bar where the ranking trades, sold at its last close
+  /// (`Docs/portfolio.md`, "Rotation").
+  case lastClose = "LAST_CLOSE"
   /// A strategy's entry (`enterLong`).
   case entry = "ENTRY"
   /// The close of a strategy's position (its exit reason is in the trade).

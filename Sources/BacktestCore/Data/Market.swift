@@ -43,12 +43,6 @@ public struct Market: Sendable {
   /// Whether every asset shares the timeline's bars (one asset).
   @inlinable public var isSingleAsset: Bool { index.isEmpty }
 
-  /// The timeline bar of asset `a`'s last bar: after it the asset has ended (delisted, or its file stops).
-  public func lastBar(of a: Int) -> Int {
-    guard !index.isEmpty else { return timeline.count - 1 }
-    return index[a].lastIndex { $0 >= 0 } ?? -1
-  }
-
   /// Asset `a`'s bar at timeline bar `t`, or `-1` when it has none there.
   @inlinable @inline(__always)
   public func bar(of a: Int, at t: Int) -> Int { index.isEmpty ? t : index[a][t] }

@@ -290,24 +290,19 @@ struct TargetWeightsTrader: Trader {
     }
   }
 
-  /// Whether asset `a`'s bars have ended before bar `t`.
-  func ended(_ a: Int, before t: Int, _ market: Market) -> Bool { t > market.lastBar(of: a) }
-
   mutating func open(_ t: Int, account: inout Account) {
     let market = account.market
-    // A full bar: every weighted asset and every holding has a bar (or, holding without a weight, has ended).
-    // Only full bars trade.
+    // A full bar: every weighted asset and every holding with a weight has a bar. Only full bars trade.
     let full = weighted.allSatisfy { market.bar(of: $0, at: t) >= 0 }
-      && account.shares.indices.allSatisfy {
-        account.shares[$0] == 0 || market.bar(of: $0, at: t) >= 0 || (weights[$0] == 0 && ended($0, before: t, market))
-      }
+      && account.shares.indices.allSatisfy { account.shares[$0] == 0 || weights[$0] == 0 || market.bar(of: $0, at: t) >= 0 }
     if invested, t > 0, rule.startsNewPeriod(from: Int(market.timeline.day[t - 1]), to: Int(market.timeline.day[t])) {
       rebalanceDue = true
     }
     guard full else { return }
-    // A holding whose bars have ended (only a rotation holds one without a weight) is sold at its last close first.
+    // A holding without a weight (a rotation dropped it) and without a bar here is sold at its last close first:
+    // its bars may have ended (delisted), and waiting for its next bar would hold up every other trade.
     for a in account.shares.indices where account.shares[a] > 0 && market.bar(of: a, at: t) < 0 {
-      account.sell(t, a, account.shares[a], at: account.lastClose(a), .delisted)
+      account.sell(t, a, account.shares[a], at: account.lastClose(a), .lastClose)
     }
     // The withdrawal first (from idle cash, deposits waiting included); then the initial purchase, a rebalance
     // (trading what is left to the target weights) or the deposits net of the withdrawal bought in target
@@ -327,7 +322,8 @@ struct TargetWeightsTrader: Trader {
     if paid > 0 && account.cash < 0 { raiseCash(t, &account) }
     if drip {
       for a in account.dripCash.indices where account.dripCash[a] > 0 && market.bar(of: a, at: t) >= 0 {
-        fill(t, a, affordable(t, a, account.dripCash[a], account), .dividendReinvestment, &account)
+        // (An asset a rotation dropped keeps its dividend in cash.)
+        if weights[a] > 0 { fill(t, a, affordable(t, a, account.dripCash[a], account), .dividendReinvestment, &account) }
         account.dripCash[a] = 0
       }
     }

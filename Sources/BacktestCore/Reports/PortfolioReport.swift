@@ -128,7 +128,7 @@ public enum PortfolioReport {
   static func holdingsChart(_ output: PortfolioOutput, _ charts: RunCharts) -> String {
     let r = output.result
     let values = output.assets.indices.map { a in ContiguousArray(zip(r.shares[a], r.prices[a]).map { $0.0 == 0 ? 0 : $0.0 * $0.1 }) }
-    return charts.holdings(symbols: output.assets.map(\.symbol), values: values)
+    return charts.holdings(symbols: output.assets.map(\.symbol), values: values, equity: r.equity)
   }
 
   /// One line for the strategy: the weights and rebalance rule, or the rotation's rule over its universe.
@@ -181,7 +181,7 @@ public enum PortfolioReport {
         ("score", .string(score.text)), ("params", .object(score.params.map { ($0.name, .number($0.value)) })),
         ("top", .integer(rule.top)), ("rebalance", .string(rule.period.description)), ("weighting", .string(rule.weighting.rawValue)),
         ("decisions", .integer(r.decisions.count)), ("turnover", .optional(s.turnover)),
-        ("held_at_the_end", .array(r.decisions.last.map { d in output.assets.indices.filter { d.weights[$0] > 0 }.map { .string(output.assets[$0].symbol) } } ?? [])),
+        ("last_targets", .array(r.decisions.last.map { d in output.assets.indices.filter { d.weights[$0] > 0 }.map { .string(output.assets[$0].symbol) } } ?? [])),
       ])))
     }
     if let b = output.withoutRebalancing {
@@ -332,15 +332,21 @@ public enum PortfolioReport {
         .map { "\(symbols[$0]) \(formatPlain((d.scores[$0] * 10_000).rounded() / 10_000)) (\(formatPercentPlain(d.weights[$0])))" }
       let sold = symbols.indices.filter { previous[$0] > 0 && d.weights[$0] == 0 }.map { symbols[$0] }
       previous = d.weights
-      return (r.timeline.timeLabel(d.bar), chosen.isEmpty ? "— (no asset has a score)" : chosen.joined(separator: ", "), sold.joined(separator: ", "))
+      return (r.timeline.timeLabel(d.bar), chosen.isEmpty ? "— (" + noTargetReason(output, d) + ")" : chosen.joined(separator: ", "),
+              sold.joined(separator: ", "))
     }
+  }
+
+  /// Why a ranking chose nothing: no asset had a score, or (weighting by score) none a positive one.
+  package static func noTargetReason(_ output: PortfolioOutput, _ d: RotationDecision) -> String {
+    d.scores.contains { !$0.isNaN } ? "no asset with a positive score: all cash" : "no asset had a score: all cash"
   }
 
   static func rotationMarkdown(_ output: PortfolioOutput) -> String {
     let rows = rotationRows(output), s = output.summary
     var md = "## Rotation\n\n\(rows.count) ranking(s); turnover \(HumanFormat.percent(s.turnover)) a year. Each asset's score, rank and "
     md += "target weight at every ranking are in rotation.csv; its shares and value at every close in equity.csv.\n\n"
-    md += "| Ranked at the close of | Held from the next open (score, weight) | Sold |\n|---|---|---|\n"
+    md += "| Ranked at the close of | Targets (score, weight), traded at the next full open | Dropped |\n|---|---|---|\n"
     for row in rows.prefix(MarkdownReport.tradeListLimit) { md += "| \(row.decided) | \(row.chosen) | \(row.sold) |\n" }
     if rows.count > MarkdownReport.tradeListLimit { md += "\nThe first \(MarkdownReport.tradeListLimit) of \(rows.count) rankings; all are in rotation.csv.\n" }
     return md + "\n"
@@ -376,7 +382,7 @@ public enum PortfolioReport {
     h += "</table></div>\n"
     if c.rotation != nil {
       h += "<div class=\"card\"><h2>Rotation</h2><p class=\"note\">Turnover \(HumanFormat.percent(s.turnover)) a year; every ranking is in rotation.csv.</p>"
-      h += "<table><tr><th>Ranked at the close of</th><th>Held from the next open (score, weight)</th><th>Sold</th></tr>"
+      h += "<table><tr><th>Ranked at the close of</th><th>Targets (score, weight), traded at the next full open</th><th>Dropped</th></tr>"
       for row in rotationRows(output) { h += "<tr><td>\(e(row.decided))</td><td>\(e(row.chosen))</td><td>\(e(row.sold))</td></tr>" }
       h += "</table></div>\n"
     }

@@ -2,9 +2,10 @@ extension RunCharts {
   static let holdingsPalette = ["#0071E3", "#FF9500", "#34C759", "#AF52DE", "#FF3B30", "#5AC8FA", "#FFCC00", "#A2845E"]
 
   /// What the account held over time: each asset's value as a share of the
-  /// equity at each close, stacked in the order of `symbols`, cash the rest
-  /// up to 100% (a point per pixel column: the close at its first bar).
-  package func holdings(symbols: [String], values: [ContiguousArray<Double>]) -> String {
+  /// account's value (`equity`, not the charts' growth series) at each close,
+  /// stacked in the order of `symbols`, cash the rest up to 100% (a point per
+  /// pixel column: the close at its first bar; shares clamped to 0–100% in total).
+  package func holdings(symbols: [String], values: [ContiguousArray<Double>], equity: ContiguousArray<Double>) -> String {
     let height = 300.0, top = 52.0, bottom = 270.0
     var svg = open(height, "Holdings: each asset's share of the account's value (cash the rest)", top: top, bottom: bottom,
                    vmin: 0, vmax: 1, id: "holdings")
@@ -16,8 +17,8 @@ extension RunCharts {
     let c = SVGBuilder.coordinate
     for (k, symbol) in symbols.enumerated() {
       let upper = sample.indices.map { j in
-        let i = sample[j], e = equitySeries[i]
-        return lower[j] + (e > 0 && values[k][i].isFinite ? min(1, max(0, values[k][i] / e)) : 0)
+        let i = sample[j], e = equity[i]
+        return min(1, lower[j] + (e > 0 && values[k][i].isFinite ? max(0, values[k][i] / e) : 0))
       }
       let color = Self.holdingsPalette[k % Self.holdingsPalette.count]
       var points = sample.indices.map { c(x(sample[$0])) + "," + c(y(upper[$0], top, bottom, 0, 1)) }

@@ -326,7 +326,7 @@ public struct RulesStrategy: Strategy {
       default: break
       }
     }
-    for e in [p.entry, p.exit, p.shortEntry, p.shortExit].compactMap({ $0 }) { collect(e) }
+    for e in [p.entry == Parameters.never ? nil : p.entry, p.exit, p.shortEntry, p.shortExit].compactMap({ $0 }) { collect(e) }
     var titles: [String: [String]] = [:]
     for c in calls { if let key = panelKey(c.unit) { titles[key.id, default: []].append(c.text) } }
     var names: Set<String> = []
@@ -387,9 +387,12 @@ struct CompiledRule: Sendable {
   let firstDecisionBar: Int
 
   init(_ p: RulesStrategy.Parameters, evaluator: RuleEvaluator) {
-    entry = evaluator.condition(p.entry)
+    // With a short side, decisions start at the earlier warm-up, so each side's bits are cleared before its own
+    // (a long rule decides from the same bar with or without a short side).
+    entry = p.shortEntry == nil ? evaluator.condition(p.entry) : evaluator.condition(p.entry).clearing(below: p.entry.warmUp)
     exit = Exit(p.exit, evaluator: evaluator)
-    shortEntry = p.shortEntry.map(evaluator.condition) ?? Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64))
+    shortEntry = p.shortEntry.map { evaluator.condition($0).clearing(below: $0.warmUp) }
+      ?? Bits(words: ContiguousArray(repeating: 0, count: (evaluator.count + 63) / 64))
     shortExit = Exit(p.shortExit, evaluator: evaluator)
     prices = p.order.price.map(evaluator.number) ?? []
     let warmUps = (p.entry == RulesStrategy.Parameters.never ? [] : [p.entry.warmUp]) + (p.shortEntry.map { [$0.warmUp] } ?? [])
