@@ -243,7 +243,8 @@ struct TargetWeightsTrader: Trader {
     let m = weights.count
     var target = [Double](repeating: 0, count: m)
     // (An asset without a weight may have no bar here: its target is 0 without a price.)
-    for a in weighted { target[a] = quantity(value * weights[a] / account.open(a, t)) }
+    // (An account worth nothing or less at the open holds nothing: never a negative target, which would sell short.)
+    for a in weighted { target[a] = max(0, quantity(value * weights[a] / account.open(a, t))) }
     for a in 0..<m where account.shares[a] > target[a] { fill(t, a, target[a] - account.shares[a], reason, &account) }
     for a in weighted where account.shares[a] < target[a] {
       fill(t, a, min(target[a] - account.shares[a], affordable(t, a, .infinity, account)), reason, &account)
