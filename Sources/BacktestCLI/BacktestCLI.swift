@@ -104,15 +104,20 @@ enum StrategiesCommand {
     arguments: [ArgumentSpec("NAME", "show only this strategy", count: .optional, completion: .strategy(prefix: ""))],
     examples: ["strategies", "strategies bollinger_rsi"])
 
-  static let portfolio = (name: "portfolio", summary: "target weights over several assets, rebalanced monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)")
+  /// The strategies over several assets, run by `backtest run` only (their keys: README, Docs/portfolio.md).
+  static let multiAsset = [
+    (name: "portfolio", summary: "target weights over several assets, rebalanced weekly, monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)"),
+    (name: "rotation", summary: "the top k assets by a score written in the rule language (score, top, rebalance, weighting), re-ranked each week, month, quarter or year (backtest run only)"),
+  ]
 
   static func run(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws -> Int32 {
     let a = try Arguments(args, command: spec, path: "strategies")
     guard a.positionals.count <= 1 else { throw UsageError(message: "expected at most one strategy name") }
     let only = a.positionals.first
-    if let only, only != portfolio.name, !catalog.names.contains(only) {
-      let hint = closestMatch(to: only, in: catalog.names + [portfolio.name]).map { "; did you mean '\($0)'?" } ?? ""
-      throw UsageError(message: "unknown strategy '\(only)'\(hint); expected one of \((catalog.names + [portfolio.name]).joined(separator: ", "))")
+    let names = catalog.names + multiAsset.map(\.name)
+    if let only, !names.contains(only) {
+      let hint = closestMatch(to: only, in: names).map { "; did you mean '\($0)'?" } ?? ""
+      throw UsageError(message: "unknown strategy '\(only)'\(hint); expected one of \(names.joined(separator: ", "))")
     }
     print(listing(catalog, only: only), terminator: "")
     return ExitCode.ok
@@ -127,7 +132,7 @@ enum StrategiesCommand {
           + ": \(p.type.name), default \(p.defaultText), \(p.type.rangeText); \(p.doc)\n"
       }
     }
-    if only == nil || only == portfolio.name { out += "\(portfolio.name): \(portfolio.summary)\n" }
+    for s in multiAsset where only == nil || only == s.name { out += "\(s.name): \(s.summary)\n" }
     return out
   }
 }

@@ -193,7 +193,7 @@ public struct RulesStrategy: Strategy {
   }
 
   public static let name = "rules"
-  public static let summary = "entry and exit conditions written as expressions in the run file (see Docs/rules.md)"
+  public static let summary = "entry and exit conditions written as expressions in the run file, with short sales and limit or stop entries (see Docs/rules.md)"
 
   public let parameters: Parameters
   let rule: CompiledRule
