@@ -6,10 +6,15 @@ extension PortfolioRunConfig {
 
   /// Whether a parsed run file names a strategy over several assets: `portfolio` (fixed weights) or `rotation`.
   public static func isPortfolio(_ root: YAMLNode) -> Bool {
+    strategyType(root) == "portfolio" || strategyType(root) == "rotation"
+  }
+
+  /// The `strategy.type` a parsed run file writes, if it writes one as text.
+  static func strategyType(_ root: YAMLNode) -> String? {
     guard case .mapping(let entries) = root.kind, let strategy = entries.first(where: { $0.key == "strategy" })?.value,
           case .mapping(let keys) = strategy.kind, let type = keys.first(where: { $0.key == "type" })?.value,
-          case .scalar(let name, _) = type.kind else { return false }
-    return name == "portfolio" || name == "rotation"
+          case .scalar(let name, _) = type.kind else { return nil }
+    return name
   }
 
   /// Reads an already parsed run file.

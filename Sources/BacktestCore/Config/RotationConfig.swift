@@ -4,9 +4,8 @@ extension PortfolioRunConfig {
   /// A rotation run file's keys by short name, for `--set top=3` and `--set lookback=126`: `top`,
   /// `rebalance`, `weighting`, `score` and each of `params`; empty for any other document.
   static func rotationParameters(_ root: YAMLNode) -> [ParameterInfo] {
-    guard case .mapping(let entries) = root.kind, let strategy = entries.first(where: { $0.key == "strategy" })?.value,
-          case .mapping(let keys) = strategy.kind, let type = keys.first(where: { $0.key == "type" })?.value,
-          case .scalar("rotation", _) = type.kind else { return [] }
+    guard strategyType(root) == "rotation", case .mapping(let entries) = root.kind,
+          case .mapping(let keys)? = entries.first(where: { $0.key == "strategy" })?.value.kind else { return [] }
     func info(_ path: String, _ alias: String, _ doc: String, _ type: ParameterType) -> ParameterInfo {
       ParameterInfo(path: path, alias: alias, doc: doc, type: type, defaultText: "")
     }
@@ -39,15 +38,9 @@ extension PortfolioRunConfig {
     guard let node = strategy.node("score") else {
       throw InputError("missing 'strategy.score'; expected the expression that ranks the assets, such as 'roc(close, 63)'", at: strategy.location)
     }
-    guard case .scalar(let text, _) = node.kind else {
-      throw InputError("expected an expression for 'strategy.score', found \(node.typeDescription)", at: node.location)
-    }
-    let expression: RuleExpression
-    do {
-      expression = try RuleChecker.number(text, params: Dictionary(params.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }),
-                                          key: "strategy.score", example: "a score such as 'roc(close, 63)'")
-    } catch {
-      throw InputError(error.message, at: node.location(ofCharacter: error.offset), excerpt: node.markedLine(atCharacter: error.offset, width: error.width))
+    let named = Dictionary(params.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+    let expression = try RulesStrategy.Parameters.expression(node, key: "strategy.score", expected: "an expression") { (text: String) throws(RuleError) in
+      try RuleChecker.number(text, params: named, key: "strategy.score", example: "a score such as 'roc(close, 63)'")
     }
     guard let top = try strategy.int("top", default: nil, in: 1...1_000_000) else {
       throw InputError("missing 'strategy.top'; expected how many assets to hold, 1 to \(max(1, assets.count))", at: strategy.location)

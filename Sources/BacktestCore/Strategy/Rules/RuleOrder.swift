@@ -36,14 +36,8 @@ struct RuleOrder: Sendable, Hashable {
       throw InputError("missing 'strategy.entry_order.price'; expected the \(type) price as an expression such as 'close * 0.99'",
                        at: table.location)
     case (_, let node?):
-      guard case .scalar(let text, _) = node.kind else {
-        throw InputError("expected a price expression for 'strategy.entry_order.price', found \(node.typeDescription)", at: node.location)
-      }
-      do {
-        order.price = try RuleChecker.number(text, params: params, key: "strategy.entry_order.price")
-      } catch {
-        throw InputError(error.message, at: node.location(ofCharacter: error.offset),
-                         excerpt: node.markedLine(atCharacter: error.offset, width: error.width))
+      order.price = try RulesStrategy.Parameters.expression(node, key: "strategy.entry_order.price", expected: "a price expression") { (text: String) throws(RuleError) in
+        try RuleChecker.number(text, params: params, key: "strategy.entry_order.price")
       }
       order.priceText = RulesStrategy.Parameters.tidy(node)
     case (.market, nil):

@@ -156,11 +156,22 @@ public struct RulesStrategy: Strategy {
     }
 
     static func condition(_ node: YAMLNode, key: String, params: [String: Double], positionAllowed: Bool) throws -> RuleExpression {
+      try expression(node, key: key, expected: "a condition (an expression)") { (text: String) throws(RuleError) in
+        try RuleChecker.condition(text, params: params, positionAllowed: positionAllowed, key: key)
+      }
+    }
+
+    /// Checks the expression written at `node` with `check`; a wrong token is reported at its line and column
+    /// in the run file, with an excerpt and a caret under it.
+    ///
+    /// - Throws: `InputError` for a node that is no scalar (naming `expected`), or at the token `check` refuses.
+    static func expression(_ node: YAMLNode, key: String, expected: String,
+                           _ check: (String) throws(RuleError) -> RuleExpression) throws -> RuleExpression {
       guard case .scalar(let text, _) = node.kind else {
-        throw InputError("expected a condition (an expression) for '\(key)', found \(node.typeDescription)", at: node.location)
+        throw InputError("expected \(expected) for '\(key)', found \(node.typeDescription)", at: node.location)
       }
       do {
-        return try RuleChecker.condition(text, params: params, positionAllowed: positionAllowed, key: key)
+        return try check(text)
       } catch {
         throw InputError(error.message, at: node.location(ofCharacter: error.offset),
                          excerpt: node.markedLine(atCharacter: error.offset, width: error.width))
