@@ -35,7 +35,7 @@ public enum FundsReport {
     h += "</table><p class=\"note\">\(e(conventions))</p></div>\n"
     for (k, fund) in funds.enumerated() {
       let chart = InteractiveChart.fund(fund)
-      h += chart.html(id: "fund-\(k + 1)", fallback: RunCharts.navTimeline(fund.history).line(ContiguousArray(fund.history.navs), title: chart.title, id: "nav-\(k + 1)"))
+      chart.appendHTML(to: &h, id: "fund-\(k + 1)", fallback: RunCharts.navTimeline(fund.history).line(ContiguousArray(fund.history.navs), title: chart.title, id: "nav-\(k + 1)"))
     }
     h += "<p class=\"note\">A range button shows the period from its start NAV (the last on or before the end date less the period) to the last; "
     h += "hover the last NAV for the period's total return.</p>\n"

@@ -370,7 +370,7 @@ public enum PortfolioReport {
       ("Fees", HumanFormat.money(s.fees), "expense drag " + HumanFormat.money(s.expenseDrag)),
     ]
     h += HTMLReport.tiles(tiles)
-    h += InteractiveChart.portfolio(output).html(id: "portfolio-chart", fallback: charts.equity())
+    InteractiveChart.portfolio(output).appendHTML(to: &h, id: "portfolio-chart", fallback: charts.equity())
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     if c.rotation != nil { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"

@@ -110,19 +110,36 @@ struct InteractiveChart {
       + [("columns", .array(data.descriptors)), ("panels", .array(panels)), ("tooltip", .array(tooltip))] + extra)
   }
 
-  /// The chart's section of the page, over the static `fallback`.
-  func html(id: String, fallback: String) -> String {
-    Self.section(id: id, fallback: fallback, spec: spec, data: data.base64)
+  /// Appends the chart's section, over the static `fallback`, to `page`: the columns are packed first (on
+  /// all cores, before `fallback` is made), then the page grows once, with
+  /// room for what usually follows, so its megabytes of data are copied once.
+  func appendHTML(to page: inout String, id: String, fallback: @autoclosure () -> String) {
+    let data = data.base64
+    let fallback = fallback()
+    page.reserveCapacity(page.utf8.count + data.utf8.count + 2 * fallback.utf8.count + (1 << 21))
+    Self.appendSection(to: &page, id: id, fallback: fallback, spec: spec, data: data)
   }
 
   /// A `data-chart` section: the fallback, the description, and the packed data if any.
   static func section(id: String, fallback: String, spec: JSONValue, data: String?) -> String {
-    var h = "<section class=\"card ichart\" data-chart id=\"\(SVGBuilder.escape(id))\"><div class=\"ic-static\">\(fallback)</div>\n"
-    h += "<script type=\"application/json\" class=\"ic-spec\">" + scriptJSON(spec) + "</script>\n"
+    var h = ""
+    appendSection(to: &h, id: id, fallback: fallback, spec: spec, data: data)
+    return h
+  }
+
+  /// Appends a `data-chart` section to `page`, piece by piece (no copy of the section as a whole).
+  static func appendSection(to page: inout String, id: String, fallback: String, spec: JSONValue, data: String?) {
+    page += "<section class=\"card ichart\" data-chart id=\"\(SVGBuilder.escape(id))\"><div class=\"ic-static\">"
+    page += fallback
+    page += "</div>\n<script type=\"application/json\" class=\"ic-spec\">"
+    page += scriptJSON(spec)
+    page += "</script>\n"
     if let data {
-      h += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \"" + data + "\";</script>\n"
+      page += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \""
+      page += data
+      page += "\";</script>\n"
     }
-    return h + "</section>\n"
+    page += "</section>\n"
   }
 
   /// `value` as compact JSON that is safe inside a `<script>` element (`<` written `\u003c`).
