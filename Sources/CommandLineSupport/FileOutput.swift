@@ -102,7 +102,7 @@ public final class AtomicBatch: @unchecked Sendable {
     case folder(folder: String, staging: String)
   }
   private let mode: Mode
-  private var files: [(temporary: String, final: String, written: Background<OutputError?>)] = []
+  private var files: [(temporary: String, final: String, written: OnOtherThread<OutputError?>)] = []
   private var committed = false
 
   /// Files written next to their final names in `directory` (created if needed),
@@ -148,7 +148,7 @@ public final class AtomicBatch: @unchecked Sendable {
         final = temporary
       }
       let shown = ReportFolder.finalName(of: file.name, mode)
-      self.files.append((temporary, final, Background {
+      self.files.append((temporary, final, OnOtherThread {
         do { try AtomicWriter.write(file, to: temporary); return nil } catch {
           // Named as the file it was to become, not as its temporary.
           return OutputError(path: shown, message: (error as? OutputError)?.message ?? "\(error)")

@@ -76,7 +76,7 @@ struct SweepCommand {
 
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
-    let pendingJobs = Background { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
+    let pendingJobs = OnOtherThread { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
     // One sweep at a time in a folder: another waits, then resumes from what this one wrote.
     // (The folder is replaced as a whole at the end; refuse now one that is not a report.)
     try ReportFolder.checkReplaceable(folder)
@@ -94,10 +94,10 @@ struct SweepCommand {
     let previous = fresh || !FileManager.default.fileExists(atPath: resultsPath) ? nil : try readInputFile(resultsPath)
     let newHeader = previous == nil ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
-    var pendingFingerprint: Background<Result<String, Error>>?
+    var pendingFingerprint: OnOtherThread<Result<String, Error>>?
     let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleGate?, [Dividend]) in
       let barFile = try readInputFile(base.data.bars)
-      pendingFingerprint = Background { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
+      pendingFingerprint = OnOtherThread { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       let (allBars, _) = try Backtest.loadBars(for: base, contents: barFile)
       let (bars, outOfSampleStart) = try Self.split(allBars, settings: settings, file: path)
       return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: allBars)?.gate, try Backtest.loadDividends(base.data))
@@ -155,7 +155,7 @@ struct SweepCommand {
       sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
-    let flushed = Background { Result { try sink.close() } }
+    let flushed = OnOtherThread { Result { try sink.close() } }
     let seconds = progress.elapsed
     mark("sweep")
 
@@ -169,7 +169,7 @@ struct SweepCommand {
        split: settings.validation!)
     } : nil
     // The significance tests, on another core while the other files are made.
-    let significance = Background {
+    let significance = OnOtherThread {
       shard == nil
         ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, cycle: inSampleCycle, dividends: dividends, known: blockSums,
                                      bestReturns: best) : nil
