@@ -119,8 +119,29 @@ public struct BollingerBands: Sendable {
   public init(close: ContiguousArray<Double>, period: Int, deviations: Double) {
     let (mean, deviation) = rollingMeanDeviation(close, period: period)
     middle = mean
-    upper = ContiguousArray(zip(mean, deviation).lazy.map { $0 + deviations * $1 })
-    lower = ContiguousArray(zip(mean, deviation).lazy.map { $0 - deviations * $1 })
+    (upper, lower) = Self.bands(mean, deviation, deviations)
+  }
+
+  /// `mean ± deviations × deviation`, both bands in one pass over contiguous memory.
+  static func bands(_ mean: ContiguousArray<Double>, _ deviation: ContiguousArray<Double>,
+                    _ deviations: Double) -> (upper: ContiguousArray<Double>, lower: ContiguousArray<Double>) {
+    let n = min(mean.count, deviation.count)
+    var lower = ContiguousArray<Double>()
+    let upper = mean.withUnsafeBufferPointer { m in
+      deviation.withUnsafeBufferPointer { d in
+        ContiguousArray<Double>(unsafeUninitializedCapacity: n) { up, upCount in
+          lower = ContiguousArray<Double>(unsafeUninitializedCapacity: n) { low, lowCount in
+            for i in 0..<n {
+              up[i] = m[i] + deviations * d[i]
+              low[i] = m[i] - deviations * d[i]
+            }
+            lowCount = n
+          }
+          upCount = n
+        }
+      }
+    }
+    return (upper, lower)
   }
 }
 

@@ -50,7 +50,7 @@ package enum HumanFormat {
   /// `$26.99`, `-$1,234.50`; `—` for `nil`.
   package static func money(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }
-    let text = grouped(String(format: "%.2f", abs(x)))
+    let text = grouped(FixedDecimal.text(abs(x), decimals: 2))
     return (x < 0 && text != "0.00" ? "-$" : "$") + text
   }
 
@@ -60,7 +60,7 @@ package enum HumanFormat {
     while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 {
       decimals += 1
     }
-    return "$" + grouped(String(format: "%.\(decimals)f", x))
+    return "$" + grouped(FixedDecimal.text(x, decimals: decimals))
   }
 
   /// The decimals a price needs (2 to 6), for showing computed levels at the data's precision.
@@ -72,13 +72,13 @@ package enum HumanFormat {
 
   /// A price with a fixed number of decimals: `$26.60`.
   package static func price(_ x: Double, decimals: Int) -> String {
-    "$" + grouped(String(format: "%.\(decimals)f", x))
+    "$" + grouped(FixedDecimal.text(x, decimals: decimals))
   }
 
   /// `3.79%`; `—` for `nil`.
   package static func percent(_ x: Double?, decimals: Int = 2) -> String {
     guard let x, x.isFinite else { return "—" }
-    let text = String(format: "%.\(decimals)f", x * 100)
+    let text = FixedDecimal.text(x * 100, decimals: decimals)
     return grouped(text == "-0.\(String(repeating: "0", count: decimals))" ? String(text.dropFirst()) : text) + "%"
   }
 
@@ -94,6 +94,6 @@ package enum HumanFormat {
   /// `1.23`; `—` for `nil`.
   package static func ratio(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }
-    return String(format: "%.2f", x)
+    return FixedDecimal.text(x, decimals: 2)
   }
 }

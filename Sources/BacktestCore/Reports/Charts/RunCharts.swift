@@ -127,8 +127,8 @@ package struct RunCharts {
     return out
   }
 
-  static func priceText(_ v: Double) -> String { v >= 100 ? String(format: "%.0f", v) : v >= 1 ? String(format: "%.2f", v) : String(format: "%.4f", v) }
-  static func percentText(_ v: Double) -> String { String(format: "%.0f%%", v * 100) }
+  static func priceText(_ v: Double) -> String { FixedDecimal.text(v, decimals: v >= 100 ? 0 : v >= 1 ? 2 : 4) }
+  static func percentText(_ v: Double) -> String { FixedDecimal.text(v * 100, decimals: 0) + "%" }
 
   // MARK: Price
 
@@ -249,7 +249,7 @@ package struct RunCharts {
     }
     let wide = vmax - vmin >= 10
     var svg = open(height, panel.title, top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: SVGBuilder.escape(panel.id))
-    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? formatNumber($0.rounded(.towardZero)) : String(format: "%.2f", $0) }, dates: true)
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { wide ? formatNumber($0.rounded(.towardZero)) : FixedDecimal.text($0, decimals: 2) }, dates: true)
     let levelColor = columns.first?.color ?? "#8e8e93"
     for level in panel.levels {
       let yl = y(level, top, bottom, vmin, vmax)
@@ -331,7 +331,7 @@ package struct RunCharts {
 
   static func heat(_ v: Double) -> String {
     let a = min(1, abs(v) / 0.08) * 0.75 + 0.08
-    return v >= 0 ? "rgba(52,199,89,\(String(format: "%.2f", a)))" : "rgba(255,59,48,\(String(format: "%.2f", a)))"
+    return v >= 0 ? "rgba(52,199,89,\(FixedDecimal.text(a, decimals: 2)))" : "rgba(255,59,48,\(FixedDecimal.text(a, decimals: 2)))"
   }
 
   package func monthly() -> String {
@@ -352,11 +352,11 @@ package struct RunCharts {
         compounded *= 1 + m.value
         let xx = x0 + 10 + cell * Double(m.month - 1)
         svg.rect(x: xx + 1, y: yy, width: cell - 2, height: rowHeight - 2, attributes: "fill=\"\(Self.heat(m.value))\"")
-        svg.label(String(format: "%.1f%%", m.value * 100), x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\"")
+        svg.label(FixedDecimal.text(m.value * 100, decimals: 1) + "%", x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\"")
       }
       let xx = x0 + 10 + cell * 12
       svg.rect(x: xx + 1, y: yy, width: cell - 2, height: rowHeight - 2, attributes: "fill=\"\(Self.heat(compounded - 1))\"")
-      svg.label(String(format: "%.1f%%", (compounded - 1) * 100), x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\" font-weight=\"600\"")
+      svg.label(FixedDecimal.text((compounded - 1) * 100, decimals: 1) + "%", x: xx + cell / 2, y: yy + 15, attributes: "class=\"label\" text-anchor=\"middle\" font-weight=\"600\"")
     }
     svg.raw("</svg>")
     return svg.text
@@ -388,7 +388,7 @@ package struct RunCharts {
                attributes: "class=\"\(start >= 0 ? "up" : "down")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
     }
     for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
-      svg.label(String(format: "%.1f%%", (first + Double(k)) * width * 100), x: x0 + binWidth * Double(k), y: bottom + 16,
+      svg.label(FixedDecimal.text((first + Double(k)) * width * 100, decimals: 1) + "%", x: x0 + binWidth * Double(k), y: bottom + 16,
                 attributes: "class=\"label\" text-anchor=\"middle\"")
     }
     svg.raw("</svg>")
