@@ -114,8 +114,10 @@ public enum HTMLReport {
     func inline(_ x: Substring) -> String {
       // `code` and **bold**, after escaping.
       let escaped = SVGBuilder.escape(String(x))
-      let bold = escaped.components(separatedBy: "**").enumerated().map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : $0.element }.joined()
-      return bold.components(separatedBy: "`").enumerated().map { $0.offset % 2 == 1 ? "<code>\($0.element)</code>" : $0.element }.joined()
+      let bold = escaped.split(separator: "**", omittingEmptySubsequences: false).enumerated()
+        .map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : String($0.element) }.joined()
+      return bold.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+        .map { $0.offset % 2 == 1 ? "<code>\($0.element)</code>" : String($0.element) }.joined()
     }
     func cells(_ line: Substring) -> [Substring] {
       line.dropFirst().dropLast().split(separator: "|", omittingEmptySubsequences: false).map { Substring($0.trimmingCharacters(in: .whitespaces)) }

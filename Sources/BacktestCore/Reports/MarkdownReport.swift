@@ -6,9 +6,10 @@ public enum MarkdownReport {
 
   /// The text under `## title` of a report, up to the next `## ` heading; `nil` without that section.
   static func section(_ title: String, of markdown: String) -> Substring? {
-    guard let start = markdown.range(of: "\n## \(title)\n") else { return nil }
+    // The standard library's search: Foundation's `range(of:)` bridged the whole report to UTF-16 for each search.
+    guard let start = markdown.firstRange(of: "\n## \(title)\n") else { return nil }
     let rest = markdown[start.upperBound...]
-    return rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    return rest.firstRange(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
   }
 
   public static func render(_ output: RunOutput) -> String {
