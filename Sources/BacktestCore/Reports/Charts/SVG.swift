@@ -51,8 +51,14 @@ package struct SVGBuilder {
 
   package mutating func polyline(_ points: [(Double, Double)], attributes: String) {
     guard points.count > 1 else { return }
-    text += "<polyline fill=\"none\" points=\"" + points.map { Self.coordinate($0.0) + "," + Self.coordinate($0.1) }.joined(separator: " ")
-      + "\" \(attributes)/>"
+    text += "<polyline fill=\"none\" points=\""
+    for (k, point) in points.enumerated() {
+      if k > 0 { text += " " }
+      text += Self.coordinate(point.0)
+      text += ","
+      text += Self.coordinate(point.1)
+    }
+    text += "\" \(attributes)/>"
   }
 
   package mutating func label(_ s: String, x: Double, y: Double, attributes: String = "class=\"label\"") {
