@@ -65,10 +65,8 @@ struct ChartData {
   /// - Complexity: O(n) now, to find the decimals; O(n) when packed.
   @discardableResult
   mutating func add(_ values: ContiguousArray<Double>, precision: Precision) -> Int {
-    let d = values.withUnsafeBufferPointer { values in
-      Self.decimals(values, precision).flatMap { Self.fits(values, decimals: $0) ? $0 : nil }
-    }
-    if let d {
+    let scan = values.withUnsafeBufferPointer { Self.scan($0, precision) }
+    if let d = scan.decimals, Self.fits(largest: scan.largest, decimals: d) {
       return append(.steps(values, decimals: d), [("n", .integer(values.count)), ("dec", .integer(d))], decimals: d)
     }
     return append(.raw(values), [("n", .integer(values.count)), ("f64", .bool(true))], decimals: nil)
@@ -95,9 +93,9 @@ struct ChartData {
                           close: ContiguousArray<Double>) -> [Int] {
     let columns = [open, high, low, close]
     let precision = Precision.exact(maxDecimals: 8, otherwise: 7)
-    let decimals = columns.compactMap { $0.withUnsafeBufferPointer { Self.decimals($0, precision) } }.max()
+    let scans = columns.map { $0.withUnsafeBufferPointer { Self.scan($0, precision) } }
     // Predicted only when every price is finite and within the steps at those decimals.
-    guard let d = decimals, columns.allSatisfy({ $0.withUnsafeBufferPointer { $0.allSatisfy(\.isFinite) && Self.fits($0, decimals: d) } }) else {
+    guard let d = scans.compactMap(\.decimals).max(), scans.allSatisfy({ $0.allFinite && Self.fits(largest: $0.largest, decimals: d) }) else {
       return columns.map { add($0, precision: precision) }
     }
     let prices = Prices(open: open, high: high, low: low, close: close, decimals: d)
@@ -117,64 +115,117 @@ struct ChartData {
   /// Powers of ten that are exact doubles.
   static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
-  /// `x.rounded()` (to nearest, halves away from zero) without a call into the C library.
+  /// `x.rounded()` (to nearest, halves away from zero) without a call into the C library, or a branch.
   @inline(__always) static func rounded(_ x: Double) -> Double {
-    guard abs(x) < 4_503_599_627_370_496 else { return x }  // 2^52 and above are whole; nan stays nan
-    return Double(roundedToInteger(x))
+    let a = abs(x)
+    return Double(signOf: x, magnitudeOf: a < twoToThe52 ? roundedMagnitude(a) : a)  // 2^52 and above are whole; nan stays nan
   }
 
-  /// The largest double below 1/2: added to a value, it carries exactly the halves and above to the next whole number.
-  static let justBelowHalf = 0.49999999999999994
+  /// 2^52: added to a magnitude below it, the sum is that magnitude rounded to a whole number (halves to even), in the low bits.
+  static let twoToThe52 = 4_503_599_627_370_496.0
 
-  /// `Int64(x.rounded())` for |x| < 2^52, without branches: the sum with just
-  /// under ±1/2 is exact or rounds (to nearest) only onto a whole number of the
-  /// right side, and the conversion cuts toward zero.
+  /// `a.rounded()` for 0 ≤ a < 2^52: to nearest through 2^52, then a half that went down to even goes up instead.
+  @inline(__always) static func roundedMagnitude(_ a: Double) -> Double {
+    let nearest = (a + twoToThe52) - twoToThe52
+    return a - nearest == 0.5 ? nearest + 1 : nearest
+  }
+
+  /// `Int64(x.rounded())` for |x| < 2^52, without branches or a conversion
+  /// instruction (so that loops of it vectorize): the integer is read from the
+  /// low bits of |x| + 2^52, a half that went down to even goes up, and the
+  /// sign is applied last.
   @inline(__always) static func roundedToInteger(_ x: Double) -> Int64 {
-    Int64(x + Double(signOf: x, magnitudeOf: justBelowHalf))
+    let a = abs(x), sum = a + twoToThe52
+    let magnitude = Int64(bitPattern: sum.bitPattern &- twoToThe52.bitPattern) &+ (a - (sum - twoToThe52) == 0.5 ? 1 : 0)
+    let sign = Int64(bitPattern: x.bitPattern) &>> 63  // 0 or -1
+    return (magnitude ^ sign) &- sign
   }
 
-  /// The decimals a column is written with; `nil` for raw Float64.
-  static func decimals(_ values: UnsafeBufferPointer<Double>, _ precision: Precision) -> Int? {
+  /// The decimals a column is written with (`nil` for raw Float64), its
+  /// largest finite magnitude (0 when there is none) and whether every value
+  /// is finite.
+  ///
+  /// - Complexity: O(n), one pass (two when exact decimals run out).
+  static func scan(_ values: UnsafeBufferPointer<Double>, _ precision: Precision) -> (decimals: Int?, largest: Double, allFinite: Bool) {
     switch precision {
-    case .decimals(let d): return d
+    case .decimals(let d):
+      let (largest, allFinite) = magnitudes(values)
+      return (d, largest, allFinite)
     case .significant(let digits, let magnitude):
-      guard magnitude.isFinite, magnitude > 0 else { return digits - 1 }
-      return digits - 1 - Int(log10(magnitude).rounded(.down))
+      let (largest, allFinite) = magnitudes(values)
+      return (decimals(significant: digits, of: magnitude), largest, allFinite)
     case .exact(let maxDecimals, let otherwise):
-      var d = 0
-      var s = powersOfTen[0]
-      for v in values where v.isFinite {
-        // Most values hold at the decimals found so far: one multiplication, one division.
-        var q = rounded(v * s)
-        if q / s == v && abs(q) <= maxSteps { continue }
-        d += 1
-        while d <= maxDecimals {
-          s = powersOfTen[d]
-          q = rounded(v * s)
-          if q / s == v && abs(q) <= maxSteps { break }
-          d += 1
+      var d = 0, s = powersOfTen[0], magnitudes = Magnitudes()
+      for start in stride(from: 0, to: values.count, by: chunk) {
+        let end = min(start + chunk, values.count)
+        // Most values hold at the decimals found so far: tested a chunk at a time, without branches. Rounded halves
+        // to even here, which only changes a step 1/2 from v × s, where v cannot hold: at most 2^50 steps, v × s is
+        // within 1/4 of the step whose quotient is v.
+        var misses: UInt8 = 0
+        for i in start..<end {
+          let v = values[i], q = (v * s + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0  // 1.5 × 2^52
+          misses |= (abs(v) < .infinity ? 1 : 0) & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
         }
-        if d > maxDecimals {
-          guard let otherwise else { return nil }
-          return decimals(values, .significant(otherwise, of: largestMagnitude(values)))
+        for i in start..<end { magnitudes.add(values[i]) }
+        guard misses != 0 else { continue }
+        for v in values[start..<end] where v.isFinite {
+          var q = rounded(v * s)
+          if q / s == v && abs(q) <= maxSteps { continue }
+          d += 1
+          while d <= maxDecimals {
+            s = powersOfTen[d]
+            q = rounded(v * s)
+            if q / s == v && abs(q) <= maxSteps { break }
+            d += 1
+          }
+          if d > maxDecimals {
+            let (largest, allFinite) = Self.magnitudes(values)
+            return (otherwise.map { decimals(significant: $0, of: largest) }, largest, allFinite)
+          }
         }
       }
-      return d
+      return (d, magnitudes.largest, magnitudes.allFinite)
     }
   }
 
-  /// The largest finite |value|, 0 when there is none.
-  static func largestMagnitude(_ values: UnsafeBufferPointer<Double>) -> Double {
-    var m = 0.0
-    for v in values where v.isFinite { m = max(m, abs(v)) }
-    return m
+  /// The decimals of `digits` significant digits of `magnitude`.
+  static func decimals(significant digits: Int, of magnitude: Double) -> Int {
+    guard magnitude.isFinite, magnitude > 0 else { return digits - 1 }
+    return digits - 1 - Int(log10(magnitude).rounded(.down))
   }
 
-  /// Whether every finite value's step count at `d` decimals stays within `maxSteps`
+  /// The largest finite |value|, 0 when there is none.
+  static func largestMagnitude(_ values: UnsafeBufferPointer<Double>) -> Double { magnitudes(values).largest }
+
+  /// The largest finite |value| (0 when there is none), and whether every value is finite.
+  static func magnitudes(_ values: UnsafeBufferPointer<Double>) -> (largest: Double, allFinite: Bool) {
+    var magnitudes = Magnitudes()
+    for v in values { magnitudes.add(v) }
+    return (magnitudes.largest, magnitudes.allFinite)
+  }
+
+  /// The largest finite magnitude of values added, and whether each was finite, kept without branches (so that loops of it vectorize).
+  struct Magnitudes {
+    /// The bits of the largest finite |value|: as integers, they order as the magnitudes do.
+    private var largestBits: Int64 = 0
+    private var nonFinite: UInt8 = 0
+
+    var largest: Double { Double(bitPattern: UInt64(largestBits)) }
+    var allFinite: Bool { nonFinite == 0 }
+
+    @inline(__always) mutating func add(_ v: Double) {
+      let bits = Int64(bitPattern: v.bitPattern & 0x7FFF_FFFF_FFFF_FFFF)
+      let finite = bits < 0x7FF0_0000_0000_0000
+      largestBits = max(largestBits, finite ? bits : 0)
+      nonFinite |= finite ? 0 : 1
+    }
+  }
+
+  /// Whether every finite value's step count at `d` decimals stays within `maxSteps`, given the largest magnitude
   /// (rounding is monotonic: the largest magnitude has the most steps).
-  static func fits(_ values: UnsafeBufferPointer<Double>, decimals d: Int) -> Bool {
+  static func fits(largest m: Double, decimals d: Int) -> Bool {
     guard abs(d) <= 22 else { return false }
-    let m = largestMagnitude(values), scale = powersOfTen[abs(d)]
+    let scale = powersOfTen[abs(d)]
     return rounded(d >= 0 ? m * scale : m / scale) <= maxSteps
   }
 
