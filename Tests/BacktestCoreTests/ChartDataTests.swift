@@ -194,6 +194,85 @@ struct ChartDataReader {
     for (column, values) in zip(prices, [bars.open, bars.high, bars.low, bars.close]) { #expect(Self.decode(data, column) == Array(values)) }
   }
 
+  /// Columns of five chunks and more that take each path of the packer, added to `data` with bars' prices:
+  /// an order that changes after the first chunks, a factor that repeats from block to block, blocks of
+  /// 0 and ±factor, exceptions, codes of 29 bits and more, codes past 2^52, runs of nan and infinities,
+  /// negative decimals, exact decimals that run out. Whether each is rounded, and its values.
+  static func packerColumns(_ data: inout ChartData) -> [(index: Int, name: String, rounded: Bool, values: [Double])] {
+    let n = 5 * ChartData.chunk + 37
+    var rng = SplitMix64(seed: 2024)
+    func uniform(_ k: Int) -> Int { Int(rng.next() % UInt64(k)) }
+    var columns: [(Int, String, Bool, [Double])] = []
+    func add(_ name: String, _ values: [Double], _ precision: ChartData.Precision, rounded: Bool = false) {
+      columns.append((data.add(values, precision: precision), name, rounded, values))
+    }
+    // A steady rise, where second differences are smallest, then noise, where first differences are.
+    let late = (0..<n).map { $0 < ChartData.chunk ? Double(1_000 + $0) / 100 : Double(uniform(1_001) + 500) / 100 }
+    add("order settles late", late, .decimals(2))
+    // Shares times a walk of cents (buy and hold's equity).
+    var held: [Double] = [], cents = 500_000
+    for _ in 0..<n { cents += (uniform(41) - 20) * (uniform(30) == 0 ? 2 : 1); held.append(Double(cents * 1_500) / 100) }
+    add("multiples", held, .decimals(2))
+    // Wall-clock seconds of sessions of bars.
+    var seconds: [Double] = [], t = 1_700_000_000.0
+    for i in 0..<n { t += i % 13 == 0 ? [63_000.0, 235_800, 64_800][uniform(3)] : 1_800; seconds.append(t) }
+    add("sessions", seconds, .decimals(0))
+    // Blocks of a few steps of one size each, and of several sizes.
+    var steps: [Double] = [], s = 0.0
+    for i in 0..<n { s += uniform(8) == 0 ? Double([3, -3, 12, 7][i / 16 % 4]) : 0; steps.append(s) }
+    add("sparse steps", steps, .decimals(0))
+    var wide: [Double] = [], w = 1.0
+    for _ in 0..<n { w *= 1 + (Double(uniform(2_001)) - 1_000) * 1e-5; wide.append(w * 10_000) }
+    add("wide", wide, .decimals(8), rounded: true)
+    var gaps = late
+    for i in 0..<n where i < 5 || i >= n - 3 || (i + 9) % ChartData.chunk < 20 || uniform(300) == 0 { gaps[i] = uniform(5) == 0 ? .infinity : .nan }
+    add("nan runs", gaps, .exact(maxDecimals: 8, otherwise: 7))
+    add("thousands", wide.map { $0 * 1e7 }, .significant(3, of: 2e7), rounded: true)
+    add("exact, then rounded", wide, .exact(maxDecimals: 6, otherwise: 9), rounded: true)
+    // A walk near 2^50 that at times changes sign.
+    var huge: [Double] = [], h = (1 << 50) - 1_000_000
+    for i in 0..<n {
+      h += uniform(2_001) - 1_000
+      huge.append(Double(i % 97 == 0 ? -(1 << 50) : i % 97 == 1 ? 1 << 50 : h))
+    }
+    add("huge", huge, .decimals(0))
+    // Bars' prices in cents, the high and low often the larger and smaller of open and close.
+    rng = SplitMix64(seed: 7)
+    var open: [Double] = [], high: [Double] = [], low: [Double] = [], close: [Double] = [], c = 10_000
+    for _ in 0..<n {
+      let o = c + (uniform(4) == 0 ? uniform(21) - 10 : 0)
+      c = max(100, o + uniform(61) - 30)
+      open.append(Double(o) / 100); close.append(Double(c) / 100)
+      high.append(Double(max(o, c) + (uniform(3) == 0 ? 0 : uniform(25))) / 100)
+      low.append(Double(min(o, c) - (uniform(3) == 0 ? 0 : uniform(25))) / 100)
+    }
+    let ohlc = [open, high, low, close]
+    let prices = data.addPrices(open: ContiguousArray(open), high: ContiguousArray(high), low: ContiguousArray(low), close: ContiguousArray(close))
+    for (k, name) in ["open", "high", "low", "close"].enumerated() { columns.append((prices[k], name, false, ohlc[k])) }
+    return columns
+  }
+
+  @Test("columns that take each path of the packer read back: exact ones exactly, rounded ones to their step, nan where it was")
+  func packerPaths() {
+    var data = ChartData()
+    for (k, name, rounded, values) in Self.packerColumns(&data) {
+      let decoded = Self.decode(data, k), step = pow(10, -Double(data.decimals[k]!))
+      #expect(decoded.count == values.count, "\(name)")
+      for (i, (a, b)) in zip(decoded, values).enumerated() {
+        if !b.isFinite { #expect(a.isNaN, "\(name)[\(i)]"); continue }
+        #expect(rounded ? abs(a - b) <= step / 2 * (1 + 1e-12) : a == b, "\(name)[\(i)]: \(a) vs \(b)")
+      }
+    }
+  }
+
+  @Test("those columns pack to the bytes of the first packer (181,493 bytes, FNV-1a 0x61ead829560ccf93)")
+  func packerBytes() {
+    var data = ChartData()
+    _ = Self.packerColumns(&data)
+    let fingerprint = data.bytes.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    #expect(data.bytes.count == 181_493 && fingerprint == 0x61EA_D829_560C_CF93, "\(data.bytes.count) bytes, FNV-1a \(String(fingerprint, radix: 16))")
+  }
+
   @Test("the columns packed on several threads are the bytes and descriptions packed on one, also when packed in two rounds")
   func concurrentPacking() {
     var one = ChartData(), several = ChartData(), rounds = ChartData()
