@@ -132,6 +132,8 @@ struct FastRowTests {
     "2024-01-03T13:00:60-05:00,100,101,99,100,3",                    // second 60: error
     "2024-01-03T13:30:00-05:00x,100,101,99,100,3",                   // more after the offset: error
     "2024-01-03T14:00:00.000-05:00,100,101,99,100,3",                // zero fraction: general path
+    "2024-01-03T14:30:00-05:00,2000000000000,2000000000000,2000000000000,2000000000000,3",  // a price above 1e12: error
+    "2024-01-03T15:00:00-05:00,0.0000000000001,1,0.0000000000001,1,3",                    // a price below 1e-12: error
   ]
 
   @Test("every row alone after a valid one, and all of them in sequence: fast and general paths agree")

@@ -197,7 +197,8 @@ public struct BarCSVReader {
         let written = row.written ?? parseTimestamp(bytes, row.timeStart, row.timeEnd),
         wallClockFirst || previousInstant != nil || written.isZoned,
         let (instant, day) = place(written), previousInstant.map({ instant > $0 }) ?? true,
-        row.open > 0, row.high > 0, row.low > 0, row.close > 0, row.volume >= 0,
+        priceRange.contains(row.open), priceRange.contains(row.high), priceRange.contains(row.low), priceRange.contains(row.close),
+        row.volume >= 0,
         row.low <= min(row.open, row.close), row.high >= max(row.open, row.close)
       {
         if case .date = written {} else { bars.isDateOnly = false }
