@@ -28,6 +28,45 @@ public struct BarSeries: Sendable {
     reserveCapacity(capacity)
   }
 
+  /// Makes bars that `fill` writes in place, with room for `capacity` bars
+  /// and `labelCapacity` bytes of timestamp text: no array grows or is copied.
+  ///
+  /// `fill` writes bars `0..<count` (label `i` ending at `labelEnds[i]`) and
+  /// returns their count, the label bytes used and whether all were dates.
+  package init(source: String, capacity: Int, labelCapacity: Int,
+               fill: (BarColumns) throws -> (count: Int, labelBytes: Int, isDateOnly: Bool)) rethrows {
+    self.source = source
+    var written = (count: 0, labelBytes: 0, isDateOnly: true)
+    /// An array whose first `count()` elements `body` initialized.
+    func column<T>(_ capacity: Int, _ count: () -> Int, _ body: (UnsafeMutablePointer<T>) throws -> Void) rethrows -> ContiguousArray<T> {
+      try ContiguousArray(unsafeUninitializedCapacity: max(1, capacity)) { buffer, initialized in
+        try body(buffer.baseAddress!)
+        initialized = count()
+      }
+    }
+    let rows = { written.count }
+    time = try column(capacity, rows) { t in
+      day = try column(capacity, rows) { d in
+        open = try column(capacity, rows) { o in
+          high = try column(capacity, rows) { h in
+            low = try column(capacity, rows) { l in
+              close = try column(capacity, rows) { c in
+                volume = try column(capacity, rows) { v in
+                  labelEnds = try column(capacity, rows) { e in
+                    labelBytes = try column(labelCapacity, { written.labelBytes }) { b in
+                      written = try fill(BarColumns(time: t, day: d, open: o, high: h, low: l, close: c, volume: v, labelEnds: e, labelBytes: b))
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    isDateOnly = written.isDateOnly
+  }
+
   public var count: Int { close.count }
   public var isEmpty: Bool { close.isEmpty }
   public var indices: Range<Int> { 0..<count }
@@ -139,4 +178,14 @@ public struct BarSeries: Sendable {
 
   /// Returns the first `n` bars.
   public func prefix(_ n: Int) -> BarSeries { filtered { $0 < n } }
+}
+
+/// The columns of a `BarSeries` being filled in place (see `BarSeries.init(source:capacity:labelCapacity:fill:)`).
+///
+/// Threads may write disjoint bars at once.
+package struct BarColumns: @unchecked Sendable {
+  package let time: UnsafeMutablePointer<Int64>, day: UnsafeMutablePointer<Int32>
+  package let open: UnsafeMutablePointer<Double>, high: UnsafeMutablePointer<Double>, low: UnsafeMutablePointer<Double>
+  package let close: UnsafeMutablePointer<Double>, volume: UnsafeMutablePointer<Double>
+  package let labelEnds: UnsafeMutablePointer<Int>, labelBytes: UnsafeMutablePointer<UInt8>
 }
