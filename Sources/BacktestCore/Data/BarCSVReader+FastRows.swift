@@ -14,7 +14,7 @@ extension BarCSVReader {
   static let parallelThreshold = 1 << 20
   /// The bytes in one part of a parallel read: several parts per core, so that cores busy with other work
   /// (hashing the file) do not hold the others up.
-  static let partBytes = 4 << 20
+  static let partBytes = 1 << 20
 
   /// Reads every row after the header, which `header` has just read.
   ///
@@ -52,11 +52,13 @@ extension BarCSVReader {
     let bars = BarSeries(source: header.file, capacity: parts.lineCount, labelCapacity: parts.lineCount * (labelWidth ?? 0)) { columns in
       guard let labelWidth else { return (0, 0, true) }
       let zoneShifts = timeZone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: -4e9)) != nil
+      let resolver = TimeZoneResolver(timeZone)
       let results = ConcurrentSlots<PartResult>(count: parts.count)
       let shared = SharedBytes(bytes: bytes)
       runJobs(parts.count, workers: parts.count > 1 ? ProcessInfo.processInfo.activeProcessorCount : 1) { k in
+        let state = RowState(resolver, wallClockFirst: k == 0 || !zoneShifts)
         results.set(k, fill(shared.bytes, parts.range(k), bars: parts.firstBar(k)..<parts.firstBar(k) + parts.lines(k), labelWidth: labelWidth,
-                            into: columns, layout: layout, timeZone: timeZone, wallClockFirst: k == 0 || !zoneShifts))
+                            into: columns, layout: layout, state: state))
       }
       // The bars read are those of the complete parts in a row from the first, then the start of the next.
       var count = 0, isDateOnly = true
@@ -166,14 +168,14 @@ extension BarCSVReader {
   /// What a part read: its bars (written from the first of its bars on) and where it stopped.
   struct PartResult { var count: Int, end: Int, isDateOnly: Bool }
 
-  /// Writes the plain bars of `bytes[range]` as `bars` (one per line, each label `labelWidth` bytes), and
-  /// stops at the first row that is not plain or whose label has another length.
+  /// Writes the plain bars of `bytes[range]` as `bars` (one per line, each label `labelWidth` bytes), starting
+  /// from `state`, and stops at the first row that is not plain or whose label has another length.
   ///
   /// Never writes beyond `bars`. Never inlined: alone, the loop inlines everything a row needs.
   @inline(never)
   static func fill(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, bars: Range<Int>, labelWidth: Int, into columns: BarColumns,
-                   layout: Layout, timeZone: TimeZone, wallClockFirst: Bool) -> PartResult {
-    var state = RowState(TimeZoneResolver(timeZone), wallClockFirst: wallClockFirst)
+                   layout: Layout, state: RowState) -> PartResult {
+    var state = state
     var row = PlainRow()
     var p = range.lowerBound, i = bars.lowerBound, isDateOnly = true
     let source = bytes.baseAddress!
@@ -224,7 +226,8 @@ extension BarCSVReader {
   /// or fails a check (the general path then reads it, or reports what is wrong).
   @inline(__always)
   static func plainBar(_ b: UnsafeBufferPointer<UInt8>, at p: Int, layout: Layout, state: inout RowState, into row: inout PlainRow) -> Bool {
-    guard plainRow(b, at: p, layout: layout, stamps: &state.stamps, into: &row) else { return false }
+    guard layout.isStandard ? standardRow(b, at: p, hasVolume: layout.volume != nil, stamps: &state.stamps, into: &row)
+      : plainRow(b, at: p, layout: layout, stamps: &state.stamps, into: &row) else { return false }
     guard row.isFixedStamp || placeOtherStamp(b, state: &state, into: &row) else { return false }
     guard state.previousInstant.map({ row.instant > $0 }) ?? true,
       priceRange.contains(row.open), priceRange.contains(row.high), priceRange.contains(row.low), priceRange.contains(row.close),
@@ -277,26 +280,21 @@ extension BarCSVReader {
   /// exactly the layout's field count, no quote, every price and the volume written as digits
   /// with an optional `-` and `.` that `parseDecimal` would compute exactly (`_exactDecimal`, the
   /// same function). Blank lines, spaces, exponents and anything unusual are left to the general path.
-  @inline(__always)
+  ///
+  /// Never inlined, as `standardRow`: each alone inlines what it reads a field with.
+  @inline(never)
   static func plainRow(_ b: UnsafeBufferPointer<UInt8>, at p: Int, layout: Layout, stamps: inout StampCache, into row: inout PlainRow) -> Bool {
     let n = b.count
     var i = p
     row.isFixedStamp = false
     for k in 0..<layout.fieldCount {
       let kind = layout.kind(k)
-      if kind == .other || kind == .time {
-        let start = i
-        if kind == .time, let end = zonedTimestamp(b, at: i, stamps: &stamps, into: &row) {
-          i = end
-        } else {
-          while i < n {
-            let c = b[i]
-            if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
-            if c == UInt8(ascii: "\"") { return false }
-            i += 1
-          }
-        }
-        if kind == .time { row.timeStart = start; row.timeEnd = i }
+      if kind == .time {
+        guard let end = timeField(b, at: i, stamps: &stamps, into: &row) else { return false }
+        i = end
+      } else if kind == .other {
+        guard let end = unquotedField(b, at: i) else { return false }
+        i = end
       } else {
         guard let (value, end) = decimal(b, at: i) else { return false }
         i = end
@@ -324,6 +322,59 @@ extension BarCSVReader {
     return true
   }
 
+  /// `plainRow` for the layout most files have, `time,open,high,low,close` and optionally `,volume`:
+  /// the same checks, field after field without looking up what each holds.
+  @inline(never)
+  static func standardRow(_ b: UnsafeBufferPointer<UInt8>, at p: Int, hasVolume: Bool, stamps: inout StampCache, into row: inout PlainRow) -> Bool {
+    let n = b.count
+    let comma = UInt8(ascii: ",")
+    row.isFixedStamp = false
+    guard let t = timeField(b, at: p, stamps: &stamps, into: &row), t < n, b[t] == comma,
+      let (open, o) = decimal(b, at: t + 1), o < n, b[o] == comma,
+      let (high, h) = decimal(b, at: o + 1), h < n, b[h] == comma,
+      let (low, l) = decimal(b, at: h + 1), l < n, b[l] == comma,
+      let (close, c) = decimal(b, at: l + 1)
+    else { return false }
+    var end = c
+    row.volume = 0
+    if hasVolume {
+      guard c < n, b[c] == comma, let (volume, v) = decimal(b, at: c + 1) else { return false }
+      row.volume = volume
+      end = v
+    }
+    if end < n && b[end] == UInt8(ascii: "\r") { end += 1 }
+    if end < n {
+      guard b[end] == UInt8(ascii: "\n") else { return false }
+      end += 1
+    }
+    row.open = open; row.high = high; row.low = low; row.close = close
+    row.next = end
+    return true
+  }
+
+  /// Reads the timestamp field at `p` (the fixed layout `zonedTimestamp` reads, or any text up to the end
+  /// of the field) and notes where it is in `row`; returns where it ends, or `nil` at a quote.
+  @inline(__always)
+  static func timeField(_ b: UnsafeBufferPointer<UInt8>, at p: Int, stamps: inout StampCache, into row: inout PlainRow) -> Int? {
+    guard let end = zonedTimestamp(b, at: p, stamps: &stamps, into: &row) ?? unquotedField(b, at: p) else { return nil }
+    row.timeStart = p
+    row.timeEnd = end
+    return end
+  }
+
+  /// Where the field at `p` ends (at a comma, a line end or the end of the bytes), or `nil` at a quote.
+  @inline(__always)
+  static func unquotedField(_ b: UnsafeBufferPointer<UInt8>, at p: Int) -> Int? {
+    var i = p
+    while i < b.count {
+      let c = b[i]
+      if c == UInt8(ascii: ",") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\r") { break }
+      if c == UInt8(ascii: "\"") { return nil }
+      i += 1
+    }
+    return i
+  }
+
   /// Reads digits with an optional `-` and `.` at `p`: the value `_exactDecimal` gives them and where they
   /// end, or `nil` when there is no digit or the value is not exact that way.
   ///
@@ -342,9 +393,10 @@ extension BarCSVReader {
         let integerDigits = point == 0 ? end : point.trailingZeroBitCount >> 3
         let digits = point == 0 ? end : end - 1
         if digits > 0 && point & (point &- 1) == 0 {
-          // The digit values with the point taken out, moved to the top (leading zeros below them).
-          let integerMask: UInt64 = (1 << (integerDigits << 3)) &- 1, allMask: UInt64 = (1 << (digits << 3)) &- 1
-          var x = ((t & integerMask) | ((t >> 8) & (allMask & ~integerMask))) << ((8 - digits) << 3)
+          // The digit values with the point taken out, moved to the top (leading zeros below them; what
+          // follows the digits moves out).
+          let integerMask: UInt64 = (1 << (integerDigits << 3)) &- 1
+          var x = ((t & integerMask) | ((t >> 8) & ~integerMask)) << ((8 - digits) << 3)
           x = (x &* (10 << 8 + 1)) >> 8
           x = ((x & 0x00FF_00FF_00FF_00FF) &* (100 << 16 + 1)) >> 16
           x = ((x & 0x0000_FFFF_0000_FFFF) &* (10_000 << 32 + 1)) >> 32

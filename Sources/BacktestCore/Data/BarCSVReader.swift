@@ -113,9 +113,11 @@ public struct BarCSVReader {
     /// What a field holds.
     enum Kind: UInt64 { case other, time, open, high, low, close, volume }
 
-    var fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?
+    let fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?
     /// Whether plain rows take the fast path; not when a field it reads is beyond the first `kindedFields`.
-    var fastRows: Bool
+    private(set) var fastRows: Bool
+    /// Whether the fields are `time,open,high,low,close` and optionally `volume`, nothing else (`standardRow` reads them).
+    let isStandard: Bool
     /// The `Kind` of each of the first `kindedFields` fields, three bits each (a table without an array to retain).
     private var kinds: UInt64 = 0
     private static let kindedFields = 21
@@ -123,6 +125,7 @@ public struct BarCSVReader {
     init(fieldCount: Int, time: Int, open: Int, high: Int, low: Int, close: Int, volume: Int?, fastRows: Bool = true) {
       (self.fieldCount, self.time, self.open, self.high, self.low, self.close, self.volume) = (fieldCount, time, open, high, low, close, volume)
       self.fastRows = fastRows
+      isStandard = (time, open, high, low, close) == (0, 1, 2, 3, 4) && fieldCount == (volume == nil ? 5 : 6) && (volume ?? 5) == 5
       let used: [(Int?, Kind)] = [(time, .time), (open, .open), (high, .high), (low, .low), (close, .close), (volume, .volume)]
       for case let (column?, kind) in used {
         if column < Self.kindedFields { kinds |= kind.rawValue << (3 * column) } else { self.fastRows = false }
