@@ -118,31 +118,34 @@ extension BarCSVReader {
     func firstBar(_ k: Int) -> Int { lineCounts[..<k].reduce(0, +) }
   }
 
-  /// Counts the newlines in `bytes[range]`, eight bytes at a time, and tells whether a quote occurs.
+  /// Counts the newlines in `bytes[range]`, sixteen bytes at a time, and tells whether a quote occurs.
   static func scanLines(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (newlines: Int, quote: Bool) {
+    typealias Bytes = SIMD16<UInt8>
     let base = UnsafeRawPointer(bytes.baseAddress!)
+    let low7 = Bytes(repeating: 0x7F), newline = Bytes(repeating: UInt8(ascii: "\n")), quote = Bytes(repeating: UInt8(ascii: "\""))
+    /// The high bit of each lane set when the lane is not zero (lane arithmetic only, which compiles to vector instructions).
+    @inline(__always) func nonZero(_ v: Bytes) -> Bytes { ((v & low7) &+ low7) | v }
     var p = range.lowerBound
-    var newlines = 0, quotes: UInt64 = 0
-    while p + 8 <= range.upperBound {
-      // Up to 255 words add their newline flags into the bytes of `lanes` before they are summed.
-      var lanes: UInt64 = 0
-      let stop = min(range.upperBound, p + 8 * 255)
-      while p + 8 <= stop {
-        let w = base.loadUnaligned(fromByteOffset: p, as: UInt64.self)
-        lanes &+= zeroBytes(w ^ 0x0A0A_0A0A_0A0A_0A0A) >> 7
-        quotes |= zeroBytes(w ^ 0x2222_2222_2222_2222)
-        p += 8
+    var newlines = 0, quotes = Bytes()
+    while p + 16 <= range.upperBound {
+      // Up to 255 blocks add 1 per newline into the lanes of `counts` before they are summed.
+      var counts = Bytes()
+      let stop = min(range.upperBound, p + 16 * 255)
+      while p + 16 <= stop {
+        let v = base.loadUnaligned(fromByteOffset: p, as: Bytes.self)
+        counts &+= ~nonZero(v ^ newline) &>> 7
+        quotes |= ~nonZero(v ^ quote)
+        p += 16
       }
-      // Pairs of lanes into four 16-bit lanes (each at most 510), then their sum (at most 2040).
-      let pairs = (lanes & 0x00FF_00FF_00FF_00FF) &+ ((lanes >> 8) & 0x00FF_00FF_00FF_00FF)
-      newlines += Int((pairs &* 0x0001_0001_0001_0001) >> 48)
+      for k in 0..<16 { newlines += Int(counts[k]) }
     }
+    var quoted = (0..<16).contains { quotes[$0] & 0x80 != 0 }
     while p < range.upperBound {
       if bytes[p] == UInt8(ascii: "\n") { newlines += 1 }
-      if bytes[p] == UInt8(ascii: "\"") { quotes = 1 }
+      if bytes[p] == UInt8(ascii: "\"") { quoted = true }
       p += 1
     }
-    return (newlines, quotes != 0)
+    return (newlines, quoted)
   }
 
   /// `0x80` in each byte of `w` that is zero, `0` in the others.
