@@ -180,6 +180,7 @@ extension BarCSVReader {
                    layout: Layout, state: RowState) -> PartResult {
     var state = state
     var row = PlainRow()
+    columns.prefault(bars, labelWidth: labelWidth)
     var p = range.lowerBound, i = bars.lowerBound, isDateOnly = true
     let source = bytes.baseAddress!
     while p < range.upperBound && i < bars.upperBound, plainBar(bytes, at: p, layout: layout, state: &state, into: &row),
