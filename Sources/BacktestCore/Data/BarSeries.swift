@@ -192,15 +192,19 @@ package struct BarColumns: @unchecked Sendable {
 
 extension BarColumns {
   /// Maps the memory of bars `bars` (labels `labelWidth` bytes each) before they are written: on Linux one
-  /// call per column instead of a page fault per page (the kernel's `MADV_POPULATE_WRITE`, 5.14 and later);
-  /// elsewhere, or when the kernel refuses, the pages fault in as they are written.
+  /// call per column instead of a page fault per page (the kernel's `MADV_POPULATE_WRITE`, 5.14 and later),
+  /// unless the memory is mapped already (reused by `malloc`, where the call would only cost); elsewhere, or
+  /// when the kernel refuses, the pages fault in as they are written.
   package func prefault(_ bars: Range<Int>, labelWidth: Int) {
     #if os(Linux)
     func populate<T>(_ base: UnsafeMutablePointer<T>, _ count: Int) {
       // Whole pages only: a page shared with the bars before or after is left to fault in.
       let page = Int(getpagesize()), start = Int(bitPattern: base + bars.lowerBound * count)
       let lower = (start + page - 1) & -page, upper = (start + bars.count * count * MemoryLayout<T>.stride) & -page
-      if upper > lower { _ = madvise(UnsafeMutableRawPointer(bitPattern: lower), upper - lower, 23 /* MADV_POPULATE_WRITE */) }
+      guard upper > lower, let first = UnsafeMutableRawPointer(bitPattern: lower) else { return }
+      var resident: UInt8 = 0
+      guard mincore(first, page, &resident) == 0, resident & 1 == 0 else { return }
+      _ = madvise(first, upper - lower, 23 /* MADV_POPULATE_WRITE */)
     }
     populate(time, 1); populate(day, 1); populate(open, 1); populate(high, 1); populate(low, 1); populate(close, 1)
     populate(volume, 1); populate(labelEnds, 1); populate(labelBytes, labelWidth)
