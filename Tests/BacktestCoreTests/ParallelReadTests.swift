@@ -205,6 +205,10 @@ struct FastRowTests {
     texts.append(header + Self.rows.joined(separator: "\n") + "\n")
     texts.append(header + Self.rows.filter { !$0.contains("fields") }.joined(separator: "\n"))   // no newline at the end
     texts.append("date,close,open,low,high,note\n2024-01-02,100,100,99,101,x\n2024-01-03,101,100.5,100,101,y\r\n")  // other column order
+    // No volume column: every row but its last field.
+    let withoutVolume = Self.rows.map { row in row.split(separator: ",", omittingEmptySubsequences: false).dropLast().joined(separator: ",") }
+    texts.append("timestamp,open,high,low,close\n" + withoutVolume.joined(separator: "\n") + "\n")
+    texts += withoutVolume.dropFirst().map { "timestamp,open,high,low,close\n" + withoutVolume[0] + "\n" + $0 + "\n" }
     for text in texts {
       for zone in ["UTC", "America/New_York"] {
         switch (Self.read(text, zone: zone, fast: true), Self.read(text, zone: zone, fast: false)) {
