@@ -212,7 +212,7 @@ public struct BarCSVReader {
     }
   }
 
-  /// Bytes both halves of a parallel read only read, for the duration of the read.
+  /// Bytes the parts of a parallel read only read, for the duration of the read.
   struct SharedBytes: @unchecked Sendable { let bytes: UnsafeBufferPointer<UInt8> }
 
   /// The range of a price: every amount, share count and statistic computed

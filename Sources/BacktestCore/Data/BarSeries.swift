@@ -100,25 +100,10 @@ public struct BarSeries: Sendable {
   }
 
   /// Appends every bar of `other` (whose times must come after this series' last).
-  ///
-  /// With `concurrently`, the prices are copied on one core while the times
-  /// and labels are on another (the copy is mostly first touches of memory).
-  public mutating func append(contentsOf other: BarSeries, concurrently: Bool = false) {
-    guard concurrently else {
-      appendTimes(of: other)
-      appendPrices(of: other)
-      return
-    }
-    withUnsafeMutablePointer(to: &self) { me in
-      // The two halves write disjoint stored properties.
-      let target = SeriesPointer(series: me)
-      DispatchQueue.concurrentPerform(iterations: 2) { k in
-        if k == 0 { target.series.pointee.appendTimes(of: other) } else { target.series.pointee.appendPrices(of: other) }
-      }
-    }
+  public mutating func append(contentsOf other: BarSeries) {
+    appendTimes(of: other)
+    appendPrices(of: other)
   }
-
-  private struct SeriesPointer: @unchecked Sendable { let series: UnsafeMutablePointer<BarSeries> }
 
   private mutating func appendTimes(of other: BarSeries) {
     time.append(contentsOf: other.time); day.append(contentsOf: other.day)
