@@ -9,7 +9,7 @@ import Testing
 
   static func fixed(_ text: String) -> WrittenTimestamp? {
     let bytes = Array(text.utf8)
-    return bytes.withUnsafeBufferPointer { BarCSVReader.zonedTimestamp($0, at: 0)?.0 }
+    return bytes.withUnsafeBufferPointer { BarCSVReader.zonedTimestamp($0, at: 0) }
   }
 
   @Test("fields out of range are refused, by parseTimestamp and by the reader's fixed-layout path alike", arguments: [

@@ -28,6 +28,45 @@ public struct BarSeries: Sendable {
     reserveCapacity(capacity)
   }
 
+  /// Makes bars that `fill` writes in place, with room for `capacity` bars
+  /// and `labelCapacity` bytes of timestamp text: no array grows or is copied.
+  ///
+  /// `fill` writes bars `0..<count` (label `i` ending at `labelEnds[i]`) and
+  /// returns their count, the label bytes used and whether all were dates.
+  package init(source: String, capacity: Int, labelCapacity: Int,
+               fill: (BarColumns) throws -> (count: Int, labelBytes: Int, isDateOnly: Bool)) rethrows {
+    self.source = source
+    var written = (count: 0, labelBytes: 0, isDateOnly: true)
+    /// An array whose first `count()` elements `body` initialized.
+    func column<T>(_ capacity: Int, _ count: () -> Int, _ body: (UnsafeMutablePointer<T>) throws -> Void) rethrows -> ContiguousArray<T> {
+      try ContiguousArray(unsafeUninitializedCapacity: max(1, capacity)) { buffer, initialized in
+        try body(buffer.baseAddress!)
+        initialized = count()
+      }
+    }
+    let rows = { written.count }
+    time = try column(capacity, rows) { t in
+      day = try column(capacity, rows) { d in
+        open = try column(capacity, rows) { o in
+          high = try column(capacity, rows) { h in
+            low = try column(capacity, rows) { l in
+              close = try column(capacity, rows) { c in
+                volume = try column(capacity, rows) { v in
+                  labelEnds = try column(capacity, rows) { e in
+                    labelBytes = try column(labelCapacity, { written.labelBytes }) { b in
+                      written = try fill(BarColumns(time: t, day: d, open: o, high: h, low: l, close: c, volume: v, labelEnds: e, labelBytes: b))
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    isDateOnly = written.isDateOnly
+  }
+
   public var count: Int { close.count }
   public var isEmpty: Bool { close.isEmpty }
   public var indices: Range<Int> { 0..<count }
@@ -61,25 +100,10 @@ public struct BarSeries: Sendable {
   }
 
   /// Appends every bar of `other` (whose times must come after this series' last).
-  ///
-  /// With `concurrently`, the prices are copied on one core while the times
-  /// and labels are on another (the copy is mostly first touches of memory).
-  public mutating func append(contentsOf other: BarSeries, concurrently: Bool = false) {
-    guard concurrently else {
-      appendTimes(of: other)
-      appendPrices(of: other)
-      return
-    }
-    withUnsafeMutablePointer(to: &self) { me in
-      // The two halves write disjoint stored properties.
-      let target = SeriesPointer(series: me)
-      DispatchQueue.concurrentPerform(iterations: 2) { k in
-        if k == 0 { target.series.pointee.appendTimes(of: other) } else { target.series.pointee.appendPrices(of: other) }
-      }
-    }
+  public mutating func append(contentsOf other: BarSeries) {
+    appendTimes(of: other)
+    appendPrices(of: other)
   }
-
-  private struct SeriesPointer: @unchecked Sendable { let series: UnsafeMutablePointer<BarSeries> }
 
   private mutating func appendTimes(of other: BarSeries) {
     time.append(contentsOf: other.time); day.append(contentsOf: other.day)
@@ -140,3 +164,39 @@ public struct BarSeries: Sendable {
   /// Returns the first `n` bars.
   public func prefix(_ n: Int) -> BarSeries { filtered { $0 < n } }
 }
+
+/// The columns of a `BarSeries` being filled in place (see `BarSeries.init(source:capacity:labelCapacity:fill:)`).
+///
+/// Threads may write disjoint bars at once.
+package struct BarColumns: @unchecked Sendable {
+  package let time: UnsafeMutablePointer<Int64>, day: UnsafeMutablePointer<Int32>
+  package let open: UnsafeMutablePointer<Double>, high: UnsafeMutablePointer<Double>, low: UnsafeMutablePointer<Double>
+  package let close: UnsafeMutablePointer<Double>, volume: UnsafeMutablePointer<Double>
+  package let labelEnds: UnsafeMutablePointer<Int>, labelBytes: UnsafeMutablePointer<UInt8>
+}
+
+extension BarColumns {
+  /// Maps the memory of bars `bars` (labels `labelWidth` bytes each) before they are written: on Linux one
+  /// call per column instead of a page fault per page (the kernel's `MADV_POPULATE_WRITE`, 5.14 and later),
+  /// unless the memory is mapped already (reused by `malloc`, where the call would only cost); elsewhere, or
+  /// when the kernel refuses, the pages fault in as they are written.
+  package func prefault(_ bars: Range<Int>, labelWidth: Int) {
+    #if os(Linux)
+    func populate<T>(_ base: UnsafeMutablePointer<T>, _ count: Int) {
+      // Whole pages only: a page shared with the bars before or after is left to fault in.
+      let page = Int(getpagesize()), start = Int(bitPattern: base + bars.lowerBound * count)
+      let lower = (start + page - 1) & -page, upper = (start + bars.count * count * MemoryLayout<T>.stride) & -page
+      guard upper > lower, let first = UnsafeMutableRawPointer(bitPattern: lower) else { return }
+      var resident: UInt8 = 0
+      guard mincore(first, page, &resident) == 0, resident & 1 == 0 else { return }
+      _ = madvise(first, upper - lower, 23 /* MADV_POPULATE_WRITE */)
+    }
+    populate(time, 1); populate(day, 1); populate(open, 1); populate(high, 1); populate(low, 1); populate(close, 1)
+    populate(volume, 1); populate(labelEnds, 1); populate(labelBytes, labelWidth)
+    #endif
+  }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
