@@ -133,7 +133,7 @@ struct ParallelReadTests {
     var back = Self.offsetCSV.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let bytes = Array(Self.offsetCSV.utf8)
     let parts = bytes.withUnsafeBufferPointer { BarCSVReader.Parts($0, from: bytes.firstIndex(of: UInt8(ascii: "\n"))! + 1, parallel: true) }
-    let line = parts.firstBar(1) + 1  // the index of part 1's first line, the header being line 0
+    let line = parts.lines(1).lowerBound + 1  // the index of part 1's first line, the header being line 0
     // The timestamp of two lines before (the same length, so that the parts split where they did).
     back[line] = String(back[line - 2].prefix(25)) + back[line].dropFirst(25)
     guard case .failure(let b1) = Self.read(back.joined(separator: "\n"), parallel: true),

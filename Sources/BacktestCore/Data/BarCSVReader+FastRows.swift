@@ -57,8 +57,8 @@ extension BarCSVReader {
       let shared = SharedBytes(bytes: bytes)
       runJobs(parts.count, workers: parts.count > 1 ? ProcessInfo.processInfo.activeProcessorCount : 1) { k in
         let state = RowState(resolver, wallClockFirst: k == 0 || !zoneShifts)
-        results.set(k, fill(shared.bytes, parts.range(k), bars: parts.firstBar(k)..<parts.firstBar(k) + parts.lines(k), labelWidth: labelWidth,
-                            into: columns, layout: layout, state: state))
+        results.set(k, fill(shared.bytes, parts.range(k), bars: parts.lines(k), labelWidth: labelWidth, into: columns, layout: layout,
+                            state: state))
       }
       // The bars read are those of the complete parts in a row from the first, then the start of the next.
       var count = 0, isDateOnly = true
@@ -68,7 +68,7 @@ extension BarCSVReader {
         count += part.count
         resume = part.end
         isDateOnly = isDateOnly && part.isDateOnly
-        if part.count < parts.lines(k) { break }
+        if part.count < parts.lines(k).count { break }
       }
       return (count, count * labelWidth, isDateOnly)
     }
@@ -79,9 +79,8 @@ extension BarCSVReader {
   struct Parts {
     /// Where each part starts; the last element is the end of the bytes.
     var bounds: [Int] = []
-    /// The lines of each part (a last line without a newline counts), and their sum.
-    var lineCounts: [Int] = []
-    var lineCount = 0
+    /// How many lines come before each part; the last element counts them all (a last line without a newline too).
+    var linesBefore: [Int] = [0]
 
     /// Splits `bytes[start...]` into parts of about `partBytes` when `parallel` and no quote occurs (a quoted field
     /// may hold a newline, so that a line need not start a record), else into one part.
@@ -106,16 +105,16 @@ extension BarCSVReader {
         return
       }
       self.bounds = bounds
-      lineCounts = (0..<bounds.count - 1).map { scans.get($0).newlines }
-      if n > start && bytes[n - 1] != UInt8(ascii: "\n") { lineCounts[lineCounts.count - 1] += 1 }
-      lineCount = lineCounts.reduce(0, +)
+      for k in 0..<bounds.count - 1 { linesBefore.append(linesBefore[k] + scans.get(k).newlines) }
+      if n > start && bytes[n - 1] != UInt8(ascii: "\n") { linesBefore[linesBefore.count - 1] += 1 }
     }
 
-    var count: Int { lineCounts.count }
+    var count: Int { bounds.count - 1 }
+    var lineCount: Int { linesBefore[count] }
+    /// The bytes of part `k`.
     func range(_ k: Int) -> Range<Int> { bounds[k]..<bounds[k + 1] }
-    func lines(_ k: Int) -> Int { lineCounts[k] }
-    /// The index of part `k`'s first bar when every line before it is a bar.
-    func firstBar(_ k: Int) -> Int { lineCounts[..<k].reduce(0, +) }
+    /// The lines of part `k`, numbered from 0 at the first after the header: its bars when every line is one.
+    func lines(_ k: Int) -> Range<Int> { linesBefore[k]..<linesBefore[k + 1] }
   }
 
   /// Counts the newlines in `bytes[range]`, sixteen bytes at a time, and tells whether a quote occurs.

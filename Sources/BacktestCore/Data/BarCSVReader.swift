@@ -16,7 +16,7 @@ public struct BarCSVReader {
   /// Prices from Yahoo's `Adj Close` (`data.price: adjusted`): each bar's
   /// open, high, low and close scaled by adjusted close / close.
   public var adjusted = false
-  /// Whether a large file may be read in two halves on two cores (the result is the same either way).
+  /// Whether a large file may be read in parts on several cores (the result is the same either way).
   public var allowsParallelRead = true
   /// Whether plain rows take the one-pass fast path (tests turn it off to compare).
   var allowsFastRows = true
