@@ -80,10 +80,10 @@ public enum BacktestCLI {
 
   /// Keeps freed memory for reuse instead of returning it to the kernel: fresh
   /// pages cost ~0.5 ms per MB here (page faults and zeroing), and a sweep frees
-  /// and allocates tens of megabytes (parse halves, indicator columns, reports).
-  /// One arena for all threads, so that memory one thread frees (the second half
-  /// of a parsed file) is what another allocates next (indicator columns): -1,100
-  /// faults a sweep. glibc's mallopt (not in the Swift Glibc module); -3 is
+  /// and allocates tens of megabytes (indicator columns, results, reports).
+  /// One arena for all threads, so that memory one thread frees is what another
+  /// allocates next (measured when a file was parsed in two halves: -1,100
+  /// faults a sweep). glibc's mallopt (not in the Swift Glibc module); -3 is
   /// M_MMAP_THRESHOLD, -1 M_TRIM_THRESHOLD, -8 M_ARENA_MAX.
   static func tuneAllocator() {
     #if canImport(Glibc)
