@@ -672,15 +672,11 @@ struct ChartData {
         }
       } else if w <= 28 {
         for k in stride(from: 0, to: count, by: 2) { push(codes[k] | codes[k + 1] &<< shift, 2 &* w) }
-      } else if w <= 56 {
-        for k in 0..<count { push(codes[k], w) }
       } else {
-        for k in 0..<count {
-          accumulator |= codes[k] << UInt64(filled)
-          filled += w
-          while filled >= 8 { out[o] = UInt8(truncatingIfNeeded: accumulator); o += 1; accumulator >>= 8; filled -= 8 }
-          out[o] = UInt8(truncatingIfNeeded: accumulator)
-        }
+        // At most 54 bits: steps stay within 2^50 (`maxSteps`), so a price's residual within 2^51, its
+        // differences of the second order within 2^53, and their zigzag codes below 2^54.
+        precondition(w <= 56, "a code of \(w) bits")
+        for k in 0..<count { push(codes[k], w) }
       }
       return (count &* w &+ 7) &>> 3
     }

@@ -10,7 +10,7 @@ package struct SVGBuilder {
     let tenths = (x * 10).rounded()
     let r = tenths / 10
     if r == r.rounded() { return String(Int(r)) }
-    guard abs(tenths) < 1e15 else { return String(format: "%.1f", r) }
+    guard abs(tenths) < 1e15 else { return FixedDecimal.text(r, decimals: 1) }
     // What "%.1f" writes for r (the double nearest tenths / 10): the digits of tenths with a point before the last.
     let k = Int(tenths), m = k.magnitude
     return (k < 0 ? "-" : "") + String(m / 10) + "." + String(m % 10)
