@@ -12,14 +12,22 @@ extension AtomicWriter {
   /// made in chunks is written as its chunks are made.
   package static func write(_ file: ReportFile, to path: String) throws {
     switch file.body {
-    case .text(let text): try writeFully(text, to: path)
-    case .deferred(let deferred): try writeFully(deferred.text, to: path)
+    case .text(let text): try writeText(text, to: path)
+    case .deferred(let deferred): try writeText(deferred.text, to: path)
     case .rows(let rows): try StreamedFile.write(rows, to: path)
     }
   }
+
+  /// A text of a staging buffer or more (an HTML report with its interactive
+  /// chart) goes the way of a file made in chunks; a short one is written at once.
+  private static func writeText(_ text: String, to path: String) throws {
+    guard text.utf8.count >= StreamedFile.stagingBytes else { return try writeFully(text, to: path) }
+    var text = text
+    try text.withUTF8 { bytes in try StreamedFile.write(bytes, to: path) }
+  }
 }
 
-/// Writes a file made in chunks: each chunk is copied into one of two
+/// Writes a file made in chunks (or a long text): each chunk is copied into one of two
 /// page-aligned staging buffers, and a thread of its own writes each full
 /// buffer while the next fills.
 ///
@@ -47,9 +55,17 @@ final class StreamedFile: @unchecked Sendable {
   private var writerRunning = false
 
   static func write(_ rows: RowChunks, to path: String) throws {
+    try write(to: path) { file in try rows.produce { try file.append($0) } }
+  }
+
+  static func write(_ bytes: UnsafeBufferPointer<UInt8>, to path: String) throws {
+    try write(to: path) { file in try file.append(bytes) }
+  }
+
+  private static func write(to path: String, _ fill: (StreamedFile) throws -> Void) throws {
     let file = try StreamedFile(path: path)
     do {
-      try rows.produce { try file.append($0) }
+      try fill(file)
       try file.finish()
     } catch {
       file.abandon()
@@ -60,15 +76,15 @@ final class StreamedFile: @unchecked Sendable {
   private init(path: String) throws {
     self.path = path
     #if os(Linux)
-    var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT, 0o644)
+    var fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0o644)
     direct = fd >= 0
-    if fd < 0 && errno == EINVAL { fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+    if fd < 0 && errno == EINVAL { fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
     #else
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     direct = false
     #endif
     guard fd >= 0 else {
-      throw OutputError(path: path, message: "cannot create the file (\(String(cString: strerror(errno))))")
+      throw OutputError(path: path, message: "cannot create the file (\(systemReason(errno)))")
     }
     self.fd = fd
   }
@@ -176,7 +192,7 @@ final class StreamedFile: @unchecked Sendable {
   }
 
   private func failed(_ what: String) -> OutputError {
-    OutputError(path: path, message: "\(what) (\(String(cString: strerror(errno))))")
+    OutputError(path: path, message: "\(what) (\(systemReason(errno)))")
   }
 }
 

@@ -19,6 +19,30 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["a.csv", "b.json", "c.md"])
   }
 
+  @Test("long texts, made now or later, are written byte for byte (through the staging buffers, past their edges)")
+  func longTexts() throws {
+    let out = try CLI.temporaryFolder()
+    // Lengths around multiples of the 2 MiB staging buffer and of a 4 KiB page; UTF-8 of 1 to 4 bytes per character.
+    let unit = "price 26.13 € → 📈 ok\n"
+    func text(_ bytes: Int) -> String {
+      var t = String(repeating: unit, count: bytes / unit.utf8.count)
+      t += String(repeating: "x", count: bytes - t.utf8.count)
+      return t
+    }
+    let lengths = [2 << 20, (2 << 20) + 1, (4 << 20) - 1, 5_000_003]
+    let texts = lengths.map(text)
+    var files: [ReportFile] = []
+    for (k, t) in texts.enumerated() {
+      files.append(k % 2 == 0 ? ReportFile(name: "\(k).html", contents: t) : ReportFile(name: "\(k).html", body: .deferred(DeferredText { t })))
+    }
+    try AtomicWriter.write(files, into: out)
+    for (k, t) in texts.enumerated() {
+      let written = try Data(contentsOf: URL(fileURLWithPath: out + "/\(k).html"))
+      #expect(written.count == lengths[k])
+      #expect(written == Data(t.utf8))
+    }
+  }
+
   @Test("one file that cannot be written: an error naming it, the old files untouched, no temporary file left")
   func failureKeepsOldFiles() throws {
     let out = try CLI.temporaryFolder()
