@@ -63,12 +63,12 @@ struct RunCommand {
     if !quiet { for notice in inputs.notices { printError("note: " + notice) } }
     let bars = inputs.bars
     let loaded = clock.now
-    let output = Backtest.execute(config, inputs)
+    let report = EarlyReport(folder: config.report.out, bars: bars, stages: inputs.cycle?.gate.stages)
+    let output = Backtest.execute(config, inputs, indicatorsReady: config.report.formats.contains(.csv) ? report.start : nil)
     try Self.requireFinite(output.run.result.equity, "the equity", bars: bars, input: config.data.bars)
     let ran = clock.now
     if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
-    let files = RunReport.files(output)
-    try AtomicWriter.replaceFolder(config.report.out, with: files)
+    let files = try report.finish(output)
     let written = clock.now
     if !quiet { printSummary(output, files: files) }
     if timing {

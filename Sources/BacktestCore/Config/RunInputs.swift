@@ -49,9 +49,10 @@ extension Backtest {
   }
 
   /// Runs the configured strategy and the benchmark over inputs read from files.
-  public static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil) -> RunOutput {
+  public static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
+                             indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
     execute(config, bars: inputs.bars, barsInFile: inputs.barsInFile, cycle: inputs.cycle, intrabar: inputs.intrabar,
-            dividends: inputs.dividends, explain: explain, manifest: inputs.manifest)
+            dividends: inputs.dividends, explain: explain, manifest: inputs.manifest, indicatorsReady: indicatorsReady)
   }
 
   /// Reads every file a run file names, and records each in the run manifest.

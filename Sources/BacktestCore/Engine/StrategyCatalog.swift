@@ -40,7 +40,12 @@ public struct ConfiguredStrategy: Sendable {
   public var parameterInfo: [ParameterInfo] { parameters.parameterInfo }
   /// The strategy type (for optional accelerations it may supply, such as a sweep kernel).
   public let type: any Strategy.Type
-  @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?) -> StrategyRun
+  @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?,
+                                         IndicatorsReady?) -> StrategyRun
+
+  /// Called on the running thread with the strategy's indicator columns once
+  /// they are computed, before the first bar trades.
+  public typealias IndicatorsReady = ([IndicatorColumn]) -> Void
 
   /// Reads `table` (the `strategy:` section) for strategy `S`; reports unknown keys.
   @inlinable
@@ -58,8 +63,9 @@ public struct ConfiguredStrategy: Sendable {
     name = S.name
     self.parameters = parameters
     self.type = S.self
-    body = { bars, broker, gate, intrabar, account, range, question in
+    body = { bars, broker, gate, intrabar, account, range, question, indicatorsReady in
       var strategy = S(parameters: parameters, bars: bars)
+      indicatorsReady?(strategy.indicatorColumns)
       let probe: PositionView? = if case .position(let p) = question { p } else { nil }
       guard let gate else {
         let result = Engine.run(&strategy, bars: bars, broker: broker, intrabar: intrabar, account: account, trading: range, probe: probe)
@@ -101,9 +107,13 @@ public struct ConfiguredStrategy: Sendable {
   /// the bars in `range`, with a fresh account (`Engine.run`): the bars before
   /// it warm the indicators. Pass `bars` ending at the range's end to make
   /// sure nothing after it exists.
+  ///
+  /// `indicatorsReady` lets a caller start work that needs only the bars and
+  /// the indicators (a report's indicators.csv) while the bars trade.
   public func run(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate? = nil, intrabar: IntrabarData? = nil,
-                  account: AccountEvents? = nil, trading range: Range<Int>? = nil, explain: FinalQuestion? = nil) -> StrategyRun {
-    body(bars, broker, gate, intrabar, account, range, explain)
+                  account: AccountEvents? = nil, trading range: Range<Int>? = nil, explain: FinalQuestion? = nil,
+                  indicatorsReady: IndicatorsReady? = nil) -> StrategyRun {
+    body(bars, broker, gate, intrabar, account, range, explain, indicatorsReady)
   }
 
   /// Checks the parameters against the bars the strategy is to run on (see `StrategyParameters.check`).

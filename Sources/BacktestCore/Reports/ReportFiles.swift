@@ -29,7 +29,12 @@ public struct ReportFile: Sendable, Equatable {
 /// numbers (shortest round-trip text), `\n` line ends, and a fixed column and
 /// key order, so the same run always gives the same bytes.
 public enum RunReport {
-  public static func files(_ output: RunOutput) -> [ReportFile] {
+  /// The files of the run's report formats.
+  public static func files(_ output: RunOutput) -> [ReportFile] { files(output, indicators: nil) }
+
+  /// `files(output)`, with `indicators` (indicators.csv made before the run
+  /// traded, `indicatorsFile`) in place of a new one.
+  package static func files(_ output: RunOutput, indicators: ReportFile?) -> [ReportFile] {
     // Every file is made when its writer asks for it (each on its own thread); the two
     // per-bar CSV files in chunks on all cores, as they are written.
     func later(_ name: String, _ make: @escaping @Sendable () -> String) -> ReportFile {
@@ -39,7 +44,7 @@ public enum RunReport {
     let formats = output.config.report.formats
     if formats.contains(.csv) {
       files.append(ReportFile(name: "equity.csv", body: .rows(equityRows(output))))
-      files.append(ReportFile(name: "indicators.csv", body: .rows(indicatorRows(output))))
+      files.append(indicators ?? ReportFile(name: "indicators.csv", body: .rows(indicatorRows(output))))
       files.append(later("trades.csv") { tradesCSV(output) })
     }
     if formats.contains(.json) {
@@ -155,10 +160,18 @@ public enum RunReport {
 
   /// indicators.csv: one row per bar, made in chunks.
   package static func indicatorRows(_ output: RunOutput) -> RowChunks {
-    let bars = output.bars
-    let columns = output.run.indicators.map(\.values)
-    let stages = output.cycle?.gate.stages
-    let header = (["time", "close"] + output.run.indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
+    indicatorRows(bars: output.bars, indicators: output.run.indicators, stages: output.cycle?.gate.stages)
+  }
+
+  /// indicators.csv from all it needs, which a run has before its bars trade
+  /// (`ConfiguredStrategy.run`'s `indicatorsReady`).
+  package static func indicatorsFile(bars: BarSeries, indicators: [IndicatorColumn], stages: ContiguousArray<CycleStage>?) -> ReportFile {
+    ReportFile(name: "indicators.csv", body: .rows(indicatorRows(bars: bars, indicators: indicators, stages: stages)))
+  }
+
+  static func indicatorRows(bars: BarSeries, indicators: [IndicatorColumn], stages: ContiguousArray<CycleStage>?) -> RowChunks {
+    let columns = indicators.map(\.values)
+    let header = (["time", "close"] + indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
     return RowChunks(header: header, rowCount: bars.count, bytesPerRow: 30 + 20 * columns.count) { rows, out in
       bars.withLabels { labels, ends in
         for i in rows {

@@ -76,10 +76,11 @@ public enum Backtest {
   /// Runs the configured strategy and the buy-and-hold benchmark over `bars`;
   /// with `explain`, the run also says what it decides at the last close and why.
   ///
-  /// The benchmark and its statistics are made on another thread while the strategy runs.
+  /// The benchmark and its statistics are made on another thread while the
+  /// strategy runs; `indicatorsReady` is as in `ConfiguredStrategy.run`.
   public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
                              intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil,
-                             manifest: RunManifest? = nil) -> RunOutput {
+                             manifest: RunManifest? = nil, indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
     let account = accountEvents(config, bars: bars, dividends: dividends)
     let buyAndHold = OnOtherThread { () -> (BacktestResult, PerformanceSummary) in
       var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
@@ -87,7 +88,7 @@ public enum Backtest {
       return (benchmark, PerformanceSummary(result: benchmark, bars: bars))
     }
     let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account,
-                                  explain: explain)
+                                  explain: explain, indicatorsReady: indicatorsReady)
     let summary = PerformanceSummary(result: run.result, bars: bars)
     var cycle = cycle
     if let gate = cycle?.gate, gate.filter {
