@@ -129,6 +129,9 @@ public protocol Strategy: BarDecider, SendableMetatype {
   /// Precomputes every indicator over `bars`.
   init(parameters: Parameters, bars: BarSeries)
   /// The indicator columns for `indicators.csv` and the charts, in order.
+  /// Read once `init` has made them (`backtest run` starts indicators.csv
+  /// then) and again after the last bar (columns filled while trading work,
+  /// at the cost of making that file twice).
   var indicatorColumns: [IndicatorColumn] { get }
   /// What the price chart shows besides prices and trades, for its title (`Bollinger Bands`); empty for nothing.
   var overlayTitle: String { get }
