@@ -201,7 +201,9 @@ package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold
     // indices are a range, and need no array of their own.
     let first = y.firstIndex { !$0.isNaN } ?? y.count
     let last = y.lastIndex { !$0.isNaN } ?? -1
-    if first <= last && !y[first...last].contains(where: \.isNaN) {
+    var undefined = 0  // counted without an early exit, which the compiler vectorizes
+    for v in y[first..<max(first, last)] { undefined &+= v.isNaN ? 1 : 0 }
+    if first <= last && undefined == 0 {
       return largestTriangleThreeBuckets(y, count: last - first + 1, threshold: threshold) { first + $0 }
     }
     let defined = y.indices.filter { !y[$0].isNaN }
@@ -225,14 +227,23 @@ private func largestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, count
     for k in nextStart..<max(nextEnd, nextStart + 1) where k < count { avgX += Double(defined(k)); avgY += y[defined(k)] }
     let n = Double(max(1, min(nextEnd, count) - nextStart))
     avgX /= n; avgY /= n
-    var best = defined(start), bestArea = -1.0
-    for k in start..<max(end, start + 1) {
-      let i = defined(k)
-      let area = abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a]))
-      if area > bestArea { bestArea = area; best = i }
+    func area(_ i: Int) -> Double { abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a])) }
+    // The first index of the largest area (a `nan` area never wins), searched in two interleaved halves
+    // so that each comparison need not wait for the one before.
+    var best = (defined(start), -1.0), other = (Int.max, -1.0)
+    var k = start
+    let stop = max(end, start + 1)
+    while k + 1 < stop {
+      let i = defined(k), j = defined(k + 1)
+      let areaI = area(i), areaJ = area(j)
+      if areaI > best.1 { best = (i, areaI) }
+      if areaJ > other.1 { other = (j, areaJ) }
+      k += 2
     }
-    out.append(best)
-    a = best
+    if k < stop && area(defined(k)) > best.1 { best = (defined(k), area(defined(k))) }
+    if other.1 > best.1 || (other.1 == best.1 && other.0 < best.0) { best = other }
+    out.append(best.0)
+    a = best.0
   }
   out.append(defined(count - 1))
   return out
