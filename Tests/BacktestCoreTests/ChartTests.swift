@@ -131,6 +131,43 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(largestTriangleThreeBuckets(ContiguousArray(warm[0..<310]), threshold: 200) == Array(300..<310))
     #expect(niceTicks(low: 0.3, high: 9.7) == [2, 4, 6, 8])
   }
+
+  @Test("LTTB picks what the plain algorithm picks, the first of equal areas included")
+  func lttbSameAsPlain() {
+    // The algorithm as published: one search per bucket, the first largest area wins.
+    func plain(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
+      let defined = y.indices.filter { !y[$0].isNaN }, count = defined.count
+      guard count > threshold, threshold >= 3 else { return defined }
+      var out = [defined[0]], a = defined[0]
+      let bucket = Double(count - 2) / Double(threshold - 2)
+      for b in 0..<(threshold - 2) {
+        let start = Int(Double(b) * bucket) + 1, end = min(Int(Double(b + 1) * bucket) + 1, count - 1)
+        let nextStart = end, nextEnd = min(Int(Double(b + 2) * bucket) + 1, count)
+        var avgX = 0.0, avgY = 0.0
+        for k in nextStart..<max(nextEnd, nextStart + 1) where k < count { avgX += Double(defined[k]); avgY += y[defined[k]] }
+        let n = Double(max(1, min(nextEnd, count) - nextStart))
+        avgX /= n; avgY /= n
+        var best = defined[start], bestArea = -1.0
+        for k in start..<max(end, start + 1) {
+          let i = defined[k]
+          let area = abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a]))
+          if area > bestArea { bestArea = area; best = i }
+        }
+        out.append(best)
+        a = best
+      }
+      return out + [defined[count - 1]]
+    }
+    var rng = SplitMix64(seed: 21)
+    for round in 0..<200 {
+      let n = 3 + Int(rng.next() % 3000), threshold = 3 + Int(rng.next() % 200)
+      // Few distinct values (many equal areas), some steps to infinity, sometimes gaps.
+      var y = ContiguousArray((0..<n).map { _ in Double(rng.next() % 4) })
+      if round % 3 == 0 { for _ in 0..<(n / 50) { y[Int(rng.next() % UInt64(n))] = .nan } }
+      if round % 5 == 0 { y[Int(rng.next() % UInt64(n))] = .infinity }
+      #expect(largestTriangleThreeBuckets(y, threshold: threshold) == plain(y, threshold: threshold), "round \(round)")
+    }
+  }
 }
 
 @Suite struct SweepChartTests {

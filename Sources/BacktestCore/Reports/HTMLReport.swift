@@ -109,33 +109,74 @@ public enum HTMLReport {
     return h
   }
 
-  /// Markdown paragraphs, `###` headings and pipe tables (as `MarkdownReport` writes them) as HTML.
+  /// Markdown paragraphs, `###` headings and pipe tables as HTML, for the text `MarkdownReport` writes
+  /// (a table's lines start and end with `|`; `**bold**` and `` `code` `` within a line).
   static func markdownBlocks<S: StringProtocol>(_ text: S) -> String {
-    func inline(_ x: Substring) -> String {
-      // `code` and **bold**, after escaping.
-      let escaped = SVGBuilder.escape(String(x))
-      let bold = escaped.split(separator: "**", omittingEmptySubsequences: false).enumerated()
-        .map { $0.offset % 2 == 1 ? "<b>\($0.element)</b>" : String($0.element) }.joined()
-      return bold.split(separator: "`", omittingEmptySubsequences: false).enumerated()
-        .map { $0.offset % 2 == 1 ? "<code>\($0.element)</code>" : String($0.element) }.joined()
-    }
-    func cells(_ line: Substring) -> [Substring] {
-      line.dropFirst().dropLast().split(separator: "|", omittingEmptySubsequences: false).map { Substring($0.trimmingCharacters(in: .whitespaces)) }
-    }
-    var h = "", table: [Substring] = []
-    func flushTable() {
-      guard let header = table.first else { return }
-      h += "<table><tr>" + cells(header).map { "<th>\(inline($0))</th>" }.joined() + "</tr>"
-      for row in table.dropFirst(2) { h += "<tr>" + cells(row).map { "<td>\(inline($0))</td>" }.joined() + "</tr>" }
-      h += "</table>"
-      table = []
-    }
-    for line in String(text).split(separator: "\n", omittingEmptySubsequences: false) {
-      if line.hasPrefix("|") { table.append(line); continue }
+    var text = Substring(text)
+    var h = TextBuffer(capacity: 2 * text.utf8.count + 64)
+    text.withUTF8 { t in
+      /// The line's bytes escaped, with `**` and `` ` `` opening and closing `<b>` and `<code>`.
+      func inline(_ line: Range<Int>) {
+        var bold = false, code = false, i = line.lowerBound
+        while i < line.upperBound {
+          if t[i] == UInt8(ascii: "*") && i + 1 < line.upperBound && t[i + 1] == UInt8(ascii: "*") {
+            h.append(bold ? "</b>" : "<b>" as StaticString)
+            bold.toggle()
+            i += 2
+            continue
+          }
+          if t[i] == UInt8(ascii: "`") {
+            h.append(code ? "</code>" : "<code>" as StaticString)
+            code.toggle()
+          } else if let entity = SVGBuilder.entity(t[i]) {
+            h.append(entity)
+          } else {
+            h.append(byte: t[i])
+          }
+          i += 1
+        }
+        if bold { h.append("</b>" as StaticString) }
+        if code { h.append("</code>" as StaticString) }
+      }
+      /// A table row: its cells (between the `|`s, without spaces at either end) in `tag` elements.
+      func row(_ line: Range<Int>, _ open: StaticString, _ close: StaticString) {
+        h.append("<tr>" as StaticString)
+        let end = max(line.lowerBound + 1, line.upperBound - 1)
+        var start = line.lowerBound + 1
+        while start <= end {
+          let bar = t[start..<end].firstIndex(of: UInt8(ascii: "|")) ?? end
+          var cell = start..<bar
+          while !cell.isEmpty && (t[cell.lowerBound] == UInt8(ascii: " ") || t[cell.lowerBound] == UInt8(ascii: "\t")) { cell = cell.dropFirst() }
+          while !cell.isEmpty && (t[cell.upperBound - 1] == UInt8(ascii: " ") || t[cell.upperBound - 1] == UInt8(ascii: "\t")) { cell = cell.dropLast() }
+          h.append(open); inline(cell); h.append(close)
+          start = bar + 1
+        }
+        h.append("</tr>" as StaticString)
+      }
+      var table: [Range<Int>] = []
+      func flushTable() {
+        guard let header = table.first else { return }
+        h.append("<table>" as StaticString)
+        row(header, "<th>", "</th>")
+        for line in table.dropFirst(2) { row(line, "<td>", "</td>") }
+        h.append("</table>" as StaticString)
+        table = []
+      }
+      var start = 0
+      while start <= t.count {
+        let end = t[start...].firstIndex(of: UInt8(ascii: "\n")) ?? t.count
+        let line = start..<end
+        start = end + 1
+        if !line.isEmpty && t[line.lowerBound] == UInt8(ascii: "|") { table.append(line); continue }
+        flushTable()
+        if line.count >= 4 && t[line.lowerBound..<line.lowerBound + 4].elementsEqual("### ".utf8) {
+          h.append("<h3>" as StaticString); inline(line.dropFirst(4)); h.append("</h3>" as StaticString)
+        } else if !line.isEmpty {
+          h.append("<p>" as StaticString); inline(line); h.append("</p>" as StaticString)
+        }
+      }
       flushTable()
-      if line.hasPrefix("### ") { h += "<h3>\(inline(line.dropFirst(4)))</h3>" } else if !line.isEmpty { h += "<p>\(inline(line))</p>" }
     }
-    flushTable()
-    return h
+    return h.string
   }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The human-readable `report.md`: run settings, metrics against buy and
 /// hold, the exit-reason breakdown and the trade list.
 public enum MarkdownReport {
@@ -6,10 +8,30 @@ public enum MarkdownReport {
 
   /// The text under `## title` of a report, up to the next `## ` heading; `nil` without that section.
   static func section(_ title: String, of markdown: String) -> Substring? {
-    // The standard library's search: Foundation's `range(of:)` bridged the whole report to UTF-16 for each search.
-    guard let start = markdown.firstRange(of: "\n## \(title)\n") else { return nil }
-    let rest = markdown[start.upperBound...]
-    return rest.firstRange(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    // A search of the UTF-8 bytes: the String searches compare Characters.
+    var text = markdown
+    let range: Range<Int>? = text.withUTF8 { t in
+      guard let heading = firstOffset(of: "\n## \(title)\n", in: t, from: 0) else { return nil }
+      let start = heading + 5 + title.utf8.count
+      return start..<(firstOffset(of: "\n## ", in: t, from: start) ?? t.count)
+    }
+    guard let range else { return nil }
+    let utf8 = markdown.utf8
+    return markdown[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+  }
+
+  /// Where `pattern`'s UTF-8 bytes first occur in `bytes` at or after `start`.
+  private static func firstOffset(of pattern: String, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    var pattern = pattern
+    return pattern.withUTF8 { p in
+      guard let first = p.first, bytes.count >= p.count else { return nil }
+      var i = start
+      while i <= bytes.count - p.count {
+        if bytes[i] == first && memcmp(bytes.baseAddress! + i, p.baseAddress!, p.count) == 0 { return i }
+        i += 1
+      }
+      return nil
+    }
   }
 
   public static func render(_ output: RunOutput) -> String {

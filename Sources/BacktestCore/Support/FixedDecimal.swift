@@ -18,14 +18,23 @@ package enum FixedDecimal {
       return String(format: "%.\(decimals)f", x)
     }
     let scaled = rounded(x.magnitude, decimals: decimals)
-    let scale = powersOfTen[decimals]
-    var text = x.sign == .minus ? "-" : ""
-    text += String(scaled / scale)
-    if decimals > 0 {
-      let fraction = String(scaled % scale)
-      text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+    // The digits of `scaled` (below 2^62: at most 19), at least `decimals + 1` of them, the last `decimals` after a point.
+    var digits = 1
+    while digits < 19 && scaled >= powersOfTen[digits] { digits += 1 }
+    digits = max(digits, decimals + 1)
+    let sign = x.sign == .minus ? 1 : 0
+    let length = sign + digits + (decimals > 0 ? 1 : 0)
+    return String(unsafeUninitializedCapacity: length) { out in
+      if sign == 1 { out[0] = UInt8(ascii: "-") }
+      var v = scaled, at = length
+      for k in 0..<digits {
+        if k == decimals && k > 0 { at -= 1; out[at] = UInt8(ascii: ".") }
+        at -= 1
+        out[at] = UInt8(ascii: "0") + UInt8(v % 10)
+        v /= 10
+      }
+      return length
     }
-    return text
   }
 
   /// `x × 10^decimals` rounded to the nearest whole number, a tie to the even
@@ -60,5 +69,6 @@ package enum FixedDecimal {
     return quotient
   }
 
-  static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+  /// 10^0 ... 10^18.
+  static let powersOfTen: [UInt64] = (0...18).map { (0..<$0).reduce(1) { p, _ in p * 10 } }
 }

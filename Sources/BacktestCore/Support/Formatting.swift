@@ -31,20 +31,25 @@ package func formatPercentPlain(_ x: Double) -> String {
 
 /// Formats for people in reports: `$1,234.57`, `3.79%`, `13,348,744`.
 package enum HumanFormat {
-  /// Inserts thousands separators into the integer part of a plain decimal text.
+  /// Inserts thousands separators into the integer part of a plain decimal text (`-1234.5` → `-1,234.5`).
   static func grouped(_ text: String) -> String {
-    var digits = text
-    var sign = ""
-    if digits.hasPrefix("-") { sign = "-"; digits.removeFirst() }
-    let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-    var integer = String(parts[0])
-    var out = ""
-    while integer.count > 3 {
-      out = "," + integer.suffix(3) + out
-      integer = String(integer.dropLast(3))
+    var text = text
+    return text.withUTF8 { t in
+      let start = t.first == UInt8(ascii: "-") ? 1 : 0
+      let point = t[start...].firstIndex(of: UInt8(ascii: ".")) ?? t.count
+      let commas = max(0, (point - start - 1) / 3)
+      guard commas > 0 else { return String(decoding: t, as: UTF8.self) }
+      return String(unsafeUninitializedCapacity: t.count + commas) { out in
+        var n = 0
+        for k in t.indices {
+          out[n] = t[k]
+          n += 1
+          // A comma after each digit with a multiple of three digits left before the point.
+          if k >= start && k < point - 1 && (point - 1 - k) % 3 == 0 { out[n] = UInt8(ascii: ","); n += 1 }
+        }
+        return n
+      }
     }
-    out = integer + out
-    return sign + out + (parts.count > 1 ? "." + parts[1] : "")
   }
 
   /// `$26.99`, `-$1,234.50`; `—` for `nil`.
@@ -56,19 +61,18 @@ package enum HumanFormat {
 
   /// A price with as many decimals as it needs (2 to 6): `$1.07219`, `$26.99`.
   package static func price(_ x: Double) -> String {
-    var decimals = 2
-    while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 {
-      decimals += 1
-    }
-    return "$" + grouped(FixedDecimal.text(x, decimals: decimals))
+    "$" + grouped(FixedDecimal.text(x, decimals: decimals(of: x)))
   }
 
   /// The decimals a price needs (2 to 6), for showing computed levels at the data's precision.
   package static func decimals(of x: Double) -> Int {
     var decimals = 2
-    while decimals < 6 && abs(x * pow(10, Double(decimals)) - (x * pow(10, Double(decimals))).rounded()) > 1e-6 { decimals += 1 }
+    while decimals < 6 && abs(x * scales[decimals] - (x * scales[decimals]).rounded()) > 1e-6 { decimals += 1 }
     return decimals
   }
+
+  /// 10^k exactly, as `pow(10, Double(k))` gives it, for `decimals(of:)`.
+  private static let scales: [Double] = [1, 10, 100, 1_000, 10_000, 100_000]
 
   /// A price with a fixed number of decimals: `$26.60`.
   package static func price(_ x: Double, decimals: Int) -> String {

@@ -84,6 +84,14 @@ package struct TextBuffer {
     count += 1
   }
 
+  /// Lets `write` put up to `maximum` bytes at the end; it returns how many it wrote.
+  @inline(__always)
+  mutating func append(upTo maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+    let written = write(space(maximum))
+    precondition(written <= maximum, "wrote \(written) bytes into room for \(maximum)")
+    count += written
+  }
+
   mutating func append<C: Collection>(bytes other: C) where C.Element == UInt8 {
     var p = space(other.count)
     for b in other { p.pointee = b; p += 1 }

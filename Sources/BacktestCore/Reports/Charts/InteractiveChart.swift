@@ -144,14 +144,36 @@ struct InteractiveChart {
 
   /// `value` as compact JSON that is safe inside a `<script>` element (`<` written `\u003c`).
   static func scriptJSON(_ value: JSONValue) -> String {
+    var out = ""
+    appendScriptJSON(value, to: &out)
+    return out
+  }
+
+  private static func appendScriptJSON(_ value: JSONValue, to out: inout String) {
     switch value {
-    case .null: return "null"
-    case .bool(let b): return b ? "true" : "false"
-    case .integer(let i): return String(i)
-    case .number(let x): return x.isFinite ? (x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : x.description) : "null"
-    case .string(let s): return JSONValue.quoted(s).replacingOccurrences(of: "<", with: "\\u003c")
-    case .array(let items): return "[" + items.map(scriptJSON).joined(separator: ",") + "]"
-    case .object(let fields): return "{" + fields.map { scriptJSON(.string($0.0)) + ":" + scriptJSON($0.1) }.joined(separator: ",") + "}"
+    case .null: out += "null"
+    case .bool(let b): out += b ? "true" : "false"
+    case .integer(let i): out += String(i)
+    case .number(let x): out += x.isFinite ? (x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : x.description) : "null"
+    case .string(let s):
+      let quoted = JSONValue.quoted(s)
+      out += quoted.utf8.contains(UInt8(ascii: "<")) ? quoted.replacingOccurrences(of: "<", with: "\\u003c") : quoted
+    case .array(let items):
+      out += "["
+      for (k, item) in items.enumerated() {
+        if k > 0 { out += "," }
+        appendScriptJSON(item, to: &out)
+      }
+      out += "]"
+    case .object(let fields):
+      out += "{"
+      for (k, field) in fields.enumerated() {
+        if k > 0 { out += "," }
+        appendScriptJSON(.string(field.0), to: &out)
+        out += ":"
+        appendScriptJSON(field.1, to: &out)
+      }
+      out += "}"
     }
   }
 }

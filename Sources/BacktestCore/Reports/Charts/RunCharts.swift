@@ -167,7 +167,7 @@ package struct RunCharts {
       }
     } else {
       // One OHLC bar per pixel column: high–low line, open tick left, close tick right.
-      var upPath = "", downPath = ""
+      var up = TextBuffer(capacity: 64 * columns), down = TextBuffer(capacity: 64 * columns)
       let perColumn = Double(n) / Double(columns)
       for col in 0..<columns {
         let a = Int(Double(col) * perColumn), b = min(n, max(a + 1, Int(Double(col + 1) * perColumn)))
@@ -175,10 +175,14 @@ package struct RunCharts {
         var high = -Double.infinity, low = Double.infinity
         for i in a..<b { high = max(high, bars.high[i]); low = min(low, bars.low[i]) }
         let xc = x0 + Double(col) + 0.5
-        let d = "M\(c(xc)) \(c(Y(high)))V\(c(Y(low)))M\(c(xc - 1)) \(c(Y(bars.open[a])))h1M\(c(xc)) \(c(Y(bars.close[b - 1])))h1"
-        if bars.close[b - 1] >= bars.open[a] { upPath += d } else { downPath += d }
+        func draw(_ d: inout TextBuffer) {
+          d.append(path: "M", xc, Y(high)); d.append(path: "V", Y(low))
+          d.append(path: "M", xc - 1, Y(bars.open[a])); d.append(path: "h1M", xc, Y(bars.close[b - 1])); d.append("h1")
+        }
+        if bars.close[b - 1] >= bars.open[a] { draw(&up) } else { draw(&down) }
       }
-      svg.raw("<path class=\"up\" fill=\"none\" d=\"\(upPath)\"/><path class=\"down\" fill=\"none\" d=\"\(downPath)\"/>")
+      svg.raw("<path class=\"up\" fill=\"none\" d=\""); svg.raw(up)
+      svg.raw("\"/><path class=\"down\" fill=\"none\" d=\""); svg.raw(down); svg.raw("\"/>")
     }
     for o in overlays {
       svg.polyline(lineSeries(o.column.values, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
@@ -187,24 +191,25 @@ package struct RunCharts {
     // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit. Each kind is one
     // path with a subpath per marker (`data-markers` counts them): light for the browser even with
     // thousands of trades.
-    var buys = "", sells = "", stops = ""
+    let trades = output.run.result.trades
+    var buys = TextBuffer(capacity: 40 * trades.count), sells = TextBuffer(capacity: 40 * trades.count), stops = TextBuffer(capacity: 40 * trades.count)
     var counts = (buy: 0, sell: 0, stop: 0)
-    for t in output.run.result.trades {
+    for t in trades {
       let xe = x(t.entryBar), ye = Y(t.entryPrice) + 9
-      buys += "M\(c(xe)) \(c(ye - 7))l6 11h-12z"
+      buys.append(path: "M", xe, ye - 7); buys.append("l6 11h-12z")
       counts.buy += 1
       let xx = x(t.exitBar), yx = Y(t.exitPrice)
       if t.exitReason == .stopLoss {
-        stops += "M\(c(xx)) \(c(yx - 6))l6 6l-6 6l-6 -6z"
+        stops.append(path: "M", xx, yx - 6); stops.append("l6 6l-6 6l-6 -6z")
         counts.stop += 1
       } else {
-        sells += "M\(c(xx)) \(c(yx - 2))l6 -11h-12z"
+        sells.append(path: "M", xx, yx - 2); sells.append("l6 -11h-12z")
         counts.sell += 1
       }
     }
-    svg.raw("<path class=\"buy\" id=\"markers-buy\" data-markers=\"\(counts.buy)\" d=\"\(buys)\"/>")
-    svg.raw("<path class=\"sell\" id=\"markers-sell\" data-markers=\"\(counts.sell)\" d=\"\(sells)\"/>")
-    svg.raw("<path class=\"stop\" id=\"markers-stop\" data-markers=\"\(counts.stop)\" d=\"\(stops)\"/>")
+    svg.raw("<path class=\"buy\" id=\"markers-buy\" data-markers=\"\(counts.buy)\" d=\""); svg.raw(buys); svg.raw("\"/>")
+    svg.raw("<path class=\"sell\" id=\"markers-sell\" data-markers=\"\(counts.sell)\" d=\""); svg.raw(sells); svg.raw("\"/>")
+    svg.raw("<path class=\"stop\" id=\"markers-stop\" data-markers=\"\(counts.stop)\" d=\""); svg.raw(stops); svg.raw("\"/>")
     svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
     // Legend and the current stage badge.
     var lx = x0
@@ -273,7 +278,7 @@ package struct RunCharts {
     let pad = (vmax - vmin) * 0.05 + 1
     vmin -= pad; vmax += pad
     var svg = open(height, "Equity (\(names.equity)\(comparisonSeries == nil ? "" : " and " + names.comparison)) and drawdown", top: top, bottom: bottom, vmin: vmin, vmax: vmax, id: "equity")
-    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { HumanFormat.money($0).replacingOccurrences(of: ".00", with: "") }, dates: false)
+    axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: { let m = HumanFormat.money($0); return m.hasSuffix(".00") ? String(m.dropLast(3)) : m }, dates: false)
     if let comparison = comparisonSeries {
       svg.polyline(lineSeries(comparison, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
                    attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
@@ -284,8 +289,9 @@ package struct RunCharts {
     axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
     var area = lineSeries(dd, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0)
     if let first = area.first, let last = area.last { area = [(first.0, ddTop)] + area + [(last.0, ddTop)] }
-    svg.raw("<polygon fill=\"#FF3B30\" fill-opacity=\"0.25\" stroke=\"#FF3B30\" stroke-width=\"1\" points=\""
-      + area.map { SVGBuilder.coordinate($0.0) + "," + SVGBuilder.coordinate($0.1) }.joined(separator: " ") + "\"/>")
+    svg.raw("<polygon fill=\"#FF3B30\" fill-opacity=\"0.25\" stroke=\"#FF3B30\" stroke-width=\"1\" points=\"")
+    svg.points(area)
+    svg.raw("\"/>")
     svg.line(x0 + 300, 30, x0 + 316, 30, attributes: "stroke=\"#0071E3\" stroke-width=\"2\""); svg.label(names.equity, x: x0 + 320, y: 34)
     if comparisonSeries != nil {
       let at = x0 + 330 + 6.5 * Double(names.equity.count)

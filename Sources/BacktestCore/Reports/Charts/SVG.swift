@@ -1,68 +1,194 @@
 import Foundation
 
-/// Writes SVG markup into a string; coordinates are rounded to 0.1 px.
+/// Writes SVG markup into a byte buffer; coordinates are rounded to 0.1 px.
 package struct SVGBuilder {
-  package private(set) var text = ""
+  /// The markup so far.
+  private(set) var bytes = TextBuffer(capacity: 1 << 14)
 
   package init() {}
 
+  /// The markup so far, as text.
+  package var text: String { bytes.string }
+
+  /// `x` rounded to 0.1: whole numbers without a point (`12`, `-3`), others as `"%.1f"` writes them (`12.3`).
   package static func coordinate(_ x: Double) -> String {
+    String(unsafeUninitializedCapacity: maximumCoordinateLength) { write(coordinate: x, to: $0.baseAddress!) }
+  }
+
+  /// Room for the text `write(coordinate:to:)` writes (at most 20 bytes, `-9223372036854775808`).
+  static let maximumCoordinateLength = 24
+
+  /// Writes `coordinate(x)`'s text at `p` and returns its length (at most `maximumCoordinateLength`).
+  @inline(__always)
+  static func write(coordinate x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
     let tenths = (x * 10).rounded()
     let r = tenths / 10
-    if r == r.rounded() { return String(Int(r)) }
-    guard abs(tenths) < 1e15 else { return FixedDecimal.text(r, decimals: 1) }
+    if r == r.rounded() { return write(Int64(r), to: p) }
+    // Not whole, so below 2^52 (about 4.5e15): the "%.1f" text has at most 19 bytes.
+    guard abs(tenths) < 1e15 else {
+      var text = FixedDecimal.text(r, decimals: 1)
+      return text.withUTF8 { p.update(from: $0.baseAddress!, count: $0.count); return $0.count }
+    }
     // What "%.1f" writes for r (the double nearest tenths / 10): the digits of tenths with a point before the last.
-    let k = Int(tenths), m = k.magnitude
-    return (k < 0 ? "-" : "") + String(m / 10) + "." + String(m % 10)
+    let k = Int64(tenths)
+    var n = 0
+    if k < 0 { p[0] = UInt8(ascii: "-"); n = 1 }
+    n += write(digits: k.magnitude / 10, to: p + n)
+    p[n] = UInt8(ascii: ".")
+    p[n + 1] = UInt8(ascii: "0") + UInt8(k.magnitude % 10)
+    return n + 2
+  }
+
+  /// Writes the decimal digits of `v` at `p` (`-` first when negative) and returns their count.
+  @inline(__always)
+  private static func write(_ v: Int64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    if v < 0 { p[0] = UInt8(ascii: "-"); return 1 + write(digits: v.magnitude, to: p + 1) }
+    return write(digits: UInt64(v), to: p)
+  }
+
+  @inline(__always)
+  private static func write(digits v: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    var length = 1, rest = v / 10
+    while rest > 0 { length += 1; rest /= 10 }
+    var q = p + length, v = v
+    repeat {
+      q -= 1
+      q.pointee = UInt8(ascii: "0") + UInt8(v % 10)
+      v /= 10
+    } while v > 0
+    return length
   }
 
   /// `s` with `&`, `<`, `>` and `"` written as entities, in one pass (`s` itself when it has none).
   package static func escape(_ s: String) -> String {
-    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") }
-    guard s.utf8.contains(where: special) else { return s }
-    var out = ""
-    out.reserveCapacity(s.utf8.count + 16)
-    var start = s.utf8.startIndex
-    for i in s.utf8.indices where special(s.utf8[i]) {
-      out += s[start..<i]
-      switch s.utf8[i] {
-      case UInt8(ascii: "&"): out += "&amp;"
-      case UInt8(ascii: "<"): out += "&lt;"
-      case UInt8(ascii: ">"): out += "&gt;"
-      default: out += "&quot;"
-      }
-      start = s.utf8.index(after: i)
-    }
-    out += s[start...]
-    return out
+    guard s.utf8.contains(where: { entity($0) != nil }) else { return s }
+    var out = TextBuffer(capacity: s.utf8.count + 64)
+    out.append(escaping: s)
+    return out.string
   }
 
-  package mutating func raw(_ s: String) { text += s }
+  /// The entity `b` is written as in markup, if it needs one.
+  @inline(__always)
+  static func entity(_ b: UInt8) -> StaticString? {
+    switch b {
+    case UInt8(ascii: "&"): "&amp;"
+    case UInt8(ascii: "<"): "&lt;"
+    case UInt8(ascii: ">"): "&gt;"
+    case UInt8(ascii: "\""): "&quot;"
+    default: nil
+    }
+  }
+
+  package mutating func raw(_ s: String) { bytes.append(s) }
+
+  /// Appends the markup in `other`.
+  mutating func raw(_ other: TextBuffer) { other.withBytes { bytes.append(bytes: $0) } }
+
+  /// Appends `coordinate(x)`.
+  mutating func coordinate(_ x: Double) { bytes.append(coordinate: x) }
+
+  /// Appends ` name="coordinate(x)"`.
+  private mutating func attribute(_ name: StaticString, _ x: Double) {
+    bytes.append(byte: UInt8(ascii: " "))
+    bytes.append(name)
+    bytes.append(byte: UInt8(ascii: "="))
+    bytes.append(byte: UInt8(ascii: "\""))
+    bytes.append(coordinate: x)
+    bytes.append(byte: UInt8(ascii: "\""))
+  }
+
+  /// Appends ` attributes/>`, the end of an element.
+  private mutating func close(_ attributes: String) {
+    bytes.append(byte: UInt8(ascii: " "))
+    bytes.append(attributes)
+    bytes.append("/>" as StaticString)
+  }
 
   package mutating func rect(x: Double, y: Double, width: Double, height: Double, attributes: String) {
-    let c = Self.coordinate
-    text += "<rect x=\"\(c(x))\" y=\"\(c(y))\" width=\"\(c(max(0, width)))\" height=\"\(c(max(0, height)))\" \(attributes)/>"
+    bytes.append("<rect" as StaticString)
+    attribute("x", x); attribute("y", y); attribute("width", max(0, width)); attribute("height", max(0, height))
+    close(attributes)
   }
 
   package mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, attributes: String) {
-    let c = Self.coordinate
-    text += "<line x1=\"\(c(x1))\" y1=\"\(c(y1))\" x2=\"\(c(x2))\" y2=\"\(c(y2))\" \(attributes)/>"
+    bytes.append("<line" as StaticString)
+    attribute("x1", x1); attribute("y1", y1); attribute("x2", x2); attribute("y2", y2)
+    close(attributes)
   }
 
   package mutating func polyline(_ points: [(Double, Double)], attributes: String) {
     guard points.count > 1 else { return }
-    text += "<polyline fill=\"none\" points=\""
+    bytes.append("<polyline fill=\"none\" points=\"" as StaticString)
+    self.points(points)
+    bytes.append(byte: UInt8(ascii: "\""))
+    close(attributes)
+  }
+
+  /// Appends `x,y` for each point, separated by spaces (a `points` attribute's value).
+  mutating func points(_ points: [(Double, Double)]) {
     for (k, point) in points.enumerated() {
-      if k > 0 { text += " " }
-      text += Self.coordinate(point.0)
-      text += ","
-      text += Self.coordinate(point.1)
+      bytes.append(upTo: 1 + 2 * Self.maximumCoordinateLength) { p in
+        var n = 0
+        if k > 0 { p[0] = UInt8(ascii: " "); n = 1 }
+        n += Self.write(coordinate: point.0, to: p + n)
+        p[n] = UInt8(ascii: ",")
+        return n + 1 + Self.write(coordinate: point.1, to: p + n + 1)
+      }
     }
-    text += "\" \(attributes)/>"
   }
 
   package mutating func label(_ s: String, x: Double, y: Double, attributes: String = "class=\"label\"") {
-    text += "<text x=\"\(Self.coordinate(x))\" y=\"\(Self.coordinate(y))\" \(attributes)>\(Self.escape(s))</text>"
+    bytes.append("<text" as StaticString)
+    attribute("x", x); attribute("y", y)
+    bytes.append(byte: UInt8(ascii: " "))
+    bytes.append(attributes)
+    bytes.append(byte: UInt8(ascii: ">"))
+    bytes.append(escaping: s)
+    bytes.append("</text>" as StaticString)
+  }
+}
+
+extension TextBuffer {
+  /// Appends `SVGBuilder.coordinate(x)`.
+  @inline(__always)
+  mutating func append(coordinate x: Double) {
+    append(upTo: SVGBuilder.maximumCoordinateLength) { SVGBuilder.write(coordinate: x, to: $0) }
+  }
+
+  mutating func append(_ text: StaticString) {
+    append(bytes: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  /// Appends a path command and its point (`M12 3.5`, `h1M7 8`).
+  mutating func append(path command: StaticString, _ x: Double, _ y: Double) {
+    append(command)
+    append(coordinate: x)
+    append(byte: UInt8(ascii: " "))
+    append(coordinate: y)
+  }
+
+  /// Appends a path command and its one coordinate (`V40`).
+  mutating func append(path command: StaticString, _ v: Double) {
+    append(command)
+    append(coordinate: v)
+  }
+
+  /// Appends `s` as `SVGBuilder.escape(s)`.
+  mutating func append(escaping s: String) {
+    var s = s
+    s.withUTF8 { append(escaping: $0) }
+  }
+
+  /// Appends `bytes` with `&`, `<`, `>` and `"` written as entities.
+  mutating func append(escaping bytes: UnsafeBufferPointer<UInt8>) {
+    var start = 0
+    for (i, b) in bytes.enumerated() {
+      guard let entity = SVGBuilder.entity(b) else { continue }
+      append(bytes: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+      append(entity)
+      start = i + 1
+    }
+    append(bytes: UnsafeBufferPointer(rebasing: bytes[start...]))
   }
 }
 
@@ -75,7 +201,9 @@ package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold
     // indices are a range, and need no array of their own.
     let first = y.firstIndex { !$0.isNaN } ?? y.count
     let last = y.lastIndex { !$0.isNaN } ?? -1
-    if first <= last && !y[first...last].contains(where: \.isNaN) {
+    var undefined = 0  // counted without an early exit, which the compiler vectorizes
+    for v in y[first..<max(first, last)] { undefined &+= v.isNaN ? 1 : 0 }
+    if first <= last && undefined == 0 {
       return largestTriangleThreeBuckets(y, count: last - first + 1, threshold: threshold) { first + $0 }
     }
     let defined = y.indices.filter { !y[$0].isNaN }
@@ -99,14 +227,23 @@ private func largestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, count
     for k in nextStart..<max(nextEnd, nextStart + 1) where k < count { avgX += Double(defined(k)); avgY += y[defined(k)] }
     let n = Double(max(1, min(nextEnd, count) - nextStart))
     avgX /= n; avgY /= n
-    var best = defined(start), bestArea = -1.0
-    for k in start..<max(end, start + 1) {
-      let i = defined(k)
-      let area = abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a]))
-      if area > bestArea { bestArea = area; best = i }
+    func area(_ i: Int) -> Double { abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a])) }
+    // The first index of the largest area (a `nan` area never wins), searched in two interleaved halves
+    // so that each comparison need not wait for the one before.
+    var best = (defined(start), -1.0), other = (Int.max, -1.0)
+    var k = start
+    let stop = max(end, start + 1)
+    while k + 1 < stop {
+      let i = defined(k), j = defined(k + 1)
+      let areaI = area(i), areaJ = area(j)
+      if areaI > best.1 { best = (i, areaI) }
+      if areaJ > other.1 { other = (j, areaJ) }
+      k += 2
     }
-    out.append(best)
-    a = best
+    if k < stop && area(defined(k)) > best.1 { best = (defined(k), area(defined(k))) }
+    if other.1 > best.1 || (other.1 == best.1 && other.0 < best.0) { best = other }
+    out.append(best.0)
+    a = best.0
   }
   out.append(defined(count - 1))
   return out
