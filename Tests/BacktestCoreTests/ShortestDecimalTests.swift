@@ -91,6 +91,44 @@ import Testing
     #expect(wrong == [], "seed 26")
   }
 
+  @Test("plain decimals of every length and point position, and whole numbers and prices at every power of ten")
+  func lengths() {
+    // The plain layout counts digits and trailing zeros without branches, and whole
+    // numbers and prices take their own ways: every length and place is tried.
+    var rng = SplitMix64(seed: 27)
+    var values: [Double] = []
+    for length in 1...17 {
+      for point in -3...16 {
+        for _ in 0..<200 {
+          var digits = (0..<length).map { _ in String(rng.next() % 10) }
+          digits[0] = String(1 + rng.next() % 9)
+          digits[length - 1] = String(1 + rng.next() % 9)
+          let text = point <= 0
+            ? "0." + String(repeating: "0", count: -point) + digits.joined()
+            : point >= length ? digits.joined() + String(repeating: "0", count: point - length) : digits[..<point].joined() + "." + digits[point...].joined()
+          values.append(Double(text)!)
+        }
+      }
+    }
+    for k in 0...16 {
+      let power = (0..<k).reduce(1.0) { value, _ in value * 10 }
+      values += [power - 1, power, power + 1, (power - 1) / 100, power / 100, (power + 1) / 100, (power + 10) / 100]
+    }
+    #expect(Self.mismatches(values) == [], "seed 27")
+    #expect(Self.mismatches(values.map { -$0 }) == [], "seed 27")
+    var wrong: [String] = []
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ShortestDecimal.writableLength) { p in
+      for x in values {
+        let n = ShortestDecimal.writePrice(x, to: p.baseAddress!)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: p[..<n]), as: UTF8.self)
+        if text != x.description && wrong.count < 5 { wrong.append("\(x.description): wrote \(text)") }
+      }
+    }
+    #expect(wrong == [], "seed 27")
+    #expect(Self.text(60.767735630309275) == "60.767735630309275" && Self.text(61.7739739770658) == "61.7739739770658")
+    #expect(Self.text(61.2875) == "61.2875" && Self.text(-0.03304716967283228) == "-0.03304716967283228" && Self.text(121_560) == "121560.0")
+  }
+
   @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
   func repeated() {
     var buffer = TextBuffer()

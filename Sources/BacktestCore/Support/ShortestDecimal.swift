@@ -31,7 +31,20 @@ package enum ShortestDecimal {
     var n = 0
     if bits >> 63 != 0 { p[0] = UInt8(ascii: "-"); n = 1 }
     if biased == 0 && fraction == 0 { return n + copy("0.0", to: p + n) }
-    let (digits, exponent) = decimal(biased: biased, fraction: fraction)
+    if biased == 0 {
+      // Subnormal. The two smallest need one more digit of headroom (Schubfach's C_TINY).
+      let (digits, exponent) = fraction < 3 ? schubfach(q: -1074, c: 10 * fraction, dk: -1) : schubfach(q: -1074, c: fraction, dk: 0)
+      return n + layout(digits, exponent, exponential: false, to: p + n)
+    }
+    let c = 1 << 52 | fraction
+    let shift = 1075 - biased  // the value is c × 2^-shift
+    if shift > 0 && shift < 53 {
+      // A whole number below 2^53 is its own shortest decimal.
+      let whole = c >> UInt64(shift)
+      if whole << UInt64(shift) == c { return n + layoutWhole(whole, to: p + n) }
+    }
+    let (digits, exponent) = schubfach(q: -shift, c: c, dk: 0)
+    if let written = layoutPlain(digits, exponent, to: p + n) { return n + written }
     // `description` switches to exponents above 2^53 (biased exponent 1075 with a fraction, or more).
     let large = biased > 1076 || (biased == 1076 && fraction != 0)
     return n + layout(digits, exponent, exponential: large, to: p + n)
@@ -45,25 +58,18 @@ package enum ShortestDecimal {
   @inline(__always)
   package static func writePrice(_ x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
     let m = (x * 100).rounded()
+    if m >= 100 && m < 1e8 && m / 100 == x {
+      // From 1.00 to 999999.99: the digits, then the last two again one byte further, after the point.
+      let v = UInt32(m)
+      let count = digitCount(v)
+      let digits = eightDigits(v) >> UInt64(8 &* (8 &- count))
+      store(digits, at: p)
+      store(digits >> UInt64(8 &* (count &- 2)), at: p + count - 1)
+      p[count &- 2] = UInt8(ascii: ".")
+      return count &+ (v % 10 == 0 ? 0 : 1)  // `26.1` for 2610 cents, `26.0` for 2600
+    }
     if m >= 1 && m < 1e15 && m / 100 == x { return layout(UInt64(m), -2, exponential: false, to: p) }
     return write(x, to: p)
-  }
-
-  /// Returns the shortest round-trip decimal of a finite, nonzero double's
-  /// magnitude as `digits × 10^exponent` (`digits` may end in zeros).
-  static func decimal(biased: Int, fraction: UInt64) -> (digits: UInt64, exponent: Int) {
-    if biased == 0 {
-      // Subnormal. The two smallest need one more digit of headroom (Schubfach's C_TINY).
-      return fraction < 3 ? schubfach(q: -1074, c: 10 * fraction, dk: -1) : schubfach(q: -1074, c: fraction, dk: 0)
-    }
-    let c = 1 << 52 | fraction
-    let shift = 1075 - biased  // the value is c × 2^-shift
-    if shift > 0 && shift < 53 {
-      // A whole number below 2^53 is its own shortest decimal.
-      let whole = c >> UInt64(shift)
-      if whole << UInt64(shift) == c { return (whole, 0) }
-    }
-    return schubfach(q: -shift, c: c, dk: 0)
   }
 
   /// The Schubfach step for `c × 2^q`: the decimal's digits and exponent, the
@@ -93,23 +99,25 @@ package enum ShortestDecimal {
     let vbr = roundToOdd(g1, g0, cbr &<< h)
 
     let s = vb &>> 2
-    do {
-      // One digit fewer, when exactly one of the two neighbouring multiples of ten fits.
-      // (Giulietti's version, written for Java's at-least-two-digits rule, skips this
-      // below 100; without the skip, 5e-324 is `5e-324` as in `description`, not `4.9e-324`.)
-      let sp10 = 10 &* (s / 10)
-      let tp10 = sp10 &+ 10
-      let upin = vbl &+ out <= sp10 &<< 2
-      let wpin = (tp10 &<< 2) &+ out <= vbr
-      if upin != wpin { return (upin ? sp10 : tp10, k &+ dk) }
-    }
-    let t = s &+ 1
+    // The candidates are chosen without branches: which one wins is as good as random.
+    // One digit fewer, when exactly one of the two neighbouring multiples of ten fits.
+    // (Giulietti's version, written for Java's at-least-two-digits rule, skips this
+    // below 100; without the skip, 5e-324 is `5e-324` as in `description`, not `4.9e-324`.)
+    let sp10 = 10 &* (s / 10)
+    let upin = vbl &+ out <= sp10 &<< 2
+    let wpin = ((sp10 &+ 10) &<< 2) &+ out <= vbr
+    let short = sp10 &+ (upin ? 0 : 10)
+    // Otherwise s or s + 1, whichever fits; when both do, the closer one, a tie to the even one.
     let uin = vbl &+ out <= s &<< 2
-    let win = (t &<< 2) &+ out <= vbr
-    if uin != win { return (uin ? s : t, k &+ dk) }
-    // Both fit: the closer one, a tie to the even one.
-    let middle = (s &+ t) &<< 1
-    return (vb < middle || (vb == middle && s & 1 == 0) ? s : t, k &+ dk)
+    let win = ((s &+ 1) &<< 2) &+ out <= vbr
+    // s + 1 is the closer when vb (4 × the value in units of s, rounded to odd) lies
+    // above 4s + 2, or on it (a tie) with s odd.
+    let closerUp: UInt64 = ((vb & 3) &+ (s & 1) &+ 1) &>> 2
+    let u: UInt64 = uin ? 1 : 0, w: UInt64 = win ? 1 : 0
+    let up = w ^ ((1 ^ u ^ w) & (closerUp ^ w))  // uin == win ? closerUp : w
+    let full = s &+ up
+    let pickShort = 0 &- UInt64(upin != wpin ? 1 : 0)
+    return (full ^ ((short ^ full) & pickShort), k &+ dk)
   }
 
   /// `g × cp / 2^127` rounded to odd, for the 126-bit `g = g1 × 2^63 + g0`.
@@ -198,6 +206,78 @@ package enum ShortestDecimal {
     return count + 1
   }
 
+  /// Writes `whole` (below 2^53) as `description` does, `ddd.0`: all its
+  /// digits, so without first taking off its trailing zeros as `layout` would.
+  @inline(__always)
+  static func layoutWhole(_ whole: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    let a: UInt64, b: UInt64, count: Int
+    if whole < 100_000_000 {
+      count = digitCount(UInt32(truncatingIfNeeded: whole))
+      a = eightDigits(UInt32(truncatingIfNeeded: whole)) >> UInt64(8 * (8 - count))
+      b = 0
+    } else {
+      (a, b, _, count) = digitWords(whole)
+    }
+    store(a, at: p); store(b, at: p + 8)
+    store(0x302E, at: p + count)  // ".0"
+    return count + 2
+  }
+
+  /// Writes `digits × 10^exponent`, Schubfach's decimal for a normal double
+  /// (`digits` in [10^15, 10^17), trailing zeros included), when it is a plain
+  /// decimal from 1e-4 up to 2^53 with digits after the point; `nil` otherwise.
+  ///
+  /// Without branches on the number of digits or of trailing zeros: the digits
+  /// are laid out whole and the length counts only up to the last nonzero one.
+  @inline(__always)
+  static func layoutPlain(_ digits: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+    let d = digits
+    // 16 or 17 digits: the 17-digit form is made, and moved one byte down when it starts with a 0.
+    let narrow = (d &- 10_000_000_000_000_000) &>> 63  // 1 below 10^16
+    let count = 17 &- Int(truncatingIfNeeded: narrow)
+    let point = exponent &+ count  // digits before the point
+    // A normal double's exponent is negative exactly when it is below 2^53.
+    if exponent >= 0 || point < -3 { return nil }
+    let hi = d / 100_000_000
+    let lo = d &- hi &* 100_000_000
+    let first = hi / 100_000_000
+    let mid = hi &- first &* 100_000_000
+    let rl = digitValues(UInt32(truncatingIfNeeded: lo))
+    let rm = digitValues(UInt32(truncatingIfNeeded: mid))
+    let a17 = (first | rm << 8) | asciiZeros
+    let b17 = (rm >> 56 | rl << 8) | asciiZeros
+    let c17 = (rl >> 56) | 0x30
+    let shift = narrow &<< 3, moved = 0 &- narrow  // moved: all ones when narrow
+    let a = a17 &>> shift | (b17 &<< 56 & moved)
+    let b = b17 &>> shift | (c17 &<< 56 & moved)
+    let c = c17 & ~moved
+    // The trailing zeros: the digit values that are 0, from the last one back (`rm` is not 0).
+    let zeros = rl != 0 ? rl.leadingZeroBitCount &>> 3 : 8 &+ rm.leadingZeroBitCount &>> 3
+    let last = count &- zeros  // digits up to the last nonzero one
+    if point <= 0 {
+      store(asciiZeros, at: p)
+      p[1] = UInt8(ascii: ".")
+      let q = p + 2 - point
+      store(a, at: q); store(b, at: q + 8); store(c, at: q + 16)
+      return 2 &- point &+ last
+    }
+    store(a, at: p); store(b, at: p + 8); store(c, at: p + 16)
+    let t0: UInt64, t1: UInt64
+    if point < 8 {
+      let s = UInt64(8 * point)
+      t0 = a >> s | b << (64 - s)
+      t1 = b >> s | c << (64 - s)
+    } else {
+      let s = UInt64(8 * (point - 8))
+      t0 = b >> s | c << (64 - s)
+      t1 = c >> s
+    }
+    store(t0, at: p + point + 1)
+    store(t1, at: p + point + 9)
+    p[point] = UInt8(ascii: ".")
+    return max(last, point &+ 1) &+ 1  // `ddd.0` when no nonzero digit follows the point
+  }
+
   /// The ASCII digits of `d` (below 10^17) in memory order: bytes 0..<8 in
   /// `a`, 8..<16 in `b`, the 17th in `c`; bytes past the last digit are 0.
   @inline(__always)
@@ -221,8 +301,16 @@ package enum ShortestDecimal {
   /// The number of decimal digits of `v`, which is below 10^8.
   @inline(__always)
   static func digitCount(_ v: UInt32) -> Int {
-    var count = 1, limit: UInt32 = 10
-    while count < 8 && v >= limit { count += 1; limit &*= 10 }
+    // Comparisons, not a loop or a bit scan: lengths vary from number to number, and
+    // `bsr` (the baseline x86-64 `leadingZeroBitCount`) is slow on some processors.
+    var count = 1
+    count &+= v >= 10 ? 1 : 0
+    count &+= v >= 100 ? 1 : 0
+    count &+= v >= 1_000 ? 1 : 0
+    count &+= v >= 10_000 ? 1 : 0
+    count &+= v >= 100_000 ? 1 : 0
+    count &+= v >= 1_000_000 ? 1 : 0
+    count &+= v >= 10_000_000 ? 1 : 0
     return count
   }
 
@@ -233,13 +321,16 @@ package enum ShortestDecimal {
   /// by 100 into four 16-bit lanes, by 10 into eight bytes, each division a
   /// multiply and shift exact for the lane's range.
   @inline(__always)
-  static func eightDigits(_ v: UInt32) -> UInt64 {
+  static func eightDigits(_ v: UInt32) -> UInt64 { digitValues(v) | asciiZeros }
+
+  /// The eight decimal digits of `v` (below 10^8) as byte values 0...9, as `eightDigits` orders them.
+  @inline(__always)
+  static func digitValues(_ v: UInt32) -> UInt64 {
     let x = UInt64(v / 10_000) | UInt64(v % 10_000) << 32
     let hundreds = (x &* 10_486) >> 20 & 0x0000_007F_0000_007F  // lane / 100 for lanes below 10,000
     let y = hundreds | (x &- hundreds &* 100) << 16
     let tens = (y &* 103) >> 10 & 0x000F_000F_000F_000F         // lane / 10 for lanes below 100
-    let z = tens | (y &- tens &* 10) << 8
-    return z | 0x3030_3030_3030_3030
+    return tens | (y &- tens &* 10) << 8
   }
 
   static let asciiZeros: UInt64 = 0x3030_3030_3030_3030
