@@ -189,20 +189,8 @@ package enum ShortestDecimal {
       p[point + 1] = UInt8(ascii: "0")
       return point + 2
     }
-    // ddd.ddd: the digits from `point` on, again, one byte further.
-    let t0: UInt64, t1: UInt64
-    if point < 8 {
-      let s = UInt64(8 * point)
-      t0 = a >> s | b << (64 - s)
-      t1 = b >> s | c << (64 - s)
-    } else {
-      let s = UInt64(8 * (point - 8))
-      t0 = b >> s | c << (64 - s)  // `<<` by 64 gives 0
-      t1 = c >> s
-    }
-    store(t0, at: p + point + 1)
-    store(t1, at: p + point + 9)
-    p[point] = UInt8(ascii: ".")
+    // ddd.ddd
+    insertPoint(a, b, c, after: point, at: p)
     return count + 1
   }
 
@@ -262,6 +250,16 @@ package enum ShortestDecimal {
       return 2 &- point &+ last
     }
     store(a, at: p); store(b, at: p + 8); store(c, at: p + 16)
+    insertPoint(a, b, c, after: point, at: p)
+    return max(last, point &+ 1) &+ 1  // `ddd.0` when no nonzero digit follows the point
+  }
+
+  /// Puts a decimal point after the first `point` (1...16) of the digits
+  /// `a`, `b`, `c` already stored at `p`: the digits from `point` on are
+  /// stored again, one byte further, shifted in registers (reading back bytes
+  /// just stored would stall the store buffer).
+  @inline(__always)
+  static func insertPoint(_ a: UInt64, _ b: UInt64, _ c: UInt64, after point: Int, at p: UnsafeMutablePointer<UInt8>) {
     let t0: UInt64, t1: UInt64
     if point < 8 {
       let s = UInt64(8 * point)
@@ -269,13 +267,12 @@ package enum ShortestDecimal {
       t1 = b >> s | c << (64 - s)
     } else {
       let s = UInt64(8 * (point - 8))
-      t0 = b >> s | c << (64 - s)
+      t0 = b >> s | c << (64 - s)  // `<<` by 64 gives 0
       t1 = c >> s
     }
     store(t0, at: p + point + 1)
     store(t1, at: p + point + 9)
     p[point] = UInt8(ascii: ".")
-    return max(last, point &+ 1) &+ 1  // `ddd.0` when no nonzero digit follows the point
   }
 
   /// The ASCII digits of `d` (below 10^17) in memory order: bytes 0..<8 in
