@@ -76,7 +76,8 @@ import Testing
   @Test("prices take a shorter way to the same text: whole cents, and every other number too")
   func prices() {
     var rng = SplitMix64(seed: 26)
-    var values: [Double] = [0.01, 0.1, 0.29, 1, 26.13, 26.1, 46.597922000000004, 1e12 + 0.01, 9_999_999_999_999.99, 1e13, 0.001, 0.005]
+    var values: [Double] = [0.01, 0.1, 0.29, 1, 26.13, 26.1, 46.597922000000004, 1e12 + 0.01, 9_999_999_999_999.99, 1e13, 0.001, 0.005,
+                            0.125, 0.375, 2.625, 1024.125, 5e-3, 4.5e15, 2.5e15 + 0.5, 1e300, -26.13, 0x1p52, 0x1p53]
     for _ in 0..<200_000 { values.append(Double(rng.next() % 100_000_000) / 100) }
     for _ in 0..<50_000 { values.append(Double(rng.next() % 100_000_000) / 10_000) }
     for _ in 0..<50_000 { values.append(Double(bitPattern: rng.next() & 0x7FFF_FFFF_FFFF_FFFF)) }

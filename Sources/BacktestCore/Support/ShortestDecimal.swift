@@ -57,7 +57,10 @@ package enum ShortestDecimal {
   /// double, it is the shortest.
   @inline(__always)
   package static func writePrice(_ x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
-    let m = (x * 100).rounded()
+    // `x × 100` to a whole number by adding and taking off 2^52 (exact below 2^52; a tie
+    // goes to the even number, not away from zero as `rounded()`, a call into the C library
+    // on baseline x86-64: no tie passes the checks below, whichever way it goes).
+    let m = (x * 100 + 0x1p52) - 0x1p52
     if m >= 100 && m < 1e8 && m / 100 == x {
       // From 1.00 to 999999.99: the digits, then the last two again one byte further, after the point.
       let v = UInt32(m)
