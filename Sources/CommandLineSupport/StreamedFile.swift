@@ -15,6 +15,10 @@ extension AtomicWriter {
     case .text(let text): try writeText(text, to: path)
     case .deferred(let deferred): try writeText(deferred.text, to: path)
     case .rows(let rows): try StreamedFile.write(rows, to: path)
+    case .page(let make):
+      let page = make()
+      guard page.count >= StreamedFile.stagingBytes else { return try writeFully(page.text, to: path) }
+      try StreamedFile.write(to: path) { file in try page.write { try file.append($0) } }
     }
   }
 
@@ -62,7 +66,7 @@ final class StreamedFile: @unchecked Sendable {
     try write(to: path) { file in try file.append(bytes) }
   }
 
-  private static func write(to path: String, _ fill: (StreamedFile) throws -> Void) throws {
+  static func write(to path: String, _ fill: (StreamedFile) throws -> Void) throws {
     let file = try StreamedFile(path: path)
     do {
       try fill(file)
@@ -90,7 +94,7 @@ final class StreamedFile: @unchecked Sendable {
   }
 
   /// Copies `bytes` into the staging buffer, handing it to the writer whenever it fills.
-  private func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+  func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
     var rest = bytes
     while !rest.isEmpty {
       let n = min(rest.count, Self.stagingBytes - filling.count)

@@ -324,6 +324,30 @@ struct ChartDataReader {
     }
   }
 
+  @Test("base64 in pieces, and a page holding it, give the same text as base64 at once")
+  func base64Pieces() {
+    var rng = SplitMix64(seed: 3)
+    for n in [0, 1, 2, 3, 5, 6, 7, 47, 48, 49, 1_000] {
+      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+      let whole = Data(bytes).base64EncodedString()
+      for piece in [3, 6, 48] {
+        var text: [UInt8] = [], pieces = 0
+        ChartData.base64(bytes, in: piece) { text += $0; pieces += 1 }
+        #expect(String(decoding: text, as: UTF8.self) == whole, "\(n) bytes in pieces of \(piece)")
+        #expect(pieces == (n + piece - 1) / piece, "\(n) bytes in pieces of \(piece)")
+      }
+      var page = PagedText("<p>é</p>\"")
+      page.append(base64: bytes)
+      page += "\";"
+      page.append(base64: bytes)
+      let expected = "<p>é</p>\"" + whole + "\";" + whole
+      #expect(page.text == expected && page.count == expected.utf8.count, "\(n) bytes")
+      var written: [UInt8] = []
+      page.write { written += $0 }
+      #expect(written == Array(expected.utf8), "\(n) bytes")
+    }
+  }
+
   @Test("a column's wall-clock seconds follow the zone's daylight-saving changes")
   func wallClock() {
     // 2024-03-08 15:00 EST, then 2024-03-11 09:30 EDT, 2024-11-04 09:30 EST (instants in UTC).

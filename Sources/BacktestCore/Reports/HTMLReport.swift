@@ -40,15 +40,16 @@ public enum HTMLReport {
   }
 
   public static func render(_ output: RunOutput) -> String {
-    render(output, charts: MemoizedCharts(RunCharts(output)), markdown: MarkdownReport.render(output))
+    page(output, charts: MemoizedCharts(RunCharts(output)), markdown: MarkdownReport.render(output)).text
   }
 
   /// The page, with charts made already (or being made) for the SVG files,
-  /// and `markdown`, report.md's text (`MarkdownReport.render(output)`), whose tables it shows.
-  package static func render(_ output: RunOutput, charts: MemoizedCharts, markdown md: @autoclosure () -> String) -> String {
+  /// and `markdown`, report.md's text (`MarkdownReport.render(output)`), whose tables it shows;
+  /// the chart's data is encoded as the page is written.
+  package static func page(_ output: RunOutput, charts: MemoizedCharts, markdown md: @autoclosure () -> String) -> PagedText {
     let c = output.config, s = output.summary, b = output.benchmarkSummary, bars = output.bars
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
-    var h = opening("Backtest: \(c.name)")
+    var h = PagedText(opening("Backtest: \(c.name)"))
     h += "<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "
     h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
     h += description(c.data.description)

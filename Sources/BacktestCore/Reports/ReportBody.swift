@@ -1,11 +1,13 @@
 import Foundation
 
 /// How a report file's bytes come to be: text made already, text made when
-/// first asked for, or rows made in chunks on several cores as they are written.
+/// first asked for, rows made in chunks on several cores as they are
+/// written, or a page made when its writer asks, its long data encoded as it is written.
 package enum ReportBody: Sendable {
   case text(String)
   case deferred(DeferredText)
   case rows(RowChunks)
+  case page(@Sendable () -> PagedText)
 
   /// The whole text (made now, if it is not yet).
   package var text: String {
@@ -13,6 +15,67 @@ package enum ReportBody: Sendable {
     case .text(let text): return text
     case .deferred(let deferred): return deferred.text
     case .rows(let rows): return rows.text
+    case .page(let make): return make().text
+    }
+  }
+}
+
+/// A text with runs of bytes to be written as base64 (an HTML report's
+/// packed chart data): written out, they are encoded a piece at a time
+/// straight into the file's buffers, never held as text of their own.
+package struct PagedText: Sendable {
+  private enum Part: Sendable {
+    case text(String)
+    case base64([UInt8])
+  }
+  private var parts: [Part] = []
+  private var tail: String
+
+  package init(_ text: String = "") { tail = text }
+
+  package static func += (page: inout PagedText, text: String) { page.tail += text }
+
+  /// Appends `bytes` as base64 (RFC 4648, with padding).
+  package mutating func append(base64 bytes: [UInt8]) {
+    parts.append(.text(tail))
+    parts.append(.base64(bytes))
+    tail = ""
+  }
+
+  /// The length of the text in bytes.
+  package var count: Int {
+    parts.reduce(tail.utf8.count) { n, part in
+      switch part {
+      case .text(let text): n + text.utf8.count
+      case .base64(let bytes): n + ChartData.base64Length(bytes.count)
+      }
+    }
+  }
+
+  /// Passes the text's bytes, in order and in pieces, to `consume`.
+  package func write(_ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    func text(_ text: String) throws {
+      var text = text
+      try text.withUTF8 { try consume($0) }
+    }
+    for part in parts {
+      switch part {
+      case .text(let t): try text(t)
+      case .base64(let bytes): try ChartData.base64(bytes, in: 3 << 14, consume)
+      }
+    }
+    try text(tail)
+  }
+
+  /// The whole text.
+  package var text: String {
+    String(unsafeUninitializedCapacity: count) { out in
+      var n = 0
+      write { piece in
+        if let from = piece.baseAddress { (out.baseAddress! + n).update(from: from, count: piece.count) }
+        n += piece.count
+      }
+      return n
     }
   }
 }

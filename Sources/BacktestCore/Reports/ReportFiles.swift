@@ -65,7 +65,7 @@ public enum RunReport {
       files.append(later("returns.svg") { charts.tradeReturns() + "\n" })
     }
     if formats.contains(.html) {
-      files.append(later("report.html") { HTMLReport.render(output, charts: charts, markdown: markdown.text) })
+      files.append(ReportFile(name: "report.html", body: .page { HTMLReport.page(output, charts: charts, markdown: markdown.text) }))
     }
     return files
   }

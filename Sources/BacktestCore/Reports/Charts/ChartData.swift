@@ -750,29 +750,54 @@ struct ChartData {
   var base64: String { Self.base64(bytes) }
 
   static func base64(_ bytes: [UInt8]) -> String {
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    let n = bytes.count
-    let length = (n + 2) / 3 * 4
-    return String(unsafeUninitializedCapacity: length) { out in
-      bytes.withUnsafeBufferPointer { b in
-        alphabet.withUnsafeBufferPointer { a in
-          var i = 0, o = 0
-          while i + 3 <= n {
-            let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
-            out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
-            out[o + 2] = a[Int(v >> 6 & 63)]; out[o + 3] = a[Int(v & 63)]
-            i += 3; o += 4
-          }
-          if i < n {
-            let second = i + 1 < n ? UInt32(b[i + 1]) : 0
-            let v = UInt32(b[i]) << 16 | second << 8
-            out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
-            out[o + 2] = i + 1 < n ? a[Int(v >> 6 & 63)] : UInt8(ascii: "=")
-            out[o + 3] = UInt8(ascii: "=")
-          }
-        }
-      }
-      return length
+    guard !bytes.isEmpty else { return "" }
+    return String(unsafeUninitializedCapacity: base64Length(bytes.count)) { out in
+      bytes.withUnsafeBufferPointer { encode($0, into: out.baseAddress!) }
     }
   }
+
+  /// The length of the base64 text of `count` bytes.
+  static func base64Length(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
+  /// Passes the base64 text of `bytes` to `consume` in pieces of the text of
+  /// `bytesPerPiece` bytes (a multiple of 3) each, encoded into one buffer.
+  static func base64(_ bytes: [UInt8], in bytesPerPiece: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    precondition(bytesPerPiece > 0 && bytesPerPiece % 3 == 0)
+    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: base64Length(bytesPerPiece)) { out in
+      try bytes.withUnsafeBufferPointer { b in
+        var start = 0
+        while start < b.count {
+          let piece = UnsafeBufferPointer(rebasing: b[start..<min(b.count, start + bytesPerPiece)])
+          try consume(UnsafeBufferPointer(start: out.baseAddress!, count: encode(piece, into: out.baseAddress!)))
+          start += piece.count
+        }
+      }
+    }
+  }
+
+  /// Writes the base64 text of `b` at `out` and returns its length.
+  @discardableResult
+  static func encode(_ b: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+    let n = b.count
+    return base64Alphabet.withUnsafeBufferPointer { a in
+      var i = 0, o = 0
+      while i + 3 <= n {
+        let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
+        out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
+        out[o + 2] = a[Int(v >> 6 & 63)]; out[o + 3] = a[Int(v & 63)]
+        i += 3; o += 4
+      }
+      if i < n {
+        let second = i + 1 < n ? UInt32(b[i + 1]) : 0
+        let v = UInt32(b[i]) << 16 | second << 8
+        out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
+        out[o + 2] = i + 1 < n ? a[Int(v >> 6 & 63)] : UInt8(ascii: "=")
+        out[o + 3] = UInt8(ascii: "=")
+        o += 4
+      }
+      return o
+    }
+  }
+
+  static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 }

@@ -113,22 +113,23 @@ struct InteractiveChart {
   /// Appends the chart's section, over the static `fallback`, to `page`: the columns are packed first (on
   /// all cores, before `fallback` is made), then the page grows once, with
   /// room for what usually follows, so its megabytes of data are copied once.
-  func appendHTML(to page: inout String, id: String, fallback: @autoclosure () -> String) {
-    let data = data.base64
+  func appendHTML<Page: ChartPage>(to page: inout Page, id: String, fallback: @autoclosure () -> String) {
+    let data = data.bytes
     let fallback = fallback()
-    page.reserveCapacity(page.utf8.count + data.utf8.count + 2 * fallback.utf8.count + (1 << 21))
+    page.reserve(ChartData.base64Length(data.count) + 2 * fallback.utf8.count + (1 << 21))
     Self.appendSection(to: &page, id: id, fallback: fallback, spec: spec, data: data)
   }
 
   /// A `data-chart` section: the fallback, the description, and the packed data if any.
-  static func section(id: String, fallback: String, spec: JSONValue, data: String?) -> String {
+  static func section(id: String, fallback: String, spec: JSONValue, data: [UInt8]?) -> String {
     var h = ""
     appendSection(to: &h, id: id, fallback: fallback, spec: spec, data: data)
     return h
   }
 
-  /// Appends a `data-chart` section to `page`, piece by piece (no copy of the section as a whole).
-  static func appendSection(to page: inout String, id: String, fallback: String, spec: JSONValue, data: String?) {
+  /// Appends a `data-chart` section to `page`, piece by piece (no copy of the section as a whole),
+  /// the packed data as base64.
+  static func appendSection<Page: ChartPage>(to page: inout Page, id: String, fallback: String, spec: JSONValue, data: [UInt8]?) {
     page += "<section class=\"card ichart\" data-chart id=\"\(SVGBuilder.escape(id))\"><div class=\"ic-static\">"
     page += fallback
     page += "</div>\n<script type=\"application/json\" class=\"ic-spec\">"
@@ -136,7 +137,7 @@ struct InteractiveChart {
     page += "</script>\n"
     if let data {
       page += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \""
-      page += data
+      page.append(base64: data)
       page += "\";</script>\n"
     }
     page += "</section>\n"
@@ -176,4 +177,22 @@ struct InteractiveChart {
       out += "}"
     }
   }
+}
+
+/// What a chart's section is appended to: a page held as one `String`, or a
+/// `PagedText` that encodes the chart's data only as it is written.
+protocol ChartPage {
+  static func += (page: inout Self, text: String)
+  mutating func append(base64 bytes: [UInt8])
+  /// Makes room for `bytes` more, where that saves copies.
+  mutating func reserve(_ bytes: Int)
+}
+
+extension String: ChartPage {
+  mutating func append(base64 bytes: [UInt8]) { self += ChartData.base64(bytes) }
+  mutating func reserve(_ bytes: Int) { reserveCapacity(utf8.count + bytes) }
+}
+
+extension PagedText: ChartPage {
+  mutating func reserve(_ bytes: Int) {}
 }
