@@ -12,22 +12,18 @@ extension AtomicWriter {
   /// made in chunks is written as its chunks are made.
   package static func write(_ file: ReportFile, to path: String) throws {
     switch file.body {
-    case .text(let text): try writeText(text, to: path)
-    case .deferred(let deferred): try writeText(deferred.text, to: path)
+    case .text(let text): try write(PagedText(text), to: path)
+    case .deferred(let deferred): try write(PagedText(deferred.text), to: path)
     case .rows(let rows): try StreamedFile.write(rows, to: path)
-    case .page(let make):
-      let page = make()
-      guard page.count >= StreamedFile.stagingBytes else { return try writeFully(page.text, to: path) }
-      try StreamedFile.write(to: path) { file in try page.write { try file.append($0) } }
+    case .page(let make): try write(make(), to: path)
     }
   }
 
   /// A text of a staging buffer or more (an HTML report with its interactive
   /// chart) goes the way of a file made in chunks; a short one is written at once.
-  private static func writeText(_ text: String, to path: String) throws {
-    guard text.utf8.count >= StreamedFile.stagingBytes else { return try writeFully(text, to: path) }
-    var text = text
-    try text.withUTF8 { bytes in try StreamedFile.write(bytes, to: path) }
+  private static func write(_ page: PagedText, to path: String) throws {
+    guard page.count >= StreamedFile.stagingBytes else { return try writeFully(page.text, to: path) }
+    try StreamedFile.write(to: path) { file in try page.write { try file.append($0) } }
   }
 }
 
@@ -60,10 +56,6 @@ final class StreamedFile: @unchecked Sendable {
 
   static func write(_ rows: RowChunks, to path: String) throws {
     try write(to: path) { file in try rows.produce { try file.append($0) } }
-  }
-
-  static func write(_ bytes: UnsafeBufferPointer<UInt8>, to path: String) throws {
-    try write(to: path) { file in try file.append(bytes) }
   }
 
   static func write(to path: String, _ fill: (StreamedFile) throws -> Void) throws {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// indicators.csv needs only the bars and the strategy's indicators, so it is
 /// made and written while the bar loop runs on one core and leaves the other
-/// idle (a sixth of a million-bar run). The rest of the report follows when
+/// idle (~75 ms of a million-bar run). The rest of the report follows when
 /// the run is done, into the same batch, swapped in as a whole as before.
 final class EarlyReport {
   private let folder: String

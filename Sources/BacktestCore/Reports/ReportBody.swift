@@ -69,7 +69,8 @@ package struct PagedText: Sendable {
 
   /// The whole text.
   package var text: String {
-    String(unsafeUninitializedCapacity: count) { out in
+    if parts.isEmpty { return tail }
+    return String(unsafeUninitializedCapacity: count) { out in
       var n = 0
       write { piece in
         if let from = piece.baseAddress { (out.baseAddress! + n).update(from: from, count: piece.count) }
