@@ -48,4 +48,24 @@ import Testing
     }
     #expect(Self.mismatches(values) == [])
   }
+
+  @Test("formatPlain writes \"%.10g\"'s text: edges of the plain range, zeros, short and long decimals, random bit patterns")
+  func plainNumbers() {
+    var values: [Double] = [
+      0, -0.0, 1, 2, 30, 0.02, 1.5, 0.1, 0.3, 714, 1e-4, 9.999e-5, 1e-5, 1.5e-5, 0.00012345, 9_999_999_999, 1e10, 1e9, 123_456_789.5,
+      1_234_567_890, 12_345_678_901, 1e100, 1e-100, 1.25e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1 + 0.2, 1.0 / 3, 2.0 / 3,
+      49.123456789012345, 0.123456789, 0.1234567891, 0.12345678915, 99_999.999995, 9.9999999995, .infinity, -.infinity, .nan,
+    ]
+    var generator = SplitMix64(seed: 10)
+    for _ in 0..<20_000 {
+      let digits = Double(generator.next() % 10_000_000_000), scale = Int(generator.next() % 30) - 15
+      values.append(digits * pow(10, Double(scale)))
+      values.append(Double(bitPattern: generator.next()))
+    }
+    var differing: [String] = []
+    for x in values + values.map({ -$0 }) where formatPlain(x) != String(format: "%.10g", x) {
+      differing.append("\(x): \(formatPlain(x)), expected \(String(format: "%.10g", x))")
+    }
+    #expect(differing.prefix(5) == [])
+  }
 }

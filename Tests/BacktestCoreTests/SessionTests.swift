@@ -44,6 +44,8 @@ import Testing
     #expect(SessionWindow("regular") == .window(start: 570, end: 960))
     #expect(SessionWindow("09:30-16:00") == .regular && SessionWindow("all") == .all)
     #expect(SessionWindow("16:00-09:30") == nil && SessionWindow("9:30-16:00") == nil)
+    #expect(SessionWindow.regular.description == "09:30-16:00" && SessionWindow.all.description == "all")
+    #expect(SessionWindow("00:05-24:00")?.description == "00:05-24:00" && SessionWindow("10:10-11:59")?.description == "10:10-11:59")
     #expect(ResampleInterval("30min") == .minutes(30) && ResampleInterval("2h") == .minutes(120))
     #expect(ResampleInterval("7min") == nil && ResampleInterval("1d") == .daily)
   }

@@ -33,7 +33,8 @@ public enum SessionWindow: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .all: return "all"
     case .window(let a, let b):
-      return String(format: "%02d:%02d-%02d:%02d", a / 60, a % 60, b / 60, b % 60)
+      func twoDigits(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
+      return "\(twoDigits(a / 60)):\(twoDigits(a % 60))-\(twoDigits(b / 60)):\(twoDigits(b % 60))"
     }
   }
 }
