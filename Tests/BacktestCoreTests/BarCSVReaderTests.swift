@@ -1,4 +1,4 @@
-import BacktestCore
+@testable import BacktestCore
 import Foundation
 import Testing
 
@@ -110,6 +110,15 @@ struct BadBarCase: CustomTestStringConvertible, Sendable {
     let bars = try readBars(text)
     #expect(bars.count == 2)
     #expect(bars.timeLabel(0) == "2024-01-02" && bars.close[1] == 1.8 && bars.volume[1] == 11)
+  }
+
+  @Test("header names are read without the tabs and Unicode spaces around them, and only those")
+  func headerBlanks() throws {
+    let bars = try readBars(" time\t,\u{00A0}open , high\u{2003},low,\tclose\u{3000}\n2024-01-02,1,2,0.5,1.5\n")
+    #expect(bars.count == 1 && bars.close[0] == 1.5 && bars.high[0] == 2)
+    #expect(BarCSVReader.trimmingBlanks(" \t\u{00A0}") == "" && BarCSVReader.trimmingBlanks("\u{2009}a b\u{202F}\u{200B}") == "a b")
+    // A line break is not a blank: the name keeps it, and the column is not found.
+    #expect(BarCSVReader.trimmingBlanks("\u{2028}close\u{0085}") == "\u{2028}close\u{0085}")
   }
 
   @Test("volume is optional and columns may come in any order and case")
