@@ -47,14 +47,30 @@ public enum AtomicWriter {
     try batch.commit()
   }
 
+  /// Writes `text` to a new file at `path` and flushes it to disk; on failure the file is removed.
   public static func writeFully(_ text: String, to path: String) throws {
+    var text = text
+    try writeFully(to: path) { fd in text.withUTF8 { writeAll(fd, $0) } }
+  }
+
+  /// Writes `page` as `writeFully(_: String, to:)` does, piece by piece,
+  /// without joining it into one text first.
+  package static func writeFully(_ page: PagedText, to path: String) throws {
+    try writeFully(to: path) { fd in
+      var failure: Int32?
+      page.write { piece in if failure == nil { failure = writeAll(fd, piece) } }
+      return failure
+    }
+  }
+
+  /// Creates `path`, writes it by `write` (which returns the `errno` of a failed write, or `nil`) and flushes it.
+  private static func writeFully(to path: String, _ write: (Int32) -> Int32?) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       throw OutputError(path: path, message: "cannot create the file (\(systemReason(errno)))")
     }
     defer { close(fd) }
-    var text = text
-    if let failure = text.withUTF8({ writeAll(fd, $0) }) {
+    if let failure = write(fd) {
       unlink(path)
       throw OutputError(path: path, message: "cannot write (\(systemReason(failure)))")
     }
