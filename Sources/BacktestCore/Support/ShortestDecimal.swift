@@ -8,6 +8,8 @@
 /// for magnitudes from 1e-4 up to 2^53 (`0.0001`, `714.0`,
 /// `9007199254740992.0`), otherwise `d.ddde±XX` with at least two exponent
 /// digits (`1e-05`, `1e+16`, `5e-324`); `-0.0`, `nan` (any NaN), `inf`, `-inf`.
+/// Most digits come from one product (`nearest`, after Victor Zverovich's
+/// Żmij, 2025), the few that one cannot settle from Schubfach's three.
 /// A property test holds it equal to `description` over millions of values.
 package enum ShortestDecimal {
   /// The most bytes `write` produces (`-2.2250738585072014e-308`).
@@ -43,8 +45,15 @@ package enum ShortestDecimal {
       let whole = c >> UInt64(shift)
       if whole << UInt64(shift) == c { return n + layoutWhole(whole, to: p + n) }
     }
-    let (digits, exponent) = schubfach(q: -shift, c: c, dk: 0)
-    if let written = layoutPlain(digits, exponent, to: p + n) { return n + written }
+    let digits: UInt64, exponent: Int
+    if fraction != 0 {
+      let (high, low, k) = nearest(q: -shift, c: c)
+      if let written = layoutPlain(high: high, low: low, k, to: p + n) { return n + written }
+      (digits, exponent) = (high &* 100_000_000 &+ low, k)
+    } else {
+      (digits, exponent) = schubfach(q: -shift, c: c, dk: 0)
+      if let written = layoutPlain(digits, exponent, to: p + n) { return n + written }
+    }
     // `description` switches to exponents above 2^53 (biased exponent 1075 with a fraction, or more).
     let large = biased > 1076 || (biased == 1076 && fraction != 0)
     return n + layout(digits, exponent, exponential: large, to: p + n)
@@ -121,6 +130,66 @@ package enum ShortestDecimal {
     let full = s &+ up
     let pickShort = 0 &- UInt64(upin != wpin ? 1 : 0)
     return (full ^ ((short ^ full) & pickShort), k &+ dk)
+  }
+
+  /// `schubfach(q: q, c: c, dk: 0)` for a normal double whose significand
+  /// `c` is not a power of two, from one product instead of three, split as
+  /// `digits / 10^8` and `digits % 10^8` for `layoutPlain`.
+  ///
+  /// The scaled value `x = c × 2^q / 10^k` (16 or 17 digits before its point)
+  /// is made once, to 64 bits after the point. The decimals that read back as
+  /// the double are those within `d` of `x`, `d` half of `2^q / 10^k`: the
+  /// table's power itself, shifted, as the interval is as wide on both sides
+  /// when `c` is not a power of two. It is at least 1 wide and narrower than 10,
+  /// so the shortest decimal is the multiple of ten within `d` of `x` if there
+  /// is one, and otherwise `x` rounded to the nearest whole. The product is
+  /// within 2^-64 of `x` and `d` within 2^-59 of its value, so the comparisons
+  /// are exact unless `x` lies that close to an end of the interval or half way
+  /// between two wholes: a few doubles in 2^60 at random (none in millions of
+  /// indicator values), but more among those whose ends or halves are exact
+  /// (above 2^54, or with an 18-digit expansion), which `schubfach` settles.
+  @inline(__always)
+  static func nearest(q: Int, c: UInt64) -> (high: UInt64, low: UInt64, exponent: Int) {
+    // The same k, h and power of ten as `schubfach`'s for a significand not a power of two.
+    let k = (q &* 661_971_961_083) &>> 41
+    let h = UInt64(truncatingIfNeeded: q &+ ((0 &- k) &* 913_124_641_741) &>> 38 &+ 2)
+    let index = 2 &* (0 &- k &- powersOfTenMinimumExponent)
+    let (g1, g0) = powersOfTen.withUnsafeBufferPointer { ($0[index], $0[index &+ 1]) }
+    // x × 2^64 = g × (c << h) / 2^63, to below: g1 × m plus the top of g0 × m.
+    let m = c &<< h
+    let upper = g1.multipliedFullWidth(by: m)
+    let lower = g0.multipliedFullWidth(by: m)
+    let carried = lower.high &<< 1 | lower.low &>> 63
+    let fraction = upper.low &+ carried
+    let whole = upper.high &+ (fraction < carried ? 1 : 0)  // below 2^57
+    // From here on in units of 2^-60, measured from the multiple of ten below x (4 bits whole, 60 after the point).
+    let digit = whole % 10
+    let offset = digit &<< 60 | fraction &>> 4          // x
+    let half = (g1 &<< 1 | g0 &>> 62) &>> (6 &- h)      // d
+    let end = offset &+ half                            // x + d, below 15 × 2^60
+    let ten: UInt64 = 10 &<< 60
+    // Too close to call within the errors (x: 2^-9 above or 1 below, d: 2 below): Schubfach's own products.
+    if offset &- half &+ 3 <= 6 || end &- ten &+ 4 <= 8 || fraction == 1 &<< 63 {
+      let (digits, exponent) = schubfach(q: q, c: c, dk: 0)
+      return (digits / 100_000_000, digits % 100_000_000, exponent)
+    }
+    // Chosen without branches, as in `schubfach`. The interval is narrower than 10, so
+    // at most one of the two multiples of ten is in it; otherwise x rounded (not a tie here).
+    // As a step from `whole` (-9...10), so that its division by 10^8 is made meanwhile.
+    let belowIn: UInt64 = offset < half ? 1 : 0
+    let aboveIn: UInt64 = end > ten ? 1 : 0
+    let toShort = 10 &* aboveIn &- digit
+    let toRounded = fraction &>> 63
+    let pickShort = 0 &- (belowIn | aboveIn)
+    let step = toRounded ^ ((toShort ^ toRounded) & pickShort)
+    let high = whole / 100_000_000
+    let low = whole &- high &* 100_000_000 &+ step  // wraps above 10^8 when below 0
+    if low >= 100_000_000 {
+      // The step crosses a multiple of 10^8 (about one in 10^7).
+      let digits = whole &+ step
+      return (digits / 100_000_000, digits % 100_000_000, k)
+    }
+    return (high, low, k)
   }
 
   /// `g × cp / 2^127` rounded to odd, for the 126-bit `g = g1 × 2^63 + g0`.
@@ -222,17 +291,21 @@ package enum ShortestDecimal {
   /// are laid out whole and the length counts only up to the last nonzero one.
   @inline(__always)
   static func layoutPlain(_ digits: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int? {
-    let d = digits
+    layoutPlain(high: digits / 100_000_000, low: digits % 100_000_000, exponent, to: p)
+  }
+
+  /// `layoutPlain` for the digits `high × 10^8 + low`, `low` below 10^8.
+  @inline(__always)
+  static func layoutPlain(high: UInt64, low lo: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int? {
     // 16 or 17 digits: the 17-digit form is made, and moved one byte down when it starts with a 0.
-    let narrow = (d &- 10_000_000_000_000_000) &>> 63  // 1 below 10^16
+    let narrow = (high &- 100_000_000) &>> 63  // 1 below 10^16
     let count = 17 &- Int(truncatingIfNeeded: narrow)
     let point = exponent &+ count  // digits before the point
     // A normal double's exponent is negative exactly when it is below 2^53.
     if exponent >= 0 || point < -3 { return nil }
-    let hi = d / 100_000_000
-    let lo = d &- hi &* 100_000_000
-    let first = hi / 100_000_000
-    let mid = hi &- first &* 100_000_000
+    let hi = UInt32(truncatingIfNeeded: high)  // below 10^9
+    let first = UInt64(hi / 100_000_000)
+    let mid = UInt64(hi % 100_000_000)
     let rl = digitValues(UInt32(truncatingIfNeeded: lo))
     let rm = digitValues(UInt32(truncatingIfNeeded: mid))
     let a17 = (first | rm << 8) | asciiZeros
@@ -326,11 +399,17 @@ package enum ShortestDecimal {
   /// The eight decimal digits of `v` (below 10^8) as byte values 0...9, as `eightDigits` orders them.
   @inline(__always)
   static func digitValues(_ v: UInt32) -> UInt64 {
-    let x = UInt64(v / 10_000) | UInt64(v % 10_000) << 32
+    // Each step puts the quotient q of a lane's value n below and the remainder above,
+    // `q | (n - q × b) << w`, as `n << w - q × (b << w - 1)`: one multiplication and a
+    // subtraction after q (no lane borrows, as n - q × b >= 0), a shorter chain than
+    // the remainder's own multiplication, shift and or.
+    let n = UInt64(v)
+    let q = UInt64(v / 10_000)
+    let x = n << 32 &- q &* (10_000 << 32 - 1)
     let hundreds = (x &* 10_486) >> 20 & 0x0000_007F_0000_007F  // lane / 100 for lanes below 10,000
-    let y = hundreds | (x &- hundreds &* 100) << 16
+    let y = x << 16 &- hundreds &* (100 << 16 - 1)
     let tens = (y &* 103) >> 10 & 0x000F_000F_000F_000F         // lane / 10 for lanes below 100
-    return tens | (y &- tens &* 10) << 8
+    return y << 8 &- tens &* (10 << 8 - 1)
   }
 
   static let asciiZeros: UInt64 = 0x3030_3030_3030_3030
