@@ -130,6 +130,30 @@ import Testing
     #expect(Self.text(61.2875) == "61.2875" && Self.text(-0.03304716967283228) == "-0.03304716967283228" && Self.text(121_560) == "121560.0")
   }
 
+  @Test("the single-product digits, and the doubles too close to call for it, which Schubfach's three products settle")
+  func nearestAndItsWayOut() {
+    // Full-precision values, as indicators make them: the single product decides.
+    var rng = SplitMix64(seed: 28)
+    var values = (0..<200_000).map { _ in (rng.unit() * 2 - 1) * [1e-3, 0.1, 1, 100, 1e5][Int(rng.next() % 5)] }
+    // Too close to call, found by a search over random doubles: an end of the interval on the
+    // multiple of ten below (the first four) or above (the next four), and ties between two wholes.
+    let close: [UInt64] = [
+      0x4352_34AE_65D9_BD9D, 0xC363_223E_A540_43AC, 0x43E8_DD5F_7920_672F, 0x439A_A962_B6FD_B81F,
+      0x4354_3975_DDF9_78DA, 0xC368_0B14_F590_2029, 0xC396_DE78_F08B_FFBD, 0xC3C4_EC4B_C3AA_ED45,
+      0xC31C_1CB6_08E8_E63F, 0x42D3_EE74_E8D1_FEF8, 0xC2C3_49C7_E7B5_E4A8, 0x4311_B26E_58ED_CA55,
+    ]
+    values += close.map { Double(bitPattern: $0) }
+    // Above 2^54 the ends are often exact, and so are the halves of values with few significant bits.
+    for _ in 0..<100_000 { values.append(Double(bitPattern: 0x4350_0000_0000_0000 + rng.next() % 0x0100_0000_0000_0000)) }
+    for _ in 0..<100_000 {
+      let bits = 1 + Int(rng.next() % 30)
+      values.append(Double(sign: .plus, exponent: Int(rng.next() % 200) - 100, significand: Double(rng.next() >> UInt64(64 - bits) | 1)))
+    }
+    #expect(Self.mismatches(values) == [], "seed 28")
+    #expect(Self.mismatches(values.map { -$0 }) == [], "seed 28")
+    #expect(Self.text(Double(bitPattern: 0x4352_34AE_65D9_BD9D)) == "2.0497892874057332e+16" && Self.text(Double(bitPattern: 0xC31C_1CB6_08E8_E63F)) == "-1978216876751247.8")
+  }
+
   @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
   func repeated() {
     var buffer = TextBuffer()
