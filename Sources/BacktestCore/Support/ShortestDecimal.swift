@@ -168,7 +168,7 @@ package enum ShortestDecimal {
     let half = (g1 &<< 1 | g0 &>> 62) &>> (6 &- h)      // d
     let end = offset &+ half                            // x + d, below 15 × 2^60
     let ten: UInt64 = 10 &<< 60
-    // Too close to call within the errors (x: 2^-9 above or 1 below, d: 2 below): Schubfach's own products.
+    // Too close to call within the errors (x: up to 2^-9 above or 1 below, d: up to 2 below): Schubfach's own products.
     if offset &- half &+ 3 <= 6 || end &- ten &+ 4 <= 8 || fraction == 1 &<< 63 {
       let (digits, exponent) = schubfach(q: q, c: c, dk: 0)
       return (digits / 100_000_000, digits % 100_000_000, exponent)
@@ -185,7 +185,7 @@ package enum ShortestDecimal {
     let high = whole / 100_000_000
     let low = whole &- high &* 100_000_000 &+ step  // wraps above 10^8 when below 0
     if low >= 100_000_000 {
-      // The step crosses a multiple of 10^8 (about one in 10^7).
+      // The step crosses a multiple of 10^8 (about two in 10^7).
       let digits = whole &+ step
       return (digits / 100_000_000, digits % 100_000_000, k)
     }
