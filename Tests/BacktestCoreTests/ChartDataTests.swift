@@ -159,6 +159,29 @@ struct ChartDataReader {
     #expect(Double(data.bytes.count) < 0.85 * Double(separate.bytes.count), "\(data.bytes.count) against \(separate.bytes.count) bytes")
   }
 
+  @Test("prices whose every column changes order after the first chunk read back exactly (the chunks before are made again)")
+  func pricesOrderSettlesLate() {
+    // The first chunk: each column (less its prediction) a steady ramp, where second differences are smallest;
+    // after it noise, where for the close (about a level) first differences are and for the others the values themselves.
+    let n = 6 * ChartData.chunk + 37
+    var rng = SplitMix64(seed: 5)
+    func uniform(_ k: Int) -> Int { Int(rng.next() % UInt64(k)) }
+    var open: ContiguousArray<Double> = [], high: ContiguousArray<Double> = [], low: ContiguousArray<Double> = []
+    var close: ContiguousArray<Double> = [], c = 100_000
+    let level = c + ChartData.chunk
+    for i in 0..<n {
+      let ramp = i < ChartData.chunk
+      let o = c + (ramp ? i : uniform(21) - 10)
+      c = ramp ? c + 1 : level + uniform(41) - 20
+      open.append(Double(o) / 100); close.append(Double(c) / 100)
+      high.append(Double(max(o, c) + (ramp ? i : uniform(20))) / 100)
+      low.append(Double(min(o, c) - (ramp ? i : uniform(20))) / 100)
+    }
+    var data = ChartData()
+    let k = data.addPrices(open: open, high: high, low: low, close: close)
+    for (column, values) in zip(k, [open, high, low, close]) { #expect(Self.decode(data, column) == Array(values)) }
+  }
+
   /// Columns of several chunks (`ChartData.chunk`), with runs of `nan` across chunk boundaries and at the ends, and bars' prices.
   static func longColumns(_ data: inout ChartData) -> (columns: [(index: Int, values: [Double])], prices: [Int], bars: BarSeries) {
     let n = 3 * ChartData.chunk + 37

@@ -100,15 +100,16 @@ struct ChartData {
     }
     let prices = Prices(open: open, high: high, low: low, close: close, decimals: d)
     let n = close.count
-    func column(_ role: Prices.Role, _ pred: JSONValue?) -> Int {
+    func column(_ column: Column, _ pred: JSONValue?) -> Int {
       var fields: [(String, JSONValue)] = [("n", .integer(n)), ("dec", .integer(d))]
       if let pred { fields.append(("pred", pred)) }
-      return append(.price(prices, role), fields, decimals: d)
+      return append(column, fields, decimals: d)
     }
-    let closeIndex = column(.close, nil)
-    let openIndex = column(.open, .array([.string("lag"), .integer(closeIndex)]))
-    let highIndex = column(.high, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
-    let lowIndex = column(.low, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
+    // The four are packed as one job, in this order: each price is quantized once.
+    let closeIndex = column(.prices(prices), nil)
+    let openIndex = column(.packedWithPrices, .array([.string("lag"), .integer(closeIndex)]))
+    let highIndex = column(.packedWithPrices, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
+    let lowIndex = column(.packedWithPrices, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
     return [openIndex, highIndex, lowIndex, closeIndex]
   }
 
@@ -235,17 +236,22 @@ struct ChartData {
   private enum Column: @unchecked Sendable {
     case raw(ContiguousArray<Double>)
     case steps(ContiguousArray<Double>, decimals: Int)
-    case price(Prices, Prices.Role)
+    /// Bars' close, packed with the open, high and low, the three columns after it.
+    case prices(Prices)
+    /// The open, high or low of the `prices` before it.
+    case packedWithPrices
 
-    var count: Int {
+    /// The values packed with the column: 0 for those packed with another.
+    var work: Int {
       switch self {
       case .raw(let v), .steps(let v, _): return v.count
-      case .price(let p, _): return p.close.count
+      case .prices(let p): return 4 * p.close.count
+      case .packedWithPrices: return 0
       }
     }
   }
 
-  /// Bars' prices, packed as four columns of steps, three of them predicted.
+  /// Bars' prices, packed as four columns of steps (close, open, high, low), three of them predicted.
   private struct Prices: @unchecked Sendable {
     enum Role { case close, open, high, low }
     let open, high, low, close: ContiguousArray<Double>
@@ -277,9 +283,12 @@ struct ChartData {
     if done < columns.count {
       let pending = Array(columns[done...])
       let slots = ConcurrentSlots<[UInt8]>(count: pending.count)
-      // Longest first, so that the threads finish together.
-      let order = pending.indices.sorted { pending[$0].count > pending[$1].count }
-      runJobs(pending.count, workers: workers) { k in slots.set(order[k], Self.pack(pending[order[k]])) }
+      // A job per column (the prices' four in one, from the close), longest first, so that the threads finish together.
+      let jobs = pending.indices.filter { if case .packedWithPrices = pending[$0] { false } else { true } }
+      let order = jobs.sorted { pending[$0].work > pending[$1].work }
+      runJobs(order.count, workers: workers) { k in
+        for (i, bytes) in Self.pack(pending[order[k]]).enumerated() { slots.set(order[k] + i, bytes) }
+      }
       var total = 0
       for k in pending.indices { total += slots.peek(k)!.count }
       packed.bytes.reserveCapacity(packed.bytes.count + total)
@@ -294,33 +303,83 @@ struct ChartData {
   /// Values per chunk: the steps are made a chunk at a time, never a whole column at once.
   static let chunk = 2048
 
-  /// One column's bytes.
-  private static func pack(_ column: Column) -> [UInt8] {
+  /// The bytes of a column, or of the prices' four.
+  private static func pack(_ column: Column) -> [[UInt8]] {
     switch column {
     case .raw(let values):
-      return [UInt8](unsafeUninitializedCapacity: values.count * 8) { out, count in
+      return [[UInt8](unsafeUninitializedCapacity: values.count * 8) { out, count in
         values.withUnsafeBufferPointer { v in
           for i in 0..<v.count { UnsafeMutableRawPointer(out.baseAddress! + 8 * i).storeBytes(of: v[i].bitPattern.littleEndian, as: UInt64.self) }
         }
         count = values.count * 8
-      }
+      }]
     case .steps(let values, let d):
-      return values.withUnsafeBufferPointer { v in
-        packSteps(count: v.count) { start, m, q, previous, runs in quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q, runs: &runs) }
-      }
-    case .price(let p, let role):
+      return [values.withUnsafeBufferPointer { v in
+        var packer = StepPacker(count: v.count)
+        defer { packer.deallocate() }
+        let fill = { (start: Int, m: Int, q: UnsafeMutablePointer<Int64>, previous: inout Int64, runs: inout [(start: Int, length: Int)]) in
+          quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q, runs: &runs)
+        }
+        for start in stride(from: 0, to: v.count, by: chunk) {
+          let m = min(chunk, v.count - start)
+          fill(start, m, packer.q, &packer.previous, &packer.runs)
+          packer.write(count: m)
+        }
+        return packer.bytes(fill)
+      }]
+    case .prices(let p):
       return p.open.withUnsafeBufferPointer { o in p.high.withUnsafeBufferPointer { h in p.low.withUnsafeBufferPointer { l in
         p.close.withUnsafeBufferPointer { c in
-          let prices = (o.baseAddress!, h.baseAddress!, l.baseAddress!, c.baseAddress!), scale = powersOfTen[abs(p.decimals)]
-          return packSteps(count: c.count) { start, m, q, _, _ in
-            if p.decimals >= 0 {
-              predictedSteps(role, prices, from: start, count: m, into: q) { roundedToInteger($0 * scale) }
-            } else {
-              predictedSteps(role, prices, from: start, count: m, into: q) { roundedToInteger($0 / scale) }
-            }
-          }
+          let prices = (o.baseAddress!, h.baseAddress!, l.baseAddress!, c.baseAddress!)
+          return packPrices(prices, count: c.count, decimals: p.decimals)
         }
       } } }
+    case .packedWithPrices:
+      return []
+    }
+  }
+
+  /// The bytes of the close, open, high and low of `n` bars (all finite), packed together: each price is quantized
+  /// once, where each column alone would quantize the open or close again for its prediction.
+  private static func packPrices(_ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
+                                 count n: Int, decimals d: Int) -> [[UInt8]] {
+    let scale = powersOfTen[abs(d)], roles: [Prices.Role] = [.close, .open, .high, .low]
+    var packers = roles.map { _ in StepPacker(count: n) }
+    defer { for packer in packers { packer.deallocate() } }
+    for start in stride(from: 0, to: n, by: chunk) {
+      let m = min(chunk, n - start), q = (packers[0].q, packers[1].q, packers[2].q, packers[3].q)
+      if d >= 0 {
+        predictedSteps(prices, from: start, count: m, into: q) { roundedToInteger($0 * scale) }
+      } else {
+        predictedSteps(prices, from: start, count: m, into: q) { roundedToInteger($0 / scale) }
+      }
+      for i in packers.indices { packers[i].write(count: m) }
+    }
+    return packers.indices.map { i in
+      packers[i].bytes { start, m, q, _, _ in
+        if d >= 0 {
+          predictedSteps(roles[i], prices, from: start, count: m, into: q) { roundedToInteger($0 * scale) }
+        } else {
+          predictedSteps(roles[i], prices, from: start, count: m, into: q) { roundedToInteger($0 / scale) }
+        }
+      }
+    }
+  }
+
+  /// The steps of bars `start..<start + m` less their prediction into `q`, for the close, open, high and low
+  /// (as `predictedSteps(role, ...)`), each price quantized once by `step`: the close's `q[-1]` is the close before.
+  @inline(__always)
+  private static func predictedSteps(_ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
+                                     from start: Int, count m: Int,
+                                     into q: (close: UnsafeMutablePointer<Int64>, open: UnsafeMutablePointer<Int64>, high: UnsafeMutablePointer<Int64>, low: UnsafeMutablePointer<Int64>),
+                                     step: (Double) -> Int64) {
+    let o = prices.open + start, h = prices.high + start, l = prices.low + start, c = prices.close + start
+    for k in 0..<m { q.close[k] = step(c[k]) }
+    for k in 0..<m {
+      let open = step(o[k]), close = q.close[k]
+      q.open[k] = open &- q.close[k - 1]
+      q.high[k] = step(h[k]) &- max(open, close)
+      q.low[k] = step(l[k]) &- min(open, close)
     }
   }
 
@@ -381,69 +440,82 @@ struct ChartData {
   /// The order (0, 1 or 2) whose zigzag codes take fewest bits in all, the lowest on a tie.
   private static func order(bits: (Int, Int, Int)) -> Int { bits.0 <= min(bits.1, bits.2) ? 0 : bits.1 <= bits.2 ? 1 : 2 }
 
-  /// A column of `n` steps, made a chunk at a time by `fill(start, count, into, previous step, nan runs)`:
-  /// its runs of `nan`, its order and its blocks, as described in the type's comment.
+  /// A column of steps packed a chunk at a time: its runs of `nan`, its order
+  /// and its blocks, as described in the type's comment.
   ///
   /// One pass: each chunk is written in the order best for the chunks so far,
   /// which after the last is the column's. The chunks before the order last
   /// changed are made and written again at the end (usually none or a few:
   /// the order settles early).
-  private static func packSteps(count n: Int,
-                                fill: (Int, Int, UnsafeMutablePointer<Int64>, inout Int64, inout [(start: Int, length: Int)]) -> Void) -> [UInt8] {
-    // A chunk's steps, after the two before it (0 before the column).
-    let steps = UnsafeMutablePointer<Int64>.allocate(capacity: 2 + chunk)
-    defer { steps.deallocate() }
-    let q = steps + 2
-    var writer = BlockWriter()
-    defer { writer.deallocate() }
-    // A block takes at most a header, a factor, a mask and 16 codes or exceptions of 8 bytes
-    // (and 8 bytes that a block's last whole-word store may pass the end by).
-    func capacity(_ values: Int) -> Int { (values + blockSize - 1) / blockSize * (11 + 8 * blockSize) + 8 }
-    let blocks = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity(n))
-    defer { blocks.deallocate() }
+  private struct StepPacker {
+    /// A chunk's steps, after the two before it (0 before the column).
+    private let steps = UnsafeMutablePointer<Int64>.allocate(capacity: 2 + chunk)
+    private var writer = BlockWriter()
+    private let blocks: UnsafeMutablePointer<UInt8>
+    /// The runs of `nan` so far, and the last step (which a `nan` repeats).
     var runs: [(start: Int, length: Int)] = []
-    var bits = (0, 0, 0), order = 1, rewriteBefore = 0, o = 0, filled: Int64 = 0
-    q[-2] = 0; q[-1] = 0
-    for start in stride(from: 0, to: n, by: chunk) {
-      let m = min(chunk, n - start)
-      fill(start, m, q, &filled, &runs)
+    var previous: Int64 = 0
+    private var bits = (0, 0, 0), order = 1, start = 0, rewriteBefore = 0, o = 0
+
+    /// Where the next chunk's steps are made, after the two before it (`q[-2]` and `q[-1]`).
+    var q: UnsafeMutablePointer<Int64> { steps + 2 }
+
+    /// A packer for a column of `n` steps.
+    init(count n: Int) {
+      blocks = .allocate(capacity: Self.capacity(n))
+      steps[0] = 0; steps[1] = 0
+    }
+
+    func deallocate() { steps.deallocate(); writer.deallocate(); blocks.deallocate() }
+
+    /// A block takes at most a header, a factor, a mask and 16 codes or exceptions of 8 bytes
+    /// (and 8 bytes that a block's last whole-word store may pass the end by).
+    private static func capacity(_ values: Int) -> Int { (values + blockSize - 1) / blockSize * (11 + 8 * blockSize) + 8 }
+
+    /// Writes the next chunk, of the `m` steps at `q`.
+    mutating func write(count m: Int) {
       // The residuals in the order so far are kept while tallied: most chunks are written in it.
       let kept = writer.tally(q, count: m, into: &bits, keeping: order)
-      let best = Self.order(bits: bits)
+      let best = ChartData.order(bits: bits)
       let prepared = kept && best == order
       if start == 0 || best != order { order = best; rewriteBefore = start; o = 0 }
       o += writer.write(q, count: m, order: order, prepared: prepared, into: blocks + o)
       (q[-2], q[-1]) = (q[m - 2], q[m - 1])
+      start += m
     }
-    order = Self.order(bits: bits)  // unchanged after a chunk; 0 without one
-    var rewritten: UnsafeMutablePointer<UInt8>? = nil, p = 0
-    defer { rewritten?.deallocate() }
-    if rewriteBefore > 0 {
-      let out = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity(rewriteBefore))
-      rewritten = out
-      var none: [(start: Int, length: Int)] = []
-      filled = 0
-      q[-2] = 0; q[-1] = 0
-      for start in stride(from: 0, to: rewriteBefore, by: chunk) {
-        fill(start, chunk, q, &filled, &none)
-        p += writer.write(q, count: chunk, order: order, prepared: false, into: out + p)
-        (q[-2], q[-1]) = (q[chunk - 2], q[chunk - 1])
+
+    /// The column's bytes, once every chunk is written; the chunks before the order last changed are made again
+    /// by `fill(start, count, into, previous step, nan runs)`, as they were.
+    mutating func bytes(_ fill: (Int, Int, UnsafeMutablePointer<Int64>, inout Int64, inout [(start: Int, length: Int)]) -> Void) -> [UInt8] {
+      order = ChartData.order(bits: bits)  // unchanged after a chunk; 0 without one
+      var rewritten: UnsafeMutablePointer<UInt8>? = nil, p = 0
+      defer { rewritten?.deallocate() }
+      if rewriteBefore > 0 {
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.capacity(rewriteBefore))
+        rewritten = out
+        var none: [(start: Int, length: Int)] = [], filled: Int64 = 0
+        q[-2] = 0; q[-1] = 0
+        for start in stride(from: 0, to: rewriteBefore, by: chunk) {
+          fill(start, chunk, q, &filled, &none)
+          p += writer.write(q, count: chunk, order: order, prepared: false, into: out + p)
+          (q[-2], q[-1]) = (q[chunk - 2], q[chunk - 1])
+        }
       }
-    }
-    return [UInt8](unsafeUninitializedCapacity: 10 * (1 + 2 * runs.count) + 1 + p + o) { out, count in
-      var h = 0
-      func varint(_ value: Int) { h += Self.varint(UInt64(value), into: out.baseAddress! + h) }
-      varint(runs.count)
-      var end = 0
-      for run in runs {
-        varint(run.start - end)
-        varint(run.length)
-        end = run.start + run.length
+      return [UInt8](unsafeUninitializedCapacity: 10 * (1 + 2 * runs.count) + 1 + p + o) { out, count in
+        var h = 0
+        func varint(_ value: Int) { h += ChartData.varint(UInt64(value), into: out.baseAddress! + h) }
+        varint(runs.count)
+        var end = 0
+        for run in runs {
+          varint(run.start - end)
+          varint(run.length)
+          end = run.start + run.length
+        }
+        out[h] = UInt8(order); h += 1
+        if let rewritten { (out.baseAddress! + h).update(from: rewritten, count: p) }
+        (out.baseAddress! + h + p).update(from: blocks, count: o)
+        count = h + p + o
       }
-      out[h] = UInt8(order); h += 1
-      if let rewritten { (out.baseAddress! + h).update(from: rewritten, count: p) }
-      (out.baseAddress! + h + p).update(from: blocks, count: o)
-      count = h + p + o
     }
   }
 
