@@ -383,7 +383,8 @@ struct ChartData {
     }
   }
 
-  /// The steps of bars `start..<start + m` of `role` less their prediction, into `q`, each price quantized by `step` (all are finite).
+  /// The steps of bars `start..<start + m` of `role` less their prediction, into `q`, each price quantized by `step` (all are finite):
+  /// one column's chunks made again, when its order changed after them.
   @inline(__always)
   private static func predictedSteps(_ role: Prices.Role,
                                      _ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
@@ -851,15 +852,27 @@ struct ChartData {
   @discardableResult
   static func encode(_ b: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
     let n = b.count
-    return base64Alphabet.withUnsafeBufferPointer { a in
+    return base64Pairs.withUnsafeBufferPointer { pairs in
       var i = 0, o = 0
+      // Six bytes are 48 bits: four pairs of characters, looked up 12 bits at a time and stored as one word
+      // (read as eight bytes, while there are eight).
+      if let bytes = UnsafeRawPointer(b.baseAddress) {
+        while i + 8 <= n {
+          let v = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) >> 16
+          let text = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
+            | UInt64(pairs[Int(v >> 12 & 0xFFF)]) << 32 | UInt64(pairs[Int(v & 0xFFF)]) << 48
+          UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt64.self)
+          i += 6; o += 8
+        }
+      }
       while i + 3 <= n {
-        let v = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
-        out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
-        out[o + 2] = a[Int(v >> 6 & 63)]; out[o + 3] = a[Int(v & 63)]
+        let v = Int(b[i]) << 16 | Int(b[i + 1]) << 8 | Int(b[i + 2])
+        let text = UInt32(pairs[v >> 12]) | UInt32(pairs[v & 0xFFF]) << 16
+        UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt32.self)
         i += 3; o += 4
       }
       if i < n {
+        let a = base64Alphabet
         let second = i + 1 < n ? UInt32(b[i + 1]) : 0
         let v = UInt32(b[i]) << 16 | second << 8
         out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
@@ -870,6 +883,9 @@ struct ChartData {
       return o
     }
   }
+
+  /// The base64 characters of each 12 bits, the first in the low byte.
+  static let base64Pairs: [UInt16] = (0..<4096).map { UInt16(base64Alphabet[$0 >> 6]) | UInt16(base64Alphabet[$0 & 63]) << 8 }
 
   static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 }
