@@ -20,7 +20,7 @@ extension AtomicWriter {
   }
 
   /// A text of a staging buffer or more (an HTML report with its interactive
-  /// chart) goes the way of a file made in chunks; a short one is written at once.
+  /// chart) goes the way of a file made in chunks; a short one by plain writes, piece by piece.
   private static func write(_ page: PagedText, to path: String) throws {
     guard page.count >= StreamedFile.stagingBytes else { return try writeFully(page, to: path) }
     try StreamedFile.write(to: path) { file in try page.write { try file.append($0) } }

@@ -29,7 +29,7 @@ package func csvField(_ text: String) -> String {
 /// in a process sets up Foundation's formatting, about half a millisecond of
 /// every run. Other values go to `String(format:)`.
 package func formatPlain(_ x: Double) -> String {
-  guard x.isNormal || x == 0, let (negative, digits, exponent) = shortestDigits(x), digits.count <= 10 else {
+  guard x.isNormal || x == 0, case let (negative, digits, exponent) = shortestDigits(x), digits.count <= 10 else {
     return String(format: "%.10g", x)
   }
   // `%g`: a plain decimal for exponents -4...9, else `d.ddde±XX`; no trailing zeros, no bare point.
@@ -52,10 +52,10 @@ package func formatPlain(_ x: Double) -> String {
 /// The shortest round-trip digits of finite `x` without leading or trailing
 /// zeros (`"0"` for zero), and the decimal exponent of the first:
 /// `x = ±0.d₁d₂… × 10^(exponent + 1)`. Read from `description`.
-private func shortestDigits(_ x: Double) -> (negative: Bool, digits: String, exponent: Int)? {
+private func shortestDigits(_ x: Double) -> (negative: Bool, digits: String, exponent: Int) {
   let text = x.magnitude.description  // `714.0`, `0.0001`, `1e-05`, `1.5e+20`
   let parts = text.split(separator: "e", maxSplits: 1)
-  guard let mantissa = parts.first else { return nil }
+  let mantissa = parts[0]
   var exponent = parts.count == 2 ? Int(parts[1]) ?? 0 : 0
   let point = mantissa.firstIndex(of: ".") ?? mantissa.endIndex
   exponent += mantissa.distance(from: mantissa.startIndex, to: point) - 1
