@@ -253,7 +253,6 @@ struct ChartData {
 
   /// Bars' prices, packed as four columns of steps (close, open, high, low), three of them predicted.
   private struct Prices: @unchecked Sendable {
-    enum Role { case close, open, high, low }
     let open, high, low, close: ContiguousArray<Double>
     let decimals: Int
   }
@@ -343,36 +342,47 @@ struct ChartData {
   /// once, where each column alone would quantize the open or close again for its prediction.
   private static func packPrices(_ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
                                  count n: Int, decimals d: Int) -> [[UInt8]] {
-    let scale = powersOfTen[abs(d)], roles: [Prices.Role] = [.close, .open, .high, .low]
-    var packers = roles.map { _ in StepPacker(count: n) }
-    defer { for packer in packers { packer.deallocate() } }
-    for start in stride(from: 0, to: n, by: chunk) {
-      let m = min(chunk, n - start), q = (packers[0].q, packers[1].q, packers[2].q, packers[3].q)
+    let scale = powersOfTen[abs(d)]
+    func steps(from start: Int, count m: Int, into q: PriceSteps) {
       if d >= 0 {
         predictedSteps(prices, from: start, count: m, into: q) { roundedToInteger($0 * scale) }
       } else {
         predictedSteps(prices, from: start, count: m, into: q) { roundedToInteger($0 / scale) }
       }
+    }
+    // In the order the columns were added: close, open, high, low.
+    var packers = (0..<4).map { _ in StepPacker(count: n) }
+    defer { for packer in packers { packer.deallocate() } }
+    for start in stride(from: 0, to: n, by: chunk) {
+      let m = min(chunk, n - start)
+      steps(from: start, count: m, into: (packers[0].q, packers[1].q, packers[2].q, packers[3].q))
       for i in packers.indices { packers[i].write(count: m) }
     }
+    // A column whose order changed after its first chunks has those made again: all four columns'
+    // steps as above, into a scratch chunk each (the close's after the close before it), and its own kept.
+    let scratch = UnsafeMutablePointer<Int64>.allocate(capacity: 1 + 4 * chunk)
+    defer { scratch.deallocate() }
+    let close = scratch + 1
     return packers.indices.map { i in
       packers[i].bytes { start, m, q, _, _ in
-        if d >= 0 {
-          predictedSteps(roles[i], prices, from: start, count: m, into: q) { roundedToInteger($0 * scale) }
-        } else {
-          predictedSteps(roles[i], prices, from: start, count: m, into: q) { roundedToInteger($0 / scale) }
-        }
+        if start == 0 { close[-1] = 0 }
+        steps(from: start, count: m, into: (close, close + chunk, close + 2 * chunk, close + 3 * chunk))
+        q.update(from: close + i * chunk, count: m)
+        close[-1] = close[m - 1]
       }
     }
   }
 
-  /// The steps of bars `start..<start + m` less their prediction into `q`, for the close, open, high and low
-  /// (as `predictedSteps(role, ...)`), each price quantized once by `step`: the close's `q[-1]` is the close before.
+  /// Where a chunk's steps of the four prices go; the close's `[-1]` holds the close before the chunk (0 before the first bar).
+  private typealias PriceSteps = (close: UnsafeMutablePointer<Int64>, open: UnsafeMutablePointer<Int64>,
+                                  high: UnsafeMutablePointer<Int64>, low: UnsafeMutablePointer<Int64>)
+
+  /// The steps of bars `start..<start + m` less their prediction into `q`, each price quantized once by `step`:
+  /// the close itself, the open less the close before, the high less the larger and the low less the smaller of
+  /// the open and close.
   @inline(__always)
   private static func predictedSteps(_ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
-                                     from start: Int, count m: Int,
-                                     into q: (close: UnsafeMutablePointer<Int64>, open: UnsafeMutablePointer<Int64>, high: UnsafeMutablePointer<Int64>, low: UnsafeMutablePointer<Int64>),
-                                     step: (Double) -> Int64) {
+                                     from start: Int, count m: Int, into q: PriceSteps, step: (Double) -> Int64) {
     let o = prices.open + start, h = prices.high + start, l = prices.low + start, c = prices.close + start
     for k in 0..<m { q.close[k] = step(c[k]) }
     for k in 0..<m {
@@ -380,27 +390,6 @@ struct ChartData {
       q.open[k] = open &- q.close[k - 1]
       q.high[k] = step(h[k]) &- max(open, close)
       q.low[k] = step(l[k]) &- min(open, close)
-    }
-  }
-
-  /// The steps of bars `start..<start + m` of `role` less their prediction, into `q`, each price quantized by `step` (all are finite):
-  /// one column's chunks made again, when its order changed after them.
-  @inline(__always)
-  private static func predictedSteps(_ role: Prices.Role,
-                                     _ prices: (open: UnsafePointer<Double>, high: UnsafePointer<Double>, low: UnsafePointer<Double>, close: UnsafePointer<Double>),
-                                     from start: Int, count m: Int, into q: UnsafeMutablePointer<Int64>, step: (Double) -> Int64) {
-    let o = prices.open + start, h = prices.high + start, l = prices.low + start, c = prices.close + start
-    switch role {
-    case .close:
-      for k in 0..<m { q[k] = step(c[k]) }
-    case .open:
-      let first = start == 0 && m > 0 ? 1 : 0  // the first bar has no close before it: predicted as 0
-      if first == 1 { q[0] = step(o[0]) }
-      for k in first..<m { q[k] = step(o[k]) &- step(c[k - 1]) }
-    case .high:
-      for k in 0..<m { q[k] = step(h[k]) &- max(step(o[k]), step(c[k])) }
-    case .low:
-      for k in 0..<m { q[k] = step(l[k]) &- min(step(o[k]), step(c[k])) }
     }
   }
 
