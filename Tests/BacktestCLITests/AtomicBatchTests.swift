@@ -1,5 +1,5 @@
 import BacktestCore
-import CommandLineSupport
+@testable import CommandLineSupport
 import Foundation
 import Testing
 
@@ -57,6 +57,43 @@ import Testing
     }
     #expect(try String(contentsOfFile: out + "/a.csv", encoding: .utf8) == "old\n")
     #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.csv"])
+  }
+
+  @Test("a replaced folder of 16 MB or more is removed after the commit returns, by a detached remover: the new report in place, nothing left beside it")
+  func largeFolderRemovedInBackground() throws {
+    let dir = try CLI.temporaryFolder()
+    let out = dir + "/out"
+    let large = String(repeating: "2004-01-02T09:30:00-05:00,100000.0\n", count: ReportFolder.backgroundRemovalBytes / 35 + 1)
+    try AtomicWriter.replaceFolder(out, with: [ReportFile(name: "equity.csv", contents: large), ReportFile(name: "trades.csv", contents: "a\n")])
+    try AtomicWriter.replaceFolder(out, with: [ReportFile(name: "trades.csv", contents: "b\n")])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["trades.csv"])
+    #expect(try String(contentsOfFile: out + "/trades.csv", encoding: .utf8) == "b\n")
+    // Beside it, at most the previous report being removed, and not for long.
+    var beside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "out" }
+    #expect(beside.allSatisfy { $0.hasPrefix(".out.old-\(ReportFolder.host)-\(getpid())-") })
+    let deadline = Date().addingTimeInterval(30)
+    while !beside.isEmpty && Date() < deadline {
+      usleep(20_000)
+      beside = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "out" }
+    }
+    #expect(beside.isEmpty)
+  }
+
+  @Test("a replaced folder whose remover did not finish is removed by a later batch once it has lain a minute, not before")
+  func abandonedFolderRemovedLater() throws {
+    let dir = try CLI.temporaryFolder()
+    let host = ReportFolder.host
+    let old = dir + "/.out.old-\(host)-\(getpid())-7", recent = dir + "/.out.old-\(host)-\(getpid())-8"
+    let otherHost = dir + "/.out.old-\(host)x-\(getpid())-9"
+    for path in [old, recent, otherHost] {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+      try "half".write(toFile: path + "/equity.csv", atomically: false, encoding: .utf8)
+    }
+    let minuteAgo = Date().addingTimeInterval(-Double(ReportFolder.abandonedAfterSeconds) - 5)
+    try FileManager.default.setAttributes([.modificationDate: minuteAgo], ofItemAtPath: old)
+    try FileManager.default.setAttributes([.modificationDate: minuteAgo], ofItemAtPath: otherHost)
+    try AtomicWriter.replaceFolder(dir + "/out", with: [ReportFile(name: "trades.csv", contents: "a\n")])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == [".out.old-\(host)-\(getpid())-8", ".out.old-\(host)x-\(getpid())-9", "out"])
   }
 
   @Test("a batch dropped without a commit leaves nothing behind")
