@@ -378,5 +378,11 @@ struct ChartDataReader {
     let (local, offsets) = InteractiveChart.wallClock(instants, TimeZone(identifier: "America/New_York")!)
     #expect(Array(local) == [1_709_910_000, 1_710_149_400, 1_730_712_600])
     #expect(offsets.map(\.bar) == [0, 1, 2] && offsets.map(\.seconds) == [-18_000, -14_400, -18_000])
+    // No bar, and one stretch of many bars (every one written, the column is made uninitialized).
+    let none = InteractiveChart.wallClock([], TimeZone(identifier: "America/New_York")!)
+    #expect(none.0.isEmpty && none.1.isEmpty)
+    let minutes = ContiguousArray((0..<5_000).map { 1_710_163_800 + Int64($0) * 60 })
+    let (summer, one) = InteractiveChart.wallClock(minutes, TimeZone(identifier: "America/New_York")!)
+    #expect(Array(summer) == minutes.map { Double($0 - 14_400) } && one.map(\.bar) == [0])
   }
 }

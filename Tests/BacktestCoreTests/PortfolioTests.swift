@@ -273,6 +273,21 @@ struct PortfolioEngineTests {
     #expect(r.timeline.count == 4 && r.prices[1].map { $0 } == [20, 21, 21, 23])
     #expect(r.equity[2] == r.cash[2] + 50 * 10 + 25 * 21)
   }
+
+  @Test("an asset whose bars start later has no price before its first bar; every bar's record is written")
+  func lateStart() {
+    let b = flatBars([20, 21, 22, 23]).filtered { $0 != 0 }  // no bar on 2024-01-01
+    let a = PortfolioAsset(symbol: "A", bars: flatBars([10, 10, 10, 10]), weight: 0.5)
+    var settings = PortfolioSettings()
+    settings.initialCash = 1000
+    let r = PortfolioEngine.run([a, PortfolioAsset(symbol: "B", bars: b, weight: 0.5)], settings: settings)
+    #expect(r.timeline.count == 4 && r.prices[1][0].isNaN && Array(r.prices[1][1...]) == [21, 22, 23])
+    #expect(Array(r.prices[0]) == [10, 10, 10, 10] && r.shares[1][0] == 0)
+    for t in 0..<4 {
+      let held = (0..<2).reduce(0.0) { sum, k in r.shares[k][t] == 0 ? sum : sum + r.shares[k][t] * r.prices[k][t] }
+      #expect(r.equity[t] == r.cash[t] + held, "bar \(t)")
+    }
+  }
 }
 
 @Suite("Cash-flow ledger")

@@ -160,7 +160,7 @@ struct Account {
   /// Deposits credited but not yet invested, and withdrawals not yet paid (target-weight trading).
   @usableFromInline var depositWaiting = 0.0, withdrawalOwed = 0.0
 
-  // The record of every bar of the range.
+  // The record of every bar of the range: the bar loop makes the columns (`Engine.trade`), empty before it.
   @usableFromInline var equityColumn: ContiguousArray<Double>
   @usableFromInline var cashColumn: ContiguousArray<Double>
   /// Each asset's shares per bar, asset after asset (`sharesColumn(a)`).
@@ -195,14 +195,12 @@ struct Account {
     totals = [AssetTotals](repeating: AssetTotals(), count: m)
     dripCash = [Double](repeating: 0, count: m)
     nextEx = income.dividends.map { s in s.exBar.firstIndex { $0 >= range.lowerBound } ?? s.exBar.count }
-    equityColumn = ContiguousArray(repeating: 0, count: n)
-    cashColumn = equityColumn
-    sharesRecord = ContiguousArray(repeating: 0, count: m * n)
-    priceRecord = market.isSingleAsset ? [] : ContiguousArray(repeating: .nan, count: m * n)
+    // The bar loop makes the record's columns (`Engine.trade`); flows and dividends are added to, so they start at 0.
+    (equityColumn, cashColumn, sharesRecord, priceRecord) = ([], [], [], [])
     chargesDaily = income.expenseRatios.contains { $0 > 0 } || income.borrowRate > 0
     hasFlows = !income.flows.isEmpty
-    flowColumn = recordsFlows ? equityColumn : []
-    dividendColumn = income.dividends.allSatisfy(\.isEmpty) ? [] : equityColumn
+    flowColumn = recordsFlows ? ContiguousArray(repeating: 0, count: n) : []
+    dividendColumn = income.dividends.allSatisfy(\.isEmpty) ? [] : ContiguousArray(repeating: 0, count: n)
     nextEventBar = nextEventAfterPayments()
   }
 

@@ -106,16 +106,17 @@ public enum Engine {
                                intrabar: IntrabarData?) {
     account.cash = initialCash
     if !account.flowColumn.isEmpty && account.end > account.first { account.flowColumn[0] = initialCash }
-    // The bars' prices and the record's columns are lent to the account as buffers for the whole loop.
-    var equity = account.equityColumn, cash = account.cashColumn, shares = account.sharesRecord, prices = account.priceRecord
-    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = ([], [], [], [])
-    var lastClose = [Double](repeating: .nan, count: account.shares.count)
+    // The record's columns are made here, where `Account.mark` writes every element of them (one column per bar of
+    // the range), so nothing fills them first; they and the bars' prices are lent to the account for the whole loop.
+    let n = account.end - account.first, m = account.shares.count
+    var lastClose = [Double](repeating: .nan, count: m)
+    var cash: ContiguousArray<Double> = [], shares: ContiguousArray<Double> = [], prices: ContiguousArray<Double> = []
+    let equity = ContiguousArray<Double>(count: n) { equity in
+    cash = ContiguousArray(count: n) { cash in
+    shares = ContiguousArray(count: m * n) { shares in
+    prices = ContiguousArray(count: account.market.isSingleAsset ? 0 : m * n) { prices in
     withPrices(of: account.market.assets[...], lent: []) { bars in
     lastClose.withUnsafeMutableBufferPointer { lastClose in
-    equity.withUnsafeMutableBufferPointer { equity in
-    cash.withUnsafeMutableBufferPointer { cash in
-    shares.withUnsafeMutableBufferPointer { shares in
-    prices.withUnsafeMutableBufferPointer { prices in
       account.lent = Account.Lent()
       (account.lent.bars, account.lent.lastClose) = (bars, lastClose)
       (account.lent.equity, account.lent.cash, account.lent.shares, account.lent.prices) = (equity, cash, shares, prices)

@@ -48,23 +48,25 @@ struct InteractiveChart {
   ///
   /// - Complexity: O(n) plus one time-zone lookup per daylight-saving change.
   static func wallClock(_ time: ContiguousArray<Int64>, _ zone: TimeZone) -> (ContiguousArray<Double>, [(bar: Int, seconds: Int)]) {
-    var out = ContiguousArray<Double>(repeating: 0, count: time.count)
     var offsets: [(bar: Int, seconds: Int)] = []
-    var i = 0
-    while i < time.count {
-      let instant = Date(timeIntervalSince1970: Double(time[i]))
-      let offset = zone.secondsFromGMT(for: instant)
-      if offsets.last?.seconds != offset { offsets.append((i, offset)) }
-      // The bars up to the next change of offset share this one.
-      var end = time.count
-      if let next = zone.nextDaylightSavingTimeTransition(after: instant) {
-        let limit = Int64(next.timeIntervalSince1970.rounded(.up))
-        var lo = i + 1, hi = time.count
-        while lo < hi { let mid = (lo + hi) / 2; if time[mid] < limit { lo = mid + 1 } else { hi = mid } }
-        end = lo
+    // Each stretch ends after it starts (`end > i`), and the next starts where it ends: every bar is written once.
+    let out = ContiguousArray<Double>(count: time.count) { out in
+      var i = 0
+      while i < time.count {
+        let instant = Date(timeIntervalSince1970: Double(time[i]))
+        let offset = zone.secondsFromGMT(for: instant)
+        if offsets.last?.seconds != offset { offsets.append((i, offset)) }
+        // The bars up to the next change of offset share this one.
+        var end = time.count
+        if let next = zone.nextDaylightSavingTimeTransition(after: instant) {
+          let limit = Int64(next.timeIntervalSince1970.rounded(.up))
+          var lo = i + 1, hi = time.count
+          while lo < hi { let mid = (lo + hi) / 2; if time[mid] < limit { lo = mid + 1 } else { hi = mid } }
+          end = lo
+        }
+        for k in i..<end { out[k] = Double(time[k] + Int64(offset)) }
+        i = end
       }
-      for k in i..<end { out[k] = Double(time[k] + Int64(offset)) }
-      i = end
     }
     return (out, offsets)
   }
