@@ -53,12 +53,13 @@ public func sortinoRatio(dailyReturns r: [Double]) -> Double? {
 
 /// Returns `equity / running maximum - 1` at each bar (0 at a new high, negative below).
 public func drawdowns(_ equity: ContiguousArray<Double>) -> ContiguousArray<Double> {
-  var out = ContiguousArray<Double>()
-  out.reserveCapacity(equity.count)
-  var peak = -Double.infinity
-  for e in equity {
-    peak = max(peak, e)
-    out.append(e / peak - 1)
+  equity.withUnsafeBufferPointer { equity in
+    ContiguousArray(count: equity.count) { out in
+      var peak = -Double.infinity
+      for i in equity.indices {
+        peak = max(peak, equity[i])
+        out[i] = equity[i] / peak - 1
+      }
+    }
   }
-  return out
 }

@@ -95,12 +95,10 @@ public func rollingMeanDeviation(_ x: ContiguousArray<Double>, period: Int)
   -> (mean: ContiguousArray<Double>, deviation: ContiguousArray<Double>) {
   var state = StreamingMeanDeviation(period: period)
   var deviation = ContiguousArray<Double>()
-  let mean = ContiguousArray<Double>(unsafeUninitializedCapacity: x.count) { means, meanCount in
-    deviation = ContiguousArray<Double>(unsafeUninitializedCapacity: x.count) { deviations, deviationCount in
+  let mean = ContiguousArray<Double>(count: x.count) { means in
+    deviation = ContiguousArray<Double>(count: x.count) { deviations in
       x.withUnsafeBufferPointer { state.update($0, mean: means.baseAddress!, deviation: deviations.baseAddress!) }
-      deviationCount = x.count
     }
-    meanCount = x.count
   }
   return (mean, deviation)
 }
@@ -129,15 +127,13 @@ public struct BollingerBands: Sendable {
     var lower = ContiguousArray<Double>()
     let upper = mean.withUnsafeBufferPointer { m in
       deviation.withUnsafeBufferPointer { d in
-        ContiguousArray<Double>(unsafeUninitializedCapacity: n) { up, upCount in
-          lower = ContiguousArray<Double>(unsafeUninitializedCapacity: n) { low, lowCount in
+        ContiguousArray<Double>(count: n) { up in
+          lower = ContiguousArray<Double>(count: n) { low in
             for i in 0..<n {
               up[i] = m[i] + deviations * d[i]
               low[i] = m[i] - deviations * d[i]
             }
-            lowCount = n
           }
-          upCount = n
         }
       }
     }

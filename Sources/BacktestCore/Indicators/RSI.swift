@@ -44,11 +44,10 @@ public struct StreamingRSI: Sendable {
 /// Returns the RSI of `x` (TA-Lib `RSI`); `nan` before index `period`.
 public func rsi(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Double> {
   var state = StreamingRSI(period: period)
-  return ContiguousArray(unsafeUninitializedCapacity: x.count) { out, count in
+  return ContiguousArray(count: x.count) { out in
     x.withUnsafeBufferPointer { x in
       for i in 0..<x.count { out[i] = state.update(x[i]) }
     }
-    count = x.count
   }
 }
 
