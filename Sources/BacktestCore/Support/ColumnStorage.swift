@@ -1,5 +1,3 @@
-// Lives with the indicators as the lowest layer that fills whole columns; its home is Support/.
-
 extension ContiguousArray where Element: BitwiseCopyable {
   /// Makes an array of `count` elements that `initialize` writes in place, every one of them.
   ///
