@@ -241,6 +241,35 @@ struct BadBarCase: CustomTestStringConvertible, Sendable {
     #expect(parse("1e400") == .infinity)
   }
 
+  @Test("every mantissa below 10^7 scaled down by 10^k with two products is the division's double", arguments: 0...7)
+  func scaledDownIsTheQuotient(k: Int) {
+    let divisor = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7][k]
+    var wrong = 0, first = -1
+    for m in 0..<10_000_000 where BarCSVReader.scaledDown(UInt64(m), by: k).bitPattern != (Double(m) / divisor).bitPattern {
+      wrong += 1
+      if first < 0 { first = m }
+    }
+    #expect(wrong == 0, "\(wrong) mantissas differ for k = \(k), the first \(first)")
+  }
+
+  @Test("the row reader's short decimals are parseDecimal's values, at every length and point position")
+  func shortDecimalsAsParsed() {
+    var rng = SplitMix64(seed: 11)
+    for _ in 0..<200_000 {
+      let digits = Int(rng.next() % 7) + 1
+      var text = String(rng.next() % 10_000_000).suffix(digits).description
+      while text.count < digits { text = "0" + text }
+      let point = Int(rng.next() % UInt64(digits + 2))  // digits + 1: no point
+      if point <= digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+      let bytes = Array((text + ",1234567,").utf8)  // room for the eight-byte read
+      bytes.withUnsafeBufferPointer { b in
+        let fast = BarCSVReader.decimal(b, at: 0)
+        let general = parseDecimal(b, 0, text.utf8.count)
+        #expect(fast?.0.bitPattern == general?.bitPattern && fast?.end == text.utf8.count, "\(text)")
+      }
+    }
+  }
+
   @Test("anything but a plain decimal is refused")
   func refused() {
     for t in ["", "nan", "NaN", "inf", "-inf", "0x10", "1,000", "1.2.3", "e5", "1e", "--1", "1 2", "."] {
