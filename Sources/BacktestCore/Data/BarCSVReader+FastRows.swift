@@ -129,24 +129,23 @@ extension BarCSVReader {
   static func scanLines(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (newlines: Int, quote: Bool) {
     typealias Bytes = SIMD16<UInt8>
     let base = UnsafeRawPointer(bytes.baseAddress!)
-    let low7 = Bytes(repeating: 0x7F), newline = Bytes(repeating: UInt8(ascii: "\n")), quote = Bytes(repeating: UInt8(ascii: "\""))
-    /// The high bit of each lane set when the lane is not zero (lane arithmetic only, which compiles to vector instructions).
-    @inline(__always) func nonZero(_ v: Bytes) -> Bytes { ((v & low7) &+ low7) | v }
+    let newline = Bytes(repeating: UInt8(ascii: "\n")), quote = Bytes(repeating: UInt8(ascii: "\""))
     var p = range.lowerBound
-    var newlines = 0, quotes = Bytes()
-    while p + 16 <= range.upperBound {
-      // Up to 255 blocks add 1 per newline into the lanes of `counts` before they are summed.
+    var newlines = 0, quotes = SIMDMask<Bytes.MaskStorage>()
+    while p &+ 16 <= range.upperBound {
+      // Up to 255 blocks add 1 per newline into the lanes of `counts` before they are summed. Lane comparisons
+      // and a select of 1 compile to a compare and a subtract per block (SSE2), unchecked positions to no overflow test.
       var counts = Bytes()
-      let stop = min(range.upperBound, p + 16 * 255)
-      while p + 16 <= stop {
+      let stop = min(range.upperBound, p &+ 16 &* 255)
+      while p &+ 16 <= stop {
         let v = base.loadUnaligned(fromByteOffset: p, as: Bytes.self)
-        counts &+= ~nonZero(v ^ newline) &>> 7
-        quotes |= ~nonZero(v ^ quote)
-        p += 16
+        counts &+= Bytes().replacing(with: 1, where: v .== newline)
+        quotes = quotes .| (v .== quote)
+        p &+= 16
       }
-      for k in 0..<16 { newlines += Int(counts[k]) }
+      for k in 0..<16 { newlines &+= Int(counts[k]) }
     }
-    var quoted = (0..<16).contains { quotes[$0] & 0x80 != 0 }
+    var quoted = any(quotes)
     while p < range.upperBound {
       if bytes[p] == UInt8(ascii: "\n") { newlines += 1 }
       if bytes[p] == UInt8(ascii: "\"") { quoted = true }
