@@ -339,16 +339,17 @@ extension BarCSVReader {
     let n = b.count
     let comma = UInt8(ascii: ",")
     row.isFixedStamp = false
+    // Positions within the bytes cannot overflow: wrapping operators, no overflow tests.
     guard let t = timeField(b, at: p, stamps: &stamps, into: &row), t < n, b[t] == comma,
-      let (open, o) = decimal(b, at: t + 1), o < n, b[o] == comma,
-      let (high, h) = decimal(b, at: o + 1), h < n, b[h] == comma,
-      let (low, l) = decimal(b, at: h + 1), l < n, b[l] == comma,
-      let (close, c) = decimal(b, at: l + 1)
+      let (open, o) = decimal(b, at: t &+ 1), o < n, b[o] == comma,
+      let (high, h) = decimal(b, at: o &+ 1), h < n, b[h] == comma,
+      let (low, l) = decimal(b, at: h &+ 1), l < n, b[l] == comma,
+      let (close, c) = decimal(b, at: l &+ 1)
     else { return false }
     var end = c
     row.volume = 0
     if hasVolume {
-      guard c < n, b[c] == comma, let (volume, v) = decimal(b, at: c + 1) else { return false }
+      guard c < n, b[c] == comma, let (volume, v) = decimal(b, at: c &+ 1) else { return false }
       row.volume = volume
       end = v
     }
@@ -392,8 +393,8 @@ extension BarCSVReader {
   /// first (the first byte neither a digit nor a point), so that the next field need not wait for the value.
   @inline(__always)
   static func decimal(_ b: UnsafeBufferPointer<UInt8>, at p: Int) -> (Double, end: Int)? {
-    if p + 8 <= b.count {
-      // Digits become their values; a point becomes 0x1E.
+    if p &+ 8 <= b.count {
+      // Digits become their values; a point becomes 0x1E. (Wrapping operators: no value here can overflow.)
       let t = UnsafeRawPointer(b.baseAddress! + p).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
       let nonDigits = (((t & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7676_7676_7676_7676) | t) & 0x8080_8080_8080_8080
       let points = zeroBytes(t ^ 0x1E1E_1E1E_1E1E_1E1E)
@@ -401,18 +402,18 @@ extension BarCSVReader {
       if end < 8 {
         let point = points & ((1 << (end << 3)) &- 1)
         let integerDigits = point == 0 ? end : point.trailingZeroBitCount >> 3
-        let digits = point == 0 ? end : end - 1
+        let digits = point == 0 ? end : end &- 1
         if digits > 0 && point & (point &- 1) == 0 {
           // The digit values with the point taken out, moved to the top (leading zeros below them; what
           // follows the digits moves out).
           let integerMask: UInt64 = (1 << (integerDigits << 3)) &- 1
-          var x = ((t & integerMask) | ((t >> 8) & ~integerMask)) << ((8 - digits) << 3)
+          var x = ((t & integerMask) | ((t >> 8) & ~integerMask)) << ((8 &- digits) << 3)
           x = (x &* (10 << 8 + 1)) >> 8
           x = ((x & 0x00FF_00FF_00FF_00FF) &* (100 << 16 + 1)) >> 16
           x = ((x & 0x0000_FFFF_0000_FFFF) &* (10_000 << 32 + 1)) >> 32
           // `_exactDecimal(mantissa: x, exponent: integerDigits - digits, negative: false)`: with at most seven
           // digits it is always exact (the correctly rounded quotient by 10^0...10^7), which `scaledDown` gives.
-          return (scaledDown(x, by: digits - integerDigits), p + end)
+          return (scaledDown(x, by: digits &- integerDigits), p &+ end)
         }
       }
     }
@@ -479,7 +480,7 @@ extension BarCSVReader {
   /// rejects it).
   @inline(__always)
   static func zonedTimestamp(_ b: UnsafeBufferPointer<UInt8>, at p: Int, stamps: inout StampCache, into row: inout PlainRow) -> Int? {
-    let end = p + 25
+    let end = p &+ 25
     guard end <= b.count else { return nil }
     if end < b.count {
       let c = b[end]
@@ -505,8 +506,9 @@ extension BarCSVReader {
     let pairs = (clock & 0x0F0F_0F0F_0F0F_0F0F) &* 10 &+ ((clock & 0x0F0F_0F0F_0F0F_0F0F) >> 8)
     let hour = Int(pairs & 0xFF), minute = Int((pairs >> 24) & 0xFF), second = Int((pairs >> 48) & 0xFF)
     guard TimestampFields.isClock(hour: hour, minute: minute, second: second) else { return nil }
-    let local = Int64(stamps.days) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-    row.instant = local - Int64(stamps.offset)
+    // A four-digit year's seconds and an offset within 18 hours cannot overflow: wrapping operators, no overflow tests.
+    let local = Int64(stamps.days) &* 86_400 &+ Int64(hour &* 3600 &+ minute &* 60 &+ second)
+    row.instant = local &- Int64(stamps.offset)
     row.day = stamps.days
     row.isFixedStamp = true
     row.isDate = false
