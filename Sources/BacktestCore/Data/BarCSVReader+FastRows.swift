@@ -424,7 +424,7 @@ extension BarCSVReader {
   /// of a division (about a tenth of `standardRow`'s time over the 1M-bar file, in a harness of the row loop).
   ///
   /// `m * tenthsHigh[k]` is exact (24 + 29 bits); the error of `tenthsLow[k]` and the rounding of `m * tenthsLow[k]`
-  /// stay below 2^-80 of the result. A quotient `m / 10^k` that is not a double lies at least 2^-77 of itself
+  /// stay below 2^-80 of the result. A quotient `m / 10^k` that is not a double lies more than 2^-78 of itself
   /// away from the midpoint between two doubles (its denominator divides 10^7 < 2^24), and none is a midpoint, so the
   /// one rounding of the sum is the quotient's. `BarCSVReaderTests` checks every `m` and `k` against the division.
   @inline(__always)
