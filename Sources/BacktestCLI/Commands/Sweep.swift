@@ -263,7 +263,7 @@ final class ResultSink: @unchecked Sendable {
 
   init(path: String, fingerprint: String) throws {
     self.path = path
-    fd = open(path, O_WRONLY | O_APPEND)
+    fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
     if fd < 0 { throw OutputError(path: path, message: "cannot open for appending (\(systemReason(errno)))") }
   }
 
