@@ -406,10 +406,7 @@ public enum ReportFolder {
   /// Whether `name` (at `path`) is a replaced folder of this host (`.NAME.old-HOST-PID-N`)
   /// that has lain untouched for `abandonedAfterSeconds`: its remover did not finish.
   static func isAbandoned(_ path: String, name: String) -> Bool {
-    guard let marker = name.range(of: ".old-", options: .backwards) else { return false }
-    let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count >= 3, Int(parts[parts.count - 1]) != nil, Int(parts[parts.count - 2]) != nil,
-          parts.dropLast(2).joined(separator: "-") == host else { return false }
+    guard processID(in: name, marker: ".old-") != nil else { return false }
     var info = stat()
     guard lstat(path, &info) == 0 else { return false }
     #if canImport(Darwin)
@@ -422,18 +419,19 @@ public enum ReportFolder {
 
   /// Whether `name` is a temporary of a process of this host that no longer runs.
   static func isStale(_ name: String, legacy: Bool) -> Bool {
-    guard let marker = name.range(of: ".tmp-", options: .backwards) else { return false }
-    let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-    let pid: Int32?
-    if parts.count >= 3 && Int(parts[parts.count - 1]) != nil && parts.dropLast(2).joined(separator: "-") == host {
-      pid = Int32(parts[parts.count - 2])
-    } else if legacy && parts.count == 1 {
-      pid = Int32(parts[0])
-    } else {
-      pid = nil
-    }
+    var pid = processID(in: name, marker: ".tmp-")
+    if pid == nil && legacy, let marker = name.range(of: ".tmp-", options: .backwards) { pid = Int32(name[marker.upperBound...]) }
     guard let pid, pid > 0 else { return false }
     return kill(pid, 0) != 0 && errno == ESRCH
+  }
+
+  /// The process id in `name` when it ends in `MARKER-HOST-PID-N` (`marker` `.tmp-` or `.old-`)
+  /// with this host's name; `nil` otherwise.
+  static func processID(in name: String, marker: String) -> Int32? {
+    guard let at = name.range(of: marker, options: .backwards) else { return nil }
+    let parts = name[at.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count >= 3, Int(parts[parts.count - 1]) != nil, parts.dropLast(2).joined(separator: "-") == host else { return nil }
+    return Int32(parts[parts.count - 2])
   }
 
   /// The names in `folder`, `.` and `..` left out.
