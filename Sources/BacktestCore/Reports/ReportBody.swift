@@ -81,24 +81,32 @@ package struct PagedText: Sendable {
   }
 }
 
-/// Text made once, when first asked for, on whichever thread asks first
-/// (a report writer makes each file on its own thread).
-package final class DeferredText: @unchecked Sendable {
+/// A value made once, when first asked for, on whichever thread asks first
+/// (a report writer makes each file on its own thread; files that show the
+/// same figures share one).
+package final class Deferred<Value>: @unchecked Sendable {
   private let lock = NSLock()
-  private var make: (@Sendable () -> String)?
-  private var made: String?
+  private var make: (@Sendable () -> Value)?
+  private var made: Value?
 
-  package init(_ make: @escaping @Sendable () -> String) { self.make = make }
+  package init(_ make: @escaping @Sendable () -> Value) { self.make = make }
 
-  package var text: String {
+  package var value: Value {
     lock.lock()
     defer { lock.unlock() }
     if let made { return made }
-    let text = make!()
-    made = text
+    let value = make!()
+    made = value
     make = nil
-    return text
+    return value
   }
+}
+
+/// Text made once, when first asked for (see `Deferred`).
+package typealias DeferredText = Deferred<String>
+
+extension Deferred where Value == String {
+  package var text: String { value }
 }
 
 /// A CSV file as its header and rows, the rows made in chunks on several

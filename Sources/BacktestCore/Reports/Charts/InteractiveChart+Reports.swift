@@ -6,9 +6,10 @@ extension InteractiveChart {
   /// The chart of a run: the price with the strategy's overlays, the cycle
   /// stages and every trade; the strategy's panels; equity beside buy and
   /// hold; drawdown. Columns are drawn as the strategy declares them
-  /// (`IndicatorColumn.plot`), whatever their names.
-  static func run(_ output: RunOutput) -> InteractiveChart {
-    let bars = output.bars, r = output.run.result, charts = RunCharts(output)
+  /// (`IndicatorColumn.plot`), whatever their names. `charts` are the run's
+  /// static charts, whose drawdowns it shares.
+  static func run(_ output: RunOutput, charts: RunCharts) -> InteractiveChart {
+    let bars = output.bars, r = output.run.result
     let shown = output.run.overlayTitle
     var chart = InteractiveChart(title: "\(output.config.name): price\(shown.isEmpty ? "" : ", " + shown) and trades",
                                  timeline: bars, timeZone: output.config.data.timeZone)
@@ -54,7 +55,7 @@ extension InteractiveChart {
     }
     let equity = chart.data.add(r.equity, precision: .decimals(2))
     let benchmark = chart.data.add(output.benchmark.equity, precision: .decimals(2))
-    let drawdown = chart.data.add(drawdowns(r.equity), precision: .decimals(4))
+    let drawdown = chart.data.add(charts.equityDrawdowns.value, precision: .decimals(4))
     let position = chart.data.add(r.shares, precision: .exact(maxDecimals: 6, otherwise: 8))
     chart.addPanel(id: "equity", title: "Equity", height: 180, format: .money,
                    lines: [line(equity, "strategy", "#0071E3", width: 1.6), line(benchmark, "buy & hold", "#8e8e93", dash: true)])

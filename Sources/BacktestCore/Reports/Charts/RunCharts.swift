@@ -19,6 +19,8 @@ package struct RunCharts {
   /// The equity line, the comparison line, and what the legend calls them.
   let equitySeries: ContiguousArray<Double>
   let comparisonSeries: ContiguousArray<Double>?
+  /// The equity line's drawdowns, made once for the SVG chart and the HTML report's chart (copies share them).
+  let equityDrawdowns: Deferred<ContiguousArray<Double>>
   let names: (equity: String, comparison: String)
   let initialCash: Double
   var n: Int { bars.count }
@@ -30,8 +32,10 @@ package struct RunCharts {
   package init(_ output: RunOutput) {
     run = output
     bars = output.bars
-    equitySeries = output.run.result.equity
+    let equity = output.run.result.equity
+    equitySeries = equity
     comparisonSeries = output.benchmark.equity
+    equityDrawdowns = Deferred { drawdowns(equity) }
     names = ("strategy", "buy & hold")
     initialCash = output.run.result.initialCash
   }
@@ -43,6 +47,7 @@ package struct RunCharts {
     bars = timeline
     equitySeries = equity
     comparisonSeries = comparison
+    equityDrawdowns = Deferred { drawdowns(equity) }
     self.names = names
     self.initialCash = initialCash
   }
@@ -284,7 +289,7 @@ package struct RunCharts {
                    attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
     }
     svg.polyline(lineSeries(equitySeries, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
-    let dd = drawdowns(equitySeries)
+    let dd = equityDrawdowns.value
     let worst = min(-0.01, dd.min() ?? 0)
     axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
     var area = lineSeries(dd, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0)
