@@ -24,6 +24,17 @@ import Testing
     #expect(try Self.oneDay().filtered(session: SessionWindow("04:00-05:00")!, timeZone: Self.newYork).count == 2)
   }
 
+  @Test("many bars are checked in parts on all cores: all inside keeps them all, the first bar of each day outside drops exactly those")
+  func manyBars() {
+    let bars = SyntheticBars.generate(count: 300_000, seed: 3)  // New York's regular session, 09:30 to 15:30
+    #expect(bars.filtered(session: .regular, timeZone: Self.newYork).count == 300_000)
+    let opening = bars.indices.filter { bars.timeLabel($0).contains("T09:30:00") }
+    #expect(opening.count > 20_000)
+    let later = bars.filtered(session: SessionWindow("10:00-16:00")!, timeZone: Self.newYork)
+    #expect(later.count == 300_000 - opening.count)
+    #expect(later.timeLabel(later.count - 1) == bars.timeLabel(bars.count - 1))
+  }
+
   @Test("resampling to 1h inside the session aggregates OHLCV and stamps bucket starts with the offset")
   func hourly() throws {
     let day = try Self.oneDay().filtered(session: .regular, timeZone: Self.newYork)

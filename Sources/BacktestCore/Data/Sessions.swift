@@ -69,12 +69,29 @@ extension BarSeries {
   /// (daily) bars are all kept.
   public func filtered(session: SessionWindow, timeZone: TimeZone) -> BarSeries {
     guard case .window(let start, let end) = session, !isDateOnly else { return self }
-    var resolver = TimeZoneResolver(timeZone)
-    return filtered { i in
-      let local = time[i] + Int64(resolver.offset(at: time[i]))
+    /// Whether the bar at `instant` starts inside the session.
+    @Sendable func inside(_ instant: Int64, _ resolver: inout TimeZoneResolver) -> Bool {
+      let local = instant + Int64(resolver.offset(at: instant))
       let minute = Int((local - Int64(CivilDate.day(ofSeconds: local)) * 86_400) / 60)
       return minute >= start && minute < end
     }
+    // Most files hold only bars inside the session, which are kept as they are: that is
+    // checked first, a part of the bars on each core when there are many.
+    let time = self.time
+    let parts = count >= 1 << 18 ? ProcessInfo.processInfo.activeProcessorCount : 1
+    let allInside = ConcurrentSlots<Bool>(count: parts)
+    runJobs(parts, workers: parts) { k in
+      var resolver = TimeZoneResolver(timeZone)
+      var all = true
+      for i in (time.count * k / parts)..<(time.count * (k + 1) / parts) where !inside(time[i], &resolver) {
+        all = false
+        break
+      }
+      allInside.set(k, all)
+    }
+    if (0..<parts).allSatisfy(allInside.get) { return self }
+    var resolver = TimeZoneResolver(timeZone)
+    return filtered { inside(time[$0], &resolver) }
   }
 
   /// Aggregates bars into `interval` buckets: first open, highest high, lowest
