@@ -53,6 +53,13 @@ package func runJobs(_ count: Int, workers: Int, _ body: @escaping @Sendable (In
   finished.wait()
 }
 
+/// Lets go of `value` on a thread of its own, so that freeing what it holds
+/// last (a mapped file's pages) does not hold up the caller.
+package func releaseOnOtherThread<T: Sendable>(_ value: consuming T) {
+  let thread = Thread { [value] in withExtendedLifetime(value) {} }
+  thread.start()
+}
+
 /// A value computed on a thread of its own, started at once; `value` waits for it.
 ///
 /// A thread of its own, not the shared pool: what waits for it may itself
