@@ -115,29 +115,25 @@ public struct BollingerBands: Sendable {
   ///
   /// - Complexity: O(n).
   public init(close: ContiguousArray<Double>, period: Int, deviations: Double) {
-    let (mean, deviation) = rollingMeanDeviation(close, period: period)
-    middle = mean
-    (upper, lower) = Self.bands(mean, deviation, deviations)
-  }
-
-  /// `mean ± deviations × deviation`, both bands in one pass over contiguous memory.
-  static func bands(_ mean: ContiguousArray<Double>, _ deviation: ContiguousArray<Double>,
-                    _ deviations: Double) -> (upper: ContiguousArray<Double>, lower: ContiguousArray<Double>) {
-    let n = min(mean.count, deviation.count)
-    var lower = ContiguousArray<Double>()
-    let upper = mean.withUnsafeBufferPointer { m in
-      deviation.withUnsafeBufferPointer { d in
-        ContiguousArray<Double>(count: n) { up in
-          lower = ContiguousArray<Double>(count: n) { low in
-            for i in 0..<n {
-              up[i] = m[i] + deviations * d[i]
-              low[i] = m[i] - deviations * d[i]
-            }
+    var state = StreamingMeanDeviation(period: period)
+    let n = close.count
+    var upper = ContiguousArray<Double>(), lower = ContiguousArray<Double>()
+    middle = ContiguousArray(count: n) { mean in
+      upper = ContiguousArray(count: n) { up in
+        // The deviations are made where the upper band goes (no column of their own):
+        // each is read just before its band is written over it.
+        close.withUnsafeBufferPointer { state.update($0, mean: mean.baseAddress!, deviation: up.baseAddress!) }
+        lower = ContiguousArray(count: n) { low in
+          for i in 0..<n {
+            let d = up[i]
+            up[i] = mean[i] + deviations * d
+            low[i] = mean[i] - deviations * d
           }
         }
       }
     }
-    return (upper, lower)
+    self.upper = upper
+    self.lower = lower
   }
 }
 
