@@ -201,17 +201,116 @@ package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold
     // indices are a range, and need no array of their own.
     let first = y.firstIndex { !$0.isNaN } ?? y.count
     let last = y.lastIndex { !$0.isNaN } ?? -1
-    var undefined = 0  // counted without an early exit, which the compiler vectorizes
-    for v in y[first..<max(first, last)] { undefined &+= v.isNaN ? 1 : 0 }
-    if first <= last && undefined == 0 {
-      return largestTriangleThreeBuckets(y, count: last - first + 1, threshold: threshold) { first + $0 }
-    }
+    if first <= last, let kept = largestTriangleThreeBuckets(y, range: first...last, threshold: threshold) { return kept }
     let defined = y.indices.filter { !y[$0].isNaN }
     return largestTriangleThreeBuckets(y, count: defined.count, threshold: threshold) { defined[$0] }
   }
 }
 
-/// The algorithm over the `count` defined values, the `k`-th at index `defined(k)`.
+/// The algorithm over `y[range]`, the same indices as the general form below,
+/// or `nil` when a value in the range is `nan` (found in passing, no pass of its own).
+///
+/// Each bucket's mean is a sum in index order, whose additions wait for one another:
+/// four buckets' sums run side by side, then each bucket's largest triangle is
+/// searched four values at a time. Every area is computed as in the general form.
+/// - Complexity: O(`range.count`), reading each value about twice.
+private func largestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, range: ClosedRange<Int>,
+                                         threshold: Int) -> [Int]? {
+  let first = range.lowerBound, count = range.count
+  let p = y.baseAddress! + first  // p[k]: the k-th value, at index first + k
+  guard count > threshold, threshold >= 3 else { return (0..<count).contains { p[$0].isNaN } ? nil : Array(range) }
+  let buckets = threshold - 2, width = Double(count - 2) / Double(buckets)
+  func bound(_ b: Int) -> Int { Int(Double(b) * width) + 1 }
+  // The means' sums see every value but the first bucket's and the ends (defined).
+  if (1..<min(bound(1), count - 1)).contains(where: { p[$0].isNaN }) { return nil }
+  // Below 2^26 a sum of indices is an integer below 2^52 at every step, so summed
+  // in order in Doubles it is exact: the closed form gives the same bits.
+  let exactIndexSums = y.count <= 1 << 26
+  var out = [first]
+  out.reserveCapacity(threshold)
+  var a = 0  // the last point kept, as k
+  for group in stride(from: 0, to: buckets, by: 4) {
+    let lanes = min(4, buckets &- group)
+    // Lane j: the bucket after bucket group + j. Lanes past the last bucket add up values never used.
+    var from = SIMD4<Int>(repeating: 0), length = SIMD4<Int>(repeating: 0)
+    for j in 0..<lanes {
+      let end = min(bound(group &+ j &+ 1), count - 1), nextEnd = min(bound(group &+ j &+ 2), count)
+      from[j] = end
+      length[j] = max(1, nextEnd &- end)
+    }
+    var shared = count
+    for j in 0..<lanes { shared = min(shared, length[j]) }
+    var sumY = SIMD4<Double>.zero, sumX = SIMD4<Double>.zero, n = SIMD4<Double>(repeating: 1)
+    let p0 = p + from[0], p1 = p + from[1], p2 = p + from[2], p3 = p + from[3]
+    for t in 0..<shared { sumY += SIMD4(p0[t], p1[t], p2[t], p3[t]) }
+    for j in 0..<lanes {
+      var sum = sumY[j]
+      for k in (from[j] &+ shared)..<(from[j] &+ length[j]) { sum += p[k] }
+      sumY[j] = sum
+      let x = first &+ from[j], l = length[j]
+      if exactIndexSums {
+        sumX[j] = Double(l &* (2 &* x &+ l &- 1) / 2)
+      } else {
+        sum = 0
+        for i in x..<(x &+ l) { sum += Double(i) }
+        sumX[j] = sum
+      }
+      n[j] = Double(l)
+    }
+    // A nan value makes its sum nan (so do infinities of both signs: the general form decides).
+    if any(sumY .!= sumY) { return nil }
+    let meanX = sumX / n, meanY = sumY / n
+    for j in 0..<lanes {
+      let start = bound(group &+ j), end = min(bound(group &+ j &+ 1), count - 1)
+      a = largestTriangle(p, in: start..<max(end, start &+ 1), after: a, at: Double(first &+ a),
+                          meanX: meanX[j], meanY: meanY[j])
+      out.append(first &+ a)
+    }
+  }
+  out.append(first &+ count &- 1)
+  return out
+}
+
+/// Returns the first `k` in `range` with the largest area
+/// `abs((xa - meanX) * (p[k] - p[a]) - (xa - xk) * (meanY - p[a]))`, xk the index of `p[k]`;
+/// a `nan` area never wins, `range.lowerBound` if all are `nan`.
+@inline(__always)
+private func largestTriangle(_ p: UnsafePointer<Double>, in range: Range<Int>, after a: Int, at xa: Double,
+                             meanX: Double, meanY: Double) -> Int {
+  let ya = p[a], dx = xa - meanX, dy = meanY - ya
+  // xa - xk is a - k, exact in a Double like both indices; the lanes count it down.
+  var d = Double(a &- range.lowerBound) - SIMD4<Double>(0, 1, 2, 3)
+  var best = SIMD4<Double>(repeating: -1), bestD = d  // each lane's first largest area
+  var k = range.lowerBound
+  while k &+ 4 <= range.upperBound {
+    let v = UnsafeRawPointer(p + k).loadUnaligned(as: SIMD4<Double>.self)
+    let area = magnitude(dx * (v - ya) - d * dy)
+    let larger = area .> best
+    best.replace(with: area, where: larger)
+    bestD.replace(with: d, where: larger)
+    d -= 4
+    k &+= 4
+  }
+  var kept = (k: range.lowerBound, area: -1.0)
+  for j in 0..<4 where best[j] > kept.area || (best[j] == kept.area && a &- Int(bestD[j]) < kept.k) {
+    kept = (a &- Int(bestD[j]), best[j])
+  }
+  while k < range.upperBound {  // after every lane's values: only a larger area wins
+    let area = abs(dx * (p[k] - ya) - Double(a &- k) * dy)
+    if area > kept.area { kept = (k, area) }
+    k &+= 1
+  }
+  return kept.k
+}
+
+/// `abs` of each lane: the sign bit cleared.
+@inline(__always)
+private func magnitude(_ v: SIMD4<Double>) -> SIMD4<Double> {
+  unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt64>.self) & SIMD4(repeating: 0x7FFF_FFFF_FFFF_FFFF), to: SIMD4<Double>.self)
+}
+
+/// The algorithm over the `count` defined values, the `k`-th at index `defined(k)`: the general
+/// form, for lines with gaps.
 @inline(__always)
 private func largestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, count: Int, threshold: Int,
                                          _ defined: (Int) -> Int) -> [Int] {
