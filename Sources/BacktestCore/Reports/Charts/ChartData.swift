@@ -611,6 +611,10 @@ struct ChartData {
     @inline(__always)
     private mutating func block(_ start: Int, count m: Int, lengthsFromExponents: Bool, into out: UnsafeMutablePointer<UInt8>) -> Int {
       let r = residuals + start, codes = codes + start, lengths = lengths + start
+      // Every residual 0 (a flat stretch: most of a position's or a drawdown's blocks): a width of 0, and no
+      // factor, which leaves the divisor as it was, as the search below would.
+      let words = UnsafeRawPointer(lengths)
+      if words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == 0 { out[0] = 0; return 1 }
       // The factor: the greatest common divisor of the residuals (0 when all are 0). One above 1 often
       // repeats from block to block (a column of multiples): when that of a block before divides every
       // residual, the factor is it times that of the quotients, mostly 1.
@@ -644,7 +648,6 @@ struct ChartData {
         }
       }
       // The bit lengths, eight to a word, and which occur: length L at bit 63 - L, so that the longest is the lowest.
-      let words = UnsafeRawPointer(lengths)
       let low = words.loadUnaligned(as: UInt64.self), high = words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
       var present: UInt64 = 0
       for i in 0..<8 { present |= (1 << 63) &>> (low &>> UInt64(8 * i) & 0xFF) | (1 << 63) &>> (high &>> UInt64(8 * i) & 0xFF) }
