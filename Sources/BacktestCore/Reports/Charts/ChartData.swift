@@ -529,6 +529,8 @@ struct ChartData {
     private let kept = UnsafeMutablePointer<UInt64>.allocate(capacity: blockSize)
     /// A factor of a block before, which the next block tries first.
     private var divisor = Divisor.one
+    /// `ChartData.smallGCDs`, read once (each read of a global checks that it is initialized).
+    private let smallGCDs = ChartData.smallGCDs
 
     func deallocate() { residuals.deallocate(); codes.deallocate(); lengths.deallocate(); kept.deallocate() }
 
@@ -614,7 +616,10 @@ struct ChartData {
       // Every residual 0 (a flat stretch: most of a position's or a drawdown's blocks): a width of 0, and no
       // factor, which leaves the divisor as it was, as the search below would.
       let words = UnsafeRawPointer(lengths)
-      if words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == 0 { out[0] = 0; return 1 }
+      let lows = words.loadUnaligned(as: UInt64.self), highs = words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+      if lows | highs == 0 { out[0] = 0; return 1 }
+      // Which residuals are not 0 (a code of length 0 is a residual of 0), for the factor search to visit only those.
+      let nonzero = Self.mask(bytesAbove: 0, in: lows) | Self.mask(bytesAbove: 0, in: highs) &<< 8
       // The factor: the greatest common divisor of the residuals (0 when all are 0). One above 1 often
       // repeats from block to block (a column of multiples): when that of a block before divides every
       // residual, the factor is it times that of the quotients, mostly 1.
@@ -624,10 +629,10 @@ struct ChartData {
       }
       if divisor.value > 1 && misses == 0 {
         let before = divisor
-        factor = before.value &* Self.commonFactor(m, divisor: &divisor) { before.exactQuotient(r[$0]).magnitude }
+        factor = before.value &* Self.commonFactor(nonzero, divisor: &divisor, gcds: smallGCDs) { before.exactQuotient(r[$0]).magnitude }
         divisor = before  // a larger factor gets its own below
       } else {
-        factor = Self.commonFactor(m, divisor: &divisor) { r[$0].magnitude }
+        factor = Self.commonFactor(nonzero, divisor: &divisor, gcds: smallGCDs) { r[$0].magnitude }
         if factor <= 1 { divisor = .one }  // tried again only after a block with a factor
       }
       if factor > 1 {
@@ -695,21 +700,27 @@ struct ChartData {
       return o
     }
 
-    /// The greatest common divisor of `value(k)` for `k` in `0..<m` (0 when all are 0); `divisor` is left for it or for another.
-    /// Most blocks reach 1 at their second value; a factor still above 1 mostly divides the rest, which a multiplication tells.
+    /// The greatest common divisor of `value(k)` for each `k` in `nonzero` (a mask, not 0; the values at the others
+    /// are 0); `divisor` is left for it or for another. Most blocks reach 1 at their second value; a factor still
+    /// above 1 mostly divides the rest, which a multiplication tells. Visiting only the values not 0 spares the
+    /// loops mispredicted exits after runs of 0s (a time column's differences, a position's).
     @inline(__always)
-    private static func commonFactor(_ m: Int, divisor: inout Divisor, _ value: (Int) -> UInt64) -> UInt64 {
-      var factor = value(0), k = 1
-      while k < m && factor == 0 { factor = value(k); k += 1 }
-      if k < m && factor > 1 { factor = gcd(factor, value(k)); k += 1 }
+    private static func commonFactor(_ nonzero: UInt32, divisor: inout Divisor, gcds: UnsafePointer<UInt8>, _ value: (Int) -> UInt64) -> UInt64 {
+      var rest = nonzero
+      /// The value at the lowest index left, which it removes.
+      @inline(__always) func next() -> UInt64 {
+        defer { rest &= rest &- 1 }
+        return value(rest.trailingZeroBitCount)
+      }
+      var factor = next()
+      if rest != 0 && factor > 1 { factor = gcd(factor, next(), table: gcds) }
       while factor > 1 {
-        while k < m && (value(k) == 0 || value(k) == factor) { k += 1 }  // no inverse needed (blocks of a few steps of one size)
-        if k == m { break }
+        while rest != 0 && value(rest.trailingZeroBitCount) == factor { rest &= rest &- 1 }  // no inverse needed (blocks of a few steps of one size)
+        if rest == 0 { break }
         if divisor.value != factor { divisor = Divisor(factor) }
-        while k < m && divisor.remainderBits(value(k)) == 0 { k += 1 }
-        if k == m { break }
-        factor = gcd(factor, value(k))
-        k += 1
+        while rest != 0 && divisor.remainderBits(value(rest.trailingZeroBitCount)) == 0 { rest &= rest &- 1 }
+        if rest == 0 { break }
+        factor = gcd(factor, next(), table: gcds)
       }
       return factor
     }
@@ -796,6 +807,19 @@ struct ChartData {
     out[o] = UInt8(v)
     return o + 1
   }
+
+  /// The greatest common divisor, from `table` (`smallGCDs`) when both are below 64.
+  @inline(__always) static func gcd(_ a: UInt64, _ b: UInt64, table: UnsafePointer<UInt8>) -> UInt64 {
+    (a | b) < 64 ? UInt64(table[Int(truncatingIfNeeded: a &<< 6 | b)]) : gcd(a, b)
+  }
+
+  /// The greatest common divisor of each pair below 64 at `a << 6 | b`: most blocks' first two residuals are
+  /// that small, and their divisor (mostly 1) is a load, where the binary search's loop would take a few dozen cycles.
+  nonisolated(unsafe) static let smallGCDs: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 * 64)
+    for a in 0..<64 { for b in 0..<64 { table[a << 6 | b] = UInt8(gcd(UInt64(a), UInt64(b))) } }
+    return UnsafePointer(table)
+  }()
 
   /// The greatest common divisor (binary: shifts and subtractions, no division).
   static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
