@@ -529,8 +529,8 @@ struct ChartData {
     private let kept = UnsafeMutablePointer<UInt64>.allocate(capacity: blockSize)
     /// A factor of a block before, which the next block tries first.
     private var divisor = Divisor.one
-    /// `ChartData.smallGCDs`, read once (each read of a global checks that it is initialized).
-    private let smallGCDs = ChartData.smallGCDs
+    /// `ChartData.smallGCDs` and `lengthBits`, read once (each read of a global checks that it is initialized).
+    private let smallGCDs = ChartData.smallGCDs, lengthBits = ChartData.lengthBits
 
     func deallocate() { residuals.deallocate(); codes.deallocate(); lengths.deallocate(); kept.deallocate() }
 
@@ -655,7 +655,7 @@ struct ChartData {
       // The bit lengths, eight to a word, and which occur: length L at bit 63 - L, so that the longest is the lowest.
       let low = words.loadUnaligned(as: UInt64.self), high = words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
       var present: UInt64 = 0
-      for i in 0..<8 { present |= (1 << 63) &>> (low &>> UInt64(8 * i) & 0xFF) | (1 << 63) &>> (high &>> UInt64(8 * i) & 0xFF) }
+      for k in 0..<blockSize { present |= lengthBits[Int(lengths[k])] }
       var rest = present & ~(1 << 63)  // lengths above 0
       guard rest != 0 else { out[0] = 0; return 1 }  // every code 0: a width of 0, no factor and no mask
       // Candidate widths: each bit length present, the longer codes becoming exceptions
@@ -807,6 +807,13 @@ struct ChartData {
     out[o] = UInt8(v)
     return o + 1
   }
+
+  /// Bit 63 - L for each bit length L: a block's lengths or-ed together tell which occur, the longest the lowest bit.
+  nonisolated(unsafe) static let lengthBits: UnsafePointer<UInt64> = {
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 64)
+    for length in 0..<64 { table[length] = (1 << 63) >> UInt64(length) }
+    return UnsafePointer(table)
+  }()
 
   /// The greatest common divisor, from `table` (`smallGCDs`) when both are below 64.
   @inline(__always) static func gcd(_ a: UInt64, _ b: UInt64, table: UnsafePointer<UInt8>) -> UInt64 {
