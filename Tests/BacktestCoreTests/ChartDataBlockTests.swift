@@ -97,6 +97,12 @@ enum ReferencePacker {
     return Array(data.bytes[starts[k]..<(k + 1 < starts.count ? starts[k + 1] : data.bytes.count)])
   }
 
+  /// Where two byte strings first differ, for a failure's message (the columns run to thousands of bytes).
+  static func difference(_ a: [UInt8], _ b: [UInt8]) -> String {
+    let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+    return "\(a.count) bytes against \(b.count), first differing at \(i): \(a[i..<min(a.count, i + 8)]) against \(b[i..<min(b.count, i + 8)])"
+  }
+
   /// A random column of `n` values with `d` decimals: walks with flat stretches (a position, an equity while out),
   /// multiples of a size, sessions of time, sparse steps, values near 2^50, noise; with runs of nan and infinities.
   static func randomColumn(_ rng: inout SplitMix64, count n: Int, decimals d: Int) -> [Double] {
@@ -145,7 +151,9 @@ enum ReferencePacker {
       for (index, values, d) in columns {
         let (steps, runs) = ReferencePacker.steps(values, decimals: d)
         guard data.decimals[index] != nil else { continue }  // past 2^50 steps: raw Float64
-        #expect(Self.bytes(data, index) == ReferencePacker.column(steps, runs: runs), "round \(round), column \(index) of \(values.count)")
+        let (packed, expected) = (Self.bytes(data, index), ReferencePacker.column(steps, runs: runs))
+        let same = packed == expected  // not in #expect, which would print both in full
+        #expect(same, "round \(round), column \(index) of \(values.count): \(Self.difference(packed, expected))")
       }
     }
   }
@@ -180,7 +188,9 @@ enum ReferencePacker {
         close,
       ]
       for k in 0..<4 {
-        #expect(Self.bytes(data, index[k]) == ReferencePacker.column(predicted[k]), "round \(round), price \(k) of \(n)")
+        let (packed, expected) = (Self.bytes(data, index[k]), ReferencePacker.column(predicted[k]))
+        let same = packed == expected  // not in #expect, which would print both in full
+        #expect(same, "round \(round), price \(k) of \(n): \(Self.difference(packed, expected))")
       }
     }
   }
