@@ -821,7 +821,7 @@ struct ChartData {
   }
 
   /// The greatest common divisor of each pair below 64 at `a << 6 | b`: most blocks' first two residuals are
-  /// that small, and their divisor (mostly 1) is a load, where the binary search's loop would take a few dozen cycles.
+  /// that small, and their divisor (mostly 1) is a load, where the binary algorithm's loop takes a few dozen cycles.
   nonisolated(unsafe) static let smallGCDs: UnsafePointer<UInt8> = {
     let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 * 64)
     for a in 0..<64 { for b in 0..<64 { table[a << 6 | b] = UInt8(gcd(UInt64(a), UInt64(b))) } }
