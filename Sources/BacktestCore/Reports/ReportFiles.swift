@@ -117,17 +117,21 @@ public enum RunReport {
     let stages = output.cycle?.gate.stages
     let paid = r.dividendCash
     let benchmark = output.benchmark.equity
+    let stageLength = stageColumnLength(stages)
     return RowChunks(header: "time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"),
                      rowCount: bars.count, bytesPerRow: 110) { rows, out in
       var equity = RepeatedNumber(), cash = RepeatedNumber(), drawdown = RepeatedNumber(), flow = RepeatedNumber(), dividend = RepeatedNumber()
       var peak = peaks[rows.lowerBound / 1024]
       for i in (rows.lowerBound / 1024 * 1024)..<rows.lowerBound { peak = max(peak, r.equity[i]) }
       bars.withLabels { labels, ends in
-        for i in rows {
-          peak = max(peak, r.equity[i])
-          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
-          out.write(upTo: length + 9 * ShortestDecimal.writableLength + 20) { row in
-            row.bytes(labels.baseAddress! + start, count: length)
+        guard let last = rows.last else { return }
+        var start = rows.lowerBound == 0 ? 0 : ends[rows.lowerBound - 1]
+        // Room for the whole chunk at once: one capacity check per chunk, not per row.
+        out.write(upTo: ends[last] - start + rows.count * (8 * (1 + ShortestDecimal.maximumLength) + stageLength + 1) + ShortestDecimal.writableLength) { row in
+          for i in rows {
+            peak = max(peak, r.equity[i])
+            row.bytes(labels.baseAddress! + start, count: ends[i] - start)
+            start = ends[i]
             row.byte(44); row.number(r.equity[i], repeating: &equity)
             row.byte(44); row.number(r.cash[i], repeating: &cash)
             row.byte(44)
@@ -137,9 +141,9 @@ public enum RunReport {
             row.byte(44); row.number(benchmark[i])
             row.byte(44); row.number(i == 0 ? r.initialCash : 0, repeating: &flow)
             row.byte(44); row.number(paid.isEmpty ? 0 : paid[i], repeating: &dividend)
+            if let stages { row.byte(44); row.text(stages[i].rawValue) }
+            row.byte(10)
           }
-          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-          out.append(byte: 10)
         }
       }
     }
@@ -172,20 +176,30 @@ public enum RunReport {
   static func indicatorRows(bars: BarSeries, indicators: [IndicatorColumn], stages: ContiguousArray<CycleStage>?) -> RowChunks {
     let columns = indicators.map(\.values)
     let header = (["time", "close"] + indicators.map(\.name) + (stages == nil ? [] : ["cycle"])).joined(separator: ",") + "\n"
+    let stageLength = stageColumnLength(stages)
     return RowChunks(header: header, rowCount: bars.count, bytesPerRow: 30 + 20 * columns.count) { rows, out in
       bars.withLabels { labels, ends in
-        for i in rows {
-          let start = i == 0 ? 0 : ends[i - 1], length = ends[i] - start
-          out.write(upTo: length + (1 + columns.count) * ShortestDecimal.writableLength + 8) { row in
-            row.bytes(labels.baseAddress! + start, count: length)
+        guard let last = rows.last else { return }
+        var start = rows.lowerBound == 0 ? 0 : ends[rows.lowerBound - 1]
+        // Room for the whole chunk at once: one capacity check per chunk, not per row.
+        out.write(upTo: ends[last] - start + rows.count * ((1 + columns.count) * (1 + ShortestDecimal.maximumLength) + stageLength + 1)
+                    + ShortestDecimal.writableLength) { row in
+          for i in rows {
+            row.bytes(labels.baseAddress! + start, count: ends[i] - start)
+            start = ends[i]
             row.byte(44); row.price(bars.close[i])
             for c in columns { row.byte(44); row.number(c[i]) }
+            if let stages { row.byte(44); row.text(stages[i].rawValue) }
+            row.byte(10)
           }
-          if let stages { out.append(byte: 44); out.append(stages[i].rawValue) }
-          out.append(byte: 10)
         }
       }
     }
+  }
+
+  /// The most bytes the `cycle` column adds to a row, its comma included; 0 without stages.
+  static func stageColumnLength(_ stages: ContiguousArray<CycleStage>?) -> Int {
+    stages == nil ? 0 : 1 + CycleStage.allCases.map(\.rawValue.utf8.count).max()!
   }
 
   static func metrics(_ s: PerformanceSummary) -> [(String, JSONValue)] {

@@ -225,20 +225,33 @@ package struct ByteCursor {
   /// `count` bytes from `source`, eight at a time.
   @inline(__always)
   package mutating func bytes(_ source: UnsafePointer<UInt8>, count: Int) {
-    var k = 0
-    while k + 8 <= count {
+    func word(_ k: Int) {
       UnsafeMutableRawPointer(position + k).storeBytes(of: UnsafeRawPointer(source + k).loadUnaligned(as: UInt64.self), as: UInt64.self)
-      k += 8
     }
-    while k < count { position[k] = source[k]; k += 1 }
+    if count >= 8 {
+      // The last eight may overlap the ones before: no byte loop for the rest (a label's 25 bytes are four words).
+      var k = 0
+      while k &+ 8 < count { word(k); k &+= 8 }
+      word(count &- 8)
+    } else {
+      for k in 0..<count { position[k] = source[k] }
+    }
     position += count
+  }
+
+  /// The UTF-8 bytes of `text`.
+  @inline(__always)
+  package mutating func text(_ text: String) {
+    for b in text.utf8 { byte(b) }
   }
 }
 
 extension TextBuffer {
-  /// Lets `body` write up to `maximum` bytes through a cursor; `maximum` must
-  /// count `ShortestDecimal.writableLength` for each number (a number's text
-  /// is at most 24 bytes long, but up to 48 past its start may be overwritten).
+  /// Lets `body` write up to `maximum` bytes through a cursor (a row, or a
+  /// chunk of rows); `maximum` must count `ShortestDecimal.maximumLength` for
+  /// each number and `ShortestDecimal.writableLength` for the last (a
+  /// number's text is at most 24 bytes long, but up to 48 past its start may
+  /// be overwritten).
   @inline(__always)
   package mutating func write(upTo maximum: Int, _ body: (inout ByteCursor) -> Void) {
     let start = space(maximum)
