@@ -68,8 +68,8 @@ public enum HTMLReport {
       ("Final equity", HumanFormat.money(s.finalEquity), "from " + HumanFormat.money(c.broker.initialCash)),
     ]
     h += Self.tiles(tiles)
-    InteractiveChart.run(output, charts: charts.charts).appendHTML(to: &h, id: "run-chart",
-                                                                   fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
+    InteractiveChart.run(output, charts: charts.charts).appendHTML(
+      to: &h, id: "run-chart", fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
     h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
     // report.md's tables and notes (performance, exit reasons, intrabar ambiguity, cycle, dividends), from the same text.
