@@ -657,7 +657,8 @@ struct ChartData {
       var present: UInt64 = 0
       for k in 0..<blockSize { present |= lengthBits[Int(lengths[k])] }
       var rest = present & ~(1 << 63)  // lengths above 0
-      guard rest != 0 else { out[0] = 0; return 1 }  // every code 0: a width of 0, no factor and no mask
+      // Not 0 here (a block of zeros returned above, and quotients of a factor are not 0); kept as a safeguard.
+      guard rest != 0 else { out[0] = 0; return 1 }
       // Candidate widths: each bit length present, the longer codes becoming exceptions
       // (longest first; a width of 0 only when no code is 0, which would take a bit).
       var width = 63 &- rest.trailingZeroBitCount, best = (width &* m &+ 7) &>> 3
