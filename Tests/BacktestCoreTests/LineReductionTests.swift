@@ -44,19 +44,19 @@ struct LineCase: CustomTestStringConvertible, Sendable {
 }
 
 @Suite struct LineReductionTests {
-  @Test("LTTB keeps the indices the implementation before the lanes kept", arguments: LineCase.edges)
+  @Test("LTTB's fast path keeps the indices of its general form", arguments: LineCase.edges)
   func sameAsBefore(line: LineCase) {
     #expect(largestTriangleThreeBuckets(line.y, threshold: line.threshold)
-            == referenceLargestTriangleThreeBuckets(line.y, threshold: line.threshold))
+            == generalLargestTriangleThreeBuckets(line.y, threshold: line.threshold))
   }
 
-  @Test("LTTB keeps the indices the implementation before the lanes kept, on seeded random lines",
+  @Test("LTTB's fast path keeps the indices of its general form, on seeded random lines",
         arguments: 0..<4)
   func sameAsBeforeRandom(part: Int) {
     for seed in stride(from: UInt64(part), to: 3_000, by: 4) {
       let line = randomLine(seed: seed)
       #expect(largestTriangleThreeBuckets(line.y, threshold: line.threshold)
-              == referenceLargestTriangleThreeBuckets(line.y, threshold: line.threshold),
+              == generalLargestTriangleThreeBuckets(line.y, threshold: line.threshold),
               "seed \(seed): \(line.y.count) values, threshold \(line.threshold)")
     }
   }
@@ -92,63 +92,4 @@ struct LineCase: CustomTestStringConvertible, Sendable {
     let threshold = [below(4), 3, n, n - 1, n + 1, 3 + below(n), 3 + below(50), 3 + below(n / 3)][below(8)]
     return (y, threshold)
   }
-}
-
-// The implementation before the lanes, verbatim but for its name: the reference.
-
-/// Reduces a line to about `threshold` points that keep its shape: the
-/// largest-triangle-three-buckets algorithm (Steinarsson 2013). Returns indices
-/// into `y`, always including the first and the last; `nan` values are skipped.
-private func referenceLargestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
-  y.withUnsafeBufferPointer { y in
-    // Usually only a warm-up at the start is undefined: then the defined
-    // indices are a range, and need no array of their own.
-    let first = y.firstIndex { !$0.isNaN } ?? y.count
-    let last = y.lastIndex { !$0.isNaN } ?? -1
-    var undefined = 0  // counted without an early exit, which the compiler vectorizes
-    for v in y[first..<max(first, last)] { undefined &+= v.isNaN ? 1 : 0 }
-    if first <= last && undefined == 0 {
-      return referenceLargestTriangleThreeBuckets(y, count: last - first + 1, threshold: threshold) { first + $0 }
-    }
-    let defined = y.indices.filter { !y[$0].isNaN }
-    return referenceLargestTriangleThreeBuckets(y, count: defined.count, threshold: threshold) { defined[$0] }
-  }
-}
-
-/// The algorithm over the `count` defined values, the `k`-th at index `defined(k)`.
-@inline(__always)
-private func referenceLargestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, count: Int, threshold: Int,
-                                                  _ defined: (Int) -> Int) -> [Int] {
-  guard count > threshold, threshold >= 3 else { return (0..<count).map(defined) }
-  var out = [defined(0)]
-  out.reserveCapacity(threshold)
-  let bucket = Double(count - 2) / Double(threshold - 2)
-  var a = defined(0)
-  for b in 0..<(threshold - 2) {
-    let start = Int(Double(b) * bucket) + 1, end = min(Int(Double(b + 1) * bucket) + 1, count - 1)
-    let nextStart = end, nextEnd = min(Int(Double(b + 2) * bucket) + 1, count)
-    var avgX = 0.0, avgY = 0.0
-    for k in nextStart..<max(nextEnd, nextStart + 1) where k < count { avgX += Double(defined(k)); avgY += y[defined(k)] }
-    let n = Double(max(1, min(nextEnd, count) - nextStart))
-    avgX /= n; avgY /= n
-    func area(_ i: Int) -> Double { abs((Double(a) - avgX) * (y[i] - y[a]) - (Double(a) - Double(i)) * (avgY - y[a])) }
-    // The first index of the largest area (a `nan` area never wins), searched in two interleaved halves
-    // so that each comparison need not wait for the one before.
-    var best = (defined(start), -1.0), other = (Int.max, -1.0)
-    var k = start
-    let stop = max(end, start + 1)
-    while k + 1 < stop {
-      let i = defined(k), j = defined(k + 1)
-      let areaI = area(i), areaJ = area(j)
-      if areaI > best.1 { best = (i, areaI) }
-      if areaJ > other.1 { other = (j, areaJ) }
-      k += 2
-    }
-    if k < stop && area(defined(k)) > best.1 { best = (defined(k), area(defined(k))) }
-    if other.1 > best.1 || (other.1 == best.1 && other.0 < best.0) { best = other }
-    out.append(best.0)
-    a = best.0
-  }
-  out.append(defined(count - 1))
-  return out
 }

@@ -202,9 +202,19 @@ package func largestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold
     let first = y.firstIndex { !$0.isNaN } ?? y.count
     let last = y.lastIndex { !$0.isNaN } ?? -1
     if first <= last, let kept = largestTriangleThreeBuckets(y, range: first...last, threshold: threshold) { return kept }
-    let defined = y.indices.filter { !y[$0].isNaN }
-    return largestTriangleThreeBuckets(y, count: defined.count, threshold: threshold) { defined[$0] }
+    return generalLargestTriangleThreeBuckets(y, threshold: threshold)
   }
+}
+
+/// `largestTriangleThreeBuckets` by its general form alone (the fast path for
+/// lines without gaps must give the same indices: `LineReductionTests`).
+package func generalLargestTriangleThreeBuckets(_ y: ContiguousArray<Double>, threshold: Int) -> [Int] {
+  y.withUnsafeBufferPointer { generalLargestTriangleThreeBuckets($0, threshold: threshold) }
+}
+
+private func generalLargestTriangleThreeBuckets(_ y: UnsafeBufferPointer<Double>, threshold: Int) -> [Int] {
+  let defined = y.indices.filter { !y[$0].isNaN }
+  return largestTriangleThreeBuckets(y, count: defined.count, threshold: threshold) { defined[$0] }
 }
 
 /// The algorithm over `y[range]`, the same indices as the general form below,
