@@ -23,7 +23,7 @@ public enum BacktestCLI {
   /// Runs the command in the process's arguments and exits with its status.
   public static func main(catalog: StrategyCatalog) -> Never {
     tuneAllocator()
-    exit(run(Array(CommandLine.arguments.dropFirst()), catalog: catalog))
+    exitPromptly(run(Array(CommandLine.arguments.dropFirst()), catalog: catalog))
   }
 
   /// Runs one command (the arguments after the executable's name) and returns its exit status.
