@@ -39,7 +39,11 @@ extension AtomicWriter {
 /// after `O_DIRECT` is turned off. Elsewhere, or where `O_DIRECT` is refused,
 /// the same buffers are written the ordinary way.
 final class StreamedFile: @unchecked Sendable {
-  static let stagingBytes = 2 << 20
+  /// The size of a staging buffer. Each file's two are fresh memory, a page
+  /// fault per 4 KB page: at 512 KB rather than 2 MB, a 100,000-bar run took
+  /// 5,400 page faults instead of 6,700 (its CPU 121 ms instead of 128), and
+  /// the four times as many writes cost a million-bar run nothing measurable.
+  static let stagingBytes = 512 << 10
 
   private let fd: Int32
   private let path: String

@@ -22,14 +22,15 @@ import Testing
   @Test("long texts, made now or later, are written byte for byte (through the staging buffers, past their edges)")
   func longTexts() throws {
     let out = try CLI.temporaryFolder()
-    // Lengths around multiples of the 2 MiB staging buffer and of a 4 KiB page; UTF-8 of 1 to 4 bytes per character.
+    // Lengths around multiples of the staging buffer (512 KiB) and of a 4 KiB page; UTF-8 of 1 to 4 bytes per character.
     let unit = "price 26.13 € → 📈 ok\n"
     func text(_ bytes: Int) -> String {
       var t = String(repeating: unit, count: bytes / unit.utf8.count)
       t += String(repeating: "x", count: bytes - t.utf8.count)
       return t
     }
-    let lengths = [2 << 20, (2 << 20) + 1, (4 << 20) - 1, 5_000_003]
+    let staging = StreamedFile.stagingBytes
+    let lengths = [staging - 1, staging, staging + 1, 2 * staging - 1, 4 * staging, 5_000_003]
     let texts = lengths.map(text)
     var files: [ReportFile] = []
     for (k, t) in texts.enumerated() {
