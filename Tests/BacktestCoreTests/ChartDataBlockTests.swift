@@ -17,6 +17,14 @@ enum ReferencePacker {
     out.append(UInt8(v))
   }
 
+  /// Whether every finite value of `values` rounds to at most 2^50 steps at `d` decimals (else the column is raw Float64).
+  static func fits(_ values: [Double], decimals d: Int) -> Bool {
+    values.allSatisfy { v in !v.isFinite || (d >= 0 ? abs(v) * pow(10, Double(d)) : abs(v) / pow(10, Double(-d))).rounded() <= 0x4_0000_0000_0000 }
+  }
+
+  /// Raw Float64 values, little-endian.
+  static func raw(_ values: [Double]) -> [UInt8] { values.flatMap { v in (0..<8).map { UInt8(truncatingIfNeeded: v.bitPattern >> (8 * $0)) } } }
+
   /// The step counts of `values` at `d` decimals (a non-finite value repeats the step before, 0 at first) and the runs of non-finite values.
   static func steps(_ values: [Double], decimals d: Int) -> (steps: [Int64], runs: [(start: Int, length: Int)]) {
     var steps: [Int64] = [], runs: [(start: Int, length: Int)] = [], last: Int64 = 0
@@ -31,6 +39,13 @@ enum ReferencePacker {
       steps.append(last)
     }
     return (steps, runs)
+  }
+
+  /// The bytes of a column of `values` at `d` decimals: its steps', or raw Float64 past 2^50 steps.
+  static func column(_ values: [Double], decimals d: Int) -> [UInt8] {
+    guard fits(values, decimals: d) else { return raw(values) }
+    let (steps, runs) = steps(values, decimals: d)
+    return column(steps, runs: runs)
   }
 
   /// A column's bytes: its runs of `nan`, the order of fewest bits in all (the lowest on a tie), its blocks.
@@ -136,25 +151,59 @@ enum ReferencePacker {
     return values
   }
 
-  @Test("random columns pack to the bytes of a plain packer written from the format's description")
+  /// Sets a value of `values` (often in a later chunk) to one whose steps at `d` decimals are just past 2^50, just
+  /// within it, or far past it, either sign; or leaves them.
+  static func edge(_ values: inout [Double], _ rng: inout SplitMix64, decimals d: Int) {
+    guard !values.isEmpty else { return }
+    let unit = pow(10, Double(d)), i = Int(rng.next() % UInt64(values.count))
+    let steps: Double = [0x4_0000_0000_0000 + 1, 0x4_0000_0000_0000, 0x4_0000_0000_0000 - 1, 1e300][Int(rng.next() % 4)]
+    values[i] = (rng.next() % 2 == 0 ? 1 : -1) * (d >= 0 ? steps / unit : steps * pow(10, Double(-d)))
+  }
+
+  @Test("random columns pack to the bytes of a plain packer written from the format's description, or raw past 2^50 steps")
   func randomColumns() {
     var rng = SplitMix64(seed: 91)
+    var raw = 0
     for round in 0..<40 {
       var data = ChartData()
       var columns: [(index: Int, values: [Double], decimals: Int)] = []
       for _ in 0..<8 {
         let n = [1, 15, 16, 17, 100, ChartData.chunk - 1, ChartData.chunk + 33, 2 * ChartData.chunk + 5][Int(rng.next() % 8)]
-        let d = Int(rng.next() % 4)
-        let values = Self.randomColumn(&rng, count: n, decimals: d)
-        columns.append((data.add(values, precision: .decimals(d)), values, d))
+        let d = Int(rng.next() % 7) - 2
+        var values = Self.randomColumn(&rng, count: n, decimals: d)
+        if rng.next() % 4 == 0 { Self.edge(&values, &rng, decimals: d) }
+        // The same decimals asked for directly or as significant digits of a magnitude.
+        let precision = rng.next() % 2 == 0 ? ChartData.Precision.decimals(d) : .significant(4, of: pow(10, Double(3 - d)))
+        columns.append((data.add(values, precision: precision), values, d))
       }
       for (index, values, d) in columns {
-        let (steps, runs) = ReferencePacker.steps(values, decimals: d)
-        guard data.decimals[index] != nil else { continue }  // past 2^50 steps: raw Float64
-        let (packed, expected) = (Self.bytes(data, index), ReferencePacker.column(steps, runs: runs))
+        let fits = ReferencePacker.fits(values, decimals: d)
+        #expect(data.decimals[index] == (fits ? d : nil), "round \(round), column \(index)")
+        if !fits { raw += 1 }
+        let (packed, expected) = (Self.bytes(data, index), ReferencePacker.column(values, decimals: d))
         let same = packed == expected  // not in #expect, which would print both in full
         #expect(same, "round \(round), column \(index) of \(values.count): \(Self.difference(packed, expected))")
       }
+    }
+    #expect(raw > 20, "\(raw) raw columns")
+  }
+
+  @Test("a column is written raw when a value past 2^50 steps comes late, among nan and infinities, and not when at 2^50")
+  func stepsPastTheLimit() {
+    let n = 3 * ChartData.chunk + 5
+    var base = (0..<n).map { Double($0 % 50) / 100 }
+    for i in stride(from: 3, to: n, by: 101) { base[i] = i % 2 == 0 ? .nan : -.infinity }
+    for (position, steps, fits) in [(n - 1, 0x4_0000_0000_0000 + 1.0, false), (2 * ChartData.chunk + 7, -1e300, false),
+                                    (ChartData.chunk, 0x4_0000_0000_0000, true), (5, -0x4_0000_0000_0000, true)] {
+      var values = base
+      values[position] = steps / 100
+      var data = ChartData()
+      let k = data.add(values, precision: .decimals(2)), after = data.add(base, precision: .decimals(2))
+      #expect(ReferencePacker.fits(values, decimals: 2) == fits)
+      #expect(data.decimals[k] == (fits ? 2 : nil) && data.decimals[after] == 2, "\(steps) steps at \(position)")
+      #expect(Self.bytes(data, k) == ReferencePacker.column(values, decimals: 2), "\(steps) steps at \(position)")
+      let description = ChartDataTests.descriptor(data, k)
+      #expect(fits ? ChartDataTests.integer(description["dec"]) == 2 : description["f64"] == .bool(true), "\(steps) steps at \(position)")
     }
   }
 

@@ -43,10 +43,10 @@ struct ChartData {
 
   /// The columns as added, each packed when the bytes are first asked for.
   private var columns: [Column] = []
-  /// Each column's description after its `at`: how many values, its decimals (or `f64`), its prediction.
-  private var fields: [[(String, JSONValue)]] = []
-  /// Each column's decimals; `nil` for raw Float64.
-  private(set) var decimals: [Int?] = []
+  /// Each column's count of values and prediction, for its description.
+  private var fields: [(count: Int, prediction: JSONValue?)] = []
+  /// Each column's decimals as added; `nil` for raw Float64. A column of `steps` may yet turn raw when packed.
+  private var added: [Int?] = []
   /// Threads that pack the columns (each column on one; the bytes are the same for any number).
   var workers = ProcessInfo.processInfo.activeProcessorCount
   private var packed = Packed()
@@ -56,30 +56,61 @@ struct ChartData {
 
   /// One entry per column: where it starts, how many values, its decimals (or `f64`), its prediction.
   var descriptors: [JSONValue] {
-    let starts = pack().starts
-    return fields.indices.map { .object([("at", .integer(starts[$0]))] + fields[$0]) }
+    let packed = pack()
+    return fields.indices.map { k in
+      var entry: [(String, JSONValue)] = [("at", .integer(packed.starts[k])), ("n", .integer(fields[k].count))]
+      entry.append(packed.decimals[k].map { ("dec", .integer($0)) } ?? ("f64", .bool(true)))
+      if let prediction = fields[k].prediction { entry.append(("pred", prediction)) }
+      return .object(entry)
+    }
+  }
+
+  /// Each column's decimals (`decimals[k]`); `nil` for raw Float64.
+  var decimals: Decimals { Decimals(data: self) }
+
+  /// Each column's decimals, `nil` for raw Float64. Whether a column of steps
+  /// stays within 2^50 steps is found when it is packed: asking for its
+  /// decimals packs it (with the other columns not packed yet).
+  struct Decimals {
+    fileprivate let data: ChartData
+
+    subscript(column: Int) -> Int? {
+      guard case .steps = data.columns[column] else { return data.added[column] }
+      return data.pack().decimals[column]
+    }
   }
 
   /// Appends a column and returns its index; it is packed (on `workers` threads, with the others) when the bytes are first asked for.
   ///
-  /// - Complexity: O(n) now, to find the decimals; O(n) when packed.
+  /// - Complexity: O(1) now for `decimals` and `significant`, O(n) for `exact` (to find the decimals); O(n) when packed.
   @discardableResult
   mutating func add(_ values: ContiguousArray<Double>, precision: Precision) -> Int {
-    let scan = values.withUnsafeBufferPointer { Self.scan($0, precision) }
-    if let d = scan.decimals, Self.fits(largest: scan.largest, decimals: d) {
-      return append(.steps(values, decimals: d), [("n", .integer(values.count)), ("dec", .integer(d))], decimals: d)
+    let decimals: Int?
+    switch precision {
+    case .decimals(let d):
+      decimals = d
+    case .significant(let digits, let magnitude):
+      decimals = Self.decimals(significant: digits, of: magnitude)
+    case .exact(let maxDecimals, let otherwise):
+      decimals = values.withUnsafeBufferPointer { v in
+        Self.exactDecimals(v, maxDecimals: maxDecimals) ?? otherwise.map { Self.decimals(significant: $0, of: Self.largestMagnitude(v)) }
+      }
     }
-    return append(.raw(values), [("n", .integer(values.count)), ("f64", .bool(true))], decimals: nil)
+    // Whether the steps stay within 2^50 is found as they are made (`quantize`), in the one pass over the values.
+    if let d = decimals, abs(d) <= 22 {
+      return append(.steps(values, decimals: d), count: values.count, decimals: d)
+    }
+    return append(.raw(values), count: values.count, decimals: nil)
   }
 
   @discardableResult
   mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
 
-  private mutating func append(_ column: Column, _ description: [(String, JSONValue)], decimals d: Int?) -> Int {
+  private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, decimals d: Int?) -> Int {
     if !isKnownUniquelyReferenced(&packed) { packed = packed.copy() }
     columns.append(column)
-    fields.append(description)
-    decimals.append(d)
+    fields.append((count, prediction))
+    added.append(d)
     return columns.count - 1
   }
 
@@ -92,19 +123,21 @@ struct ChartData {
   mutating func addPrices(open: ContiguousArray<Double>, high: ContiguousArray<Double>, low: ContiguousArray<Double>,
                           close: ContiguousArray<Double>) -> [Int] {
     let columns = [open, high, low, close]
-    let precision = Precision.exact(maxDecimals: 8, otherwise: 7)
-    let scans = columns.map { $0.withUnsafeBufferPointer { Self.scan($0, precision) } }
+    let (maxDecimals, digits) = (8, 7)
+    let scans = columns.map { c in
+      c.withUnsafeBufferPointer { v in
+        let (largest, allFinite) = Self.magnitudes(v)
+        return (decimals: Self.exactDecimals(v, maxDecimals: maxDecimals) ?? Self.decimals(significant: digits, of: largest), largest: largest,
+                allFinite: allFinite)
+      }
+    }
     // Predicted only when every price is finite and within the steps at those decimals.
-    guard let d = scans.compactMap(\.decimals).max(), scans.allSatisfy({ $0.allFinite && Self.fits(largest: $0.largest, decimals: d) }) else {
-      return columns.map { add($0, precision: precision) }
+    guard let d = scans.map(\.decimals).max(), scans.allSatisfy({ $0.allFinite && Self.fits(largest: $0.largest, decimals: d) }) else {
+      return columns.map { add($0, precision: .exact(maxDecimals: maxDecimals, otherwise: digits)) }
     }
     let prices = Prices(open: open, high: high, low: low, close: close, decimals: d)
     let n = close.count
-    func column(_ column: Column, _ pred: JSONValue?) -> Int {
-      var fields: [(String, JSONValue)] = [("n", .integer(n)), ("dec", .integer(d))]
-      if let pred { fields.append(("pred", pred)) }
-      return append(column, fields, decimals: d)
-    }
+    func column(_ column: Column, _ pred: JSONValue?) -> Int { append(column, count: n, prediction: pred, decimals: d) }
     // The four are packed as one job, in this order: each price is quantized once.
     let closeIndex = column(.prices(prices), nil)
     let openIndex = column(.packedWithPrices, .array([.string("lag"), .integer(closeIndex)]))
@@ -142,51 +175,37 @@ struct ChartData {
     return (magnitude ^ sign) &- sign
   }
 
-  /// The decimals a column is written with (`nil` for raw Float64), its
-  /// largest finite magnitude (0 when there is none) and whether every value
-  /// is finite.
+  /// The fewest decimals, at most `maxDecimals`, that hold every finite value exactly (within `maxSteps` steps
+  /// as each is tested); `nil` when there are none.
   ///
-  /// - Complexity: O(n), one pass (two when exact decimals run out).
-  static func scan(_ values: UnsafeBufferPointer<Double>, _ precision: Precision) -> (decimals: Int?, largest: Double, allFinite: Bool) {
-    switch precision {
-    case .decimals(let d):
-      let (largest, allFinite) = magnitudes(values)
-      return (d, largest, allFinite)
-    case .significant(let digits, let magnitude):
-      let (largest, allFinite) = magnitudes(values)
-      return (decimals(significant: digits, of: magnitude), largest, allFinite)
-    case .exact(let maxDecimals, let otherwise):
-      var d = 0, s = powersOfTen[0], magnitudes = Magnitudes()
-      for start in stride(from: 0, to: values.count, by: chunk) {
-        let end = min(start + chunk, values.count)
-        // Most values hold at the decimals found so far: tested a chunk at a time, without branches. Rounded halves
-        // to even here, which only changes a step 1/2 from v × s, where v cannot hold: at most 2^50 steps, v × s is
-        // within 1/4 of the step whose quotient is v.
-        var misses: UInt8 = 0
-        for i in start..<end {
-          let v = values[i], q = (v * s + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0  // 1.5 × 2^52
-          misses |= (abs(v) < .infinity ? 1 : 0) & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
-        }
-        for i in start..<end { magnitudes.add(values[i]) }
-        guard misses != 0 else { continue }
-        for v in values[start..<end] where v.isFinite {
-          var q = rounded(v * s)
-          if q / s == v && abs(q) <= maxSteps { continue }
-          d += 1
-          while d <= maxDecimals {
-            s = powersOfTen[d]
-            q = rounded(v * s)
-            if q / s == v && abs(q) <= maxSteps { break }
-            d += 1
-          }
-          if d > maxDecimals {
-            let (largest, allFinite) = Self.magnitudes(values)
-            return (otherwise.map { decimals(significant: $0, of: largest) }, largest, allFinite)
-          }
-        }
+  /// - Complexity: O(n), one pass.
+  static func exactDecimals(_ values: UnsafeBufferPointer<Double>, maxDecimals: Int) -> Int? {
+    var d = 0, s = powersOfTen[0]
+    for start in stride(from: 0, to: values.count, by: chunk) {
+      let end = min(start + chunk, values.count)
+      // Most values hold at the decimals found so far: tested a chunk at a time, without branches. Rounded halves
+      // to even here, which only changes a step 1/2 from v × s, where v cannot hold: at most 2^50 steps, v × s is
+      // within 1/4 of the step whose quotient is v.
+      var misses: UInt8 = 0
+      for i in start..<end {
+        let v = values[i], q = (v * s + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0  // 1.5 × 2^52
+        misses |= (abs(v) < .infinity ? 1 : 0) & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
       }
-      return (d, magnitudes.largest, magnitudes.allFinite)
+      guard misses != 0 else { continue }
+      for v in values[start..<end] where v.isFinite {
+        var q = rounded(v * s)
+        if q / s == v && abs(q) <= maxSteps { continue }
+        d += 1
+        while d <= maxDecimals {
+          s = powersOfTen[d]
+          q = rounded(v * s)
+          if q / s == v && abs(q) <= maxSteps { break }
+          d += 1
+        }
+        if d > maxDecimals { return nil }
+      }
     }
+    return d
   }
 
   /// The decimals of `digits` significant digits of `magnitude`.
@@ -235,6 +254,7 @@ struct ChartData {
   /// A column as added, packed later.
   private enum Column: @unchecked Sendable {
     case raw(ContiguousArray<Double>)
+    /// Written raw instead when a step passes `maxSteps`.
     case steps(ContiguousArray<Double>, decimals: Int)
     /// Bars' close, packed with the open, high and low, the three columns after it.
     case prices(Prices)
@@ -257,84 +277,96 @@ struct ChartData {
     let decimals: Int
   }
 
-  /// The columns packed so far, one after the other, and where each starts.
+  /// The columns packed so far, one after the other, where each starts and its decimals (`nil` for raw Float64).
   private final class Packed: @unchecked Sendable {
     let lock = NSLock()
     var bytes: [UInt8] = []
     var starts: [Int] = []
+    var decimals: [Int?] = []
 
     func copy() -> Packed {
       lock.lock(); defer { lock.unlock() }
       let other = Packed()
       other.bytes = bytes
       other.starts = starts
+      other.decimals = decimals
       return other
     }
   }
 
   /// Packs the columns not packed yet, each into a buffer of its own on one of
   /// `workers` threads, and appends them in order.
-  private func pack() -> (bytes: [UInt8], starts: [Int]) {
+  private func pack() -> (bytes: [UInt8], starts: [Int], decimals: [Int?]) {
     let packed = self.packed
     packed.lock.lock()
     defer { packed.lock.unlock() }
     let done = packed.starts.count
     if done < columns.count {
       let pending = Array(columns[done...])
-      let slots = ConcurrentSlots<[UInt8]>(count: pending.count)
+      // Each column's bytes, and whether a column of steps was written raw instead.
+      let slots = ConcurrentSlots<(bytes: [UInt8], raw: Bool)>(count: pending.count)
       // A job per column (the prices' four in one, from the close), longest first, so that the threads finish together.
       let jobs = pending.indices.filter { if case .packedWithPrices = pending[$0] { false } else { true } }
       let order = jobs.sorted { pending[$0].work > pending[$1].work }
       runJobs(order.count, workers: workers) { k in
-        for (i, bytes) in Self.pack(pending[order[k]]).enumerated() { slots.set(order[k] + i, bytes) }
+        for (i, packed) in Self.pack(pending[order[k]]).enumerated() { slots.set(order[k] + i, packed) }
       }
       var total = 0
-      for k in pending.indices { total += slots.peek(k)!.count }
+      for k in pending.indices { total += slots.peek(k)!.bytes.count }
       packed.bytes.reserveCapacity(packed.bytes.count + total)
       for k in pending.indices {
+        let (bytes, raw) = slots.take(k)!
         packed.starts.append(packed.bytes.count)
-        packed.bytes.append(contentsOf: slots.take(k)!)
+        packed.bytes.append(contentsOf: bytes)
+        packed.decimals.append(raw ? nil : added[done + k])
       }
     }
-    return (packed.bytes, packed.starts)
+    return (packed.bytes, packed.starts, packed.decimals)
   }
 
   /// Values per chunk: the steps are made a chunk at a time, never a whole column at once.
   static let chunk = 2048
 
-  /// The bytes of a column, or of the prices' four.
-  private static func pack(_ column: Column) -> [[UInt8]] {
+  /// The bytes of a column, or of the prices' four, and whether each was written as raw Float64.
+  private static func pack(_ column: Column) -> [(bytes: [UInt8], raw: Bool)] {
     switch column {
     case .raw(let values):
-      return [[UInt8](unsafeUninitializedCapacity: values.count * 8) { out, count in
-        values.withUnsafeBufferPointer { v in
-          for i in 0..<v.count { UnsafeMutableRawPointer(out.baseAddress! + 8 * i).storeBytes(of: v[i].bitPattern.littleEndian, as: UInt64.self) }
-        }
-        count = values.count * 8
-      }]
+      return [(raw(values), true)]
     case .steps(let values, let d):
-      return [values.withUnsafeBufferPointer { v in
+      let steps = values.withUnsafeBufferPointer { v -> [UInt8]? in
         var packer = StepPacker(count: v.count)
         defer { packer.deallocate() }
-        let fill = { (start: Int, m: Int, q: UnsafeMutablePointer<Int64>, previous: inout Int64, runs: inout [(start: Int, length: Int)]) in
-          quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q, runs: &runs)
-        }
         for start in stride(from: 0, to: v.count, by: chunk) {
-          let m = min(chunk, v.count - start)
-          fill(start, m, packer.q, &packer.previous, &packer.runs)
+          let m = min(chunk, v.count - start), q = packer.q
+          guard quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &packer.previous, into: q, runs: &packer.runs) else {
+            return nil
+          }
           packer.write(count: m)
         }
-        return packer.bytes(fill)
-      }]
+        return packer.bytes { start, m, q, previous, runs in
+          _ = quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q, runs: &runs)  // within the steps, as above
+        }
+      }
+      return [steps.map { ($0, false) } ?? (raw(values), true)]
     case .prices(let p):
       return p.open.withUnsafeBufferPointer { o in p.high.withUnsafeBufferPointer { h in p.low.withUnsafeBufferPointer { l in
         p.close.withUnsafeBufferPointer { c in
           let prices = (o.baseAddress!, h.baseAddress!, l.baseAddress!, c.baseAddress!)
-          return packPrices(prices, count: c.count, decimals: p.decimals)
+          return packPrices(prices, count: c.count, decimals: p.decimals).map { ($0, false) }
         }
       } } }
     case .packedWithPrices:
       return []
+    }
+  }
+
+  /// The bytes of raw little-endian Float64 values.
+  private static func raw(_ values: ContiguousArray<Double>) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: values.count * 8) { out, count in
+      values.withUnsafeBufferPointer { v in
+        for i in 0..<v.count { UnsafeMutableRawPointer(out.baseAddress! + 8 * i).storeBytes(of: v[i].bitPattern.littleEndian, as: UInt64.self) }
+      }
+      count = values.count * 8
     }
   }
 
@@ -393,30 +425,41 @@ struct ChartData {
     }
   }
 
-  /// The steps of `count` values from `v` (the column's values from index `at`) into `q`:
+  /// Makes the steps of `count` values from `v` (the column's values from index `at`) into `q`, and returns
+  /// whether they stay within `maxSteps` (as `fits` tells; else it stops, and the column is written raw):
   /// a non-finite value repeats the step before it (`previous`), and extends or starts a run in `runs`.
   @inline(__always)
   private static func quantize(_ v: UnsafePointer<Double>, count: Int, at: Int, decimals d: Int, previous: inout Int64,
-                               into q: UnsafeMutablePointer<Int64>, runs: inout [(start: Int, length: Int)]) {
-    guard count > 0 else { return }
+                               into q: UnsafeMutablePointer<Int64>, runs: inout [(start: Int, length: Int)]) -> Bool {
+    guard count > 0 else { return true }
     let scale = powersOfTen[abs(d)]
-    // Bit 63 set by a value whose exponent bits are all ones (nan or ±infinity): one test for the chunk, no branch per value.
-    var nonFinite: UInt64 = 0
-    for k in 0..<count { nonFinite |= (v[k].bitPattern & 0x7FF0_0000_0000_0000) &+ 0x0010_0000_0000_0000 }
-    if nonFinite >> 63 == 0 {
-      if d >= 0 {
-        for k in 0..<count { q[k] = roundedToInteger(v[k] * scale) }  // within ±2^50 (`fits`)
-      } else {
-        for k in 0..<count { q[k] = roundedToInteger(v[k] / scale) }
+    // Bit 63 stays set while each |v × 10^d| is below `stepLimit` (so neither nan nor infinite): one test for the
+    // chunk, no branch per value. (As nonnegative doubles' bits, as integers, order as the doubles do, nan above all.)
+    var inRange: Int64 = -1
+    if d >= 0 {
+      for k in 0..<count {
+        let x = v[k] * scale
+        q[k] = roundedToInteger(x)  // used only when in range
+        inRange &= Int64(bitPattern: abs(x).bitPattern) &- Int64(bitPattern: stepLimit.bitPattern)
       }
+    } else {
+      for k in 0..<count {
+        let x = v[k] / scale
+        q[k] = roundedToInteger(x)
+        inRange &= Int64(bitPattern: abs(x).bitPattern) &- Int64(bitPattern: stepLimit.bitPattern)
+      }
+    }
+    if inRange < 0 {
       previous = q[count - 1]
-      return
+      return true
     }
     var last = previous
     for k in 0..<count {
       let x = v[k]
       if x.isFinite {
-        last = roundedToInteger(d >= 0 ? x * scale : x / scale)
+        let steps = d >= 0 ? x * scale : x / scale
+        guard abs(steps) < stepLimit else { return false }
+        last = roundedToInteger(steps)
       } else if let run = runs.last, run.start + run.length == at + k {
         runs[runs.count - 1].length += 1
       } else {
@@ -425,7 +468,11 @@ struct ChartData {
       q[k] = last
     }
     previous = last
+    return true
   }
+
+  /// The magnitude from which a value's steps round past `maxSteps`: 2^50 + 1/2 (`rounded` takes halves away from 0).
+  static let stepLimit = 1_125_899_906_842_624.5
 
   /// The order (0, 1 or 2) whose zigzag codes take fewest bits in all, the lowest on a tie.
   private static func order(bits: (Int, Int, Int)) -> Int { bits.0 <= min(bits.1, bits.2) ? 0 : bits.1 <= bits.2 ? 1 : 2 }
@@ -652,29 +699,39 @@ struct ChartData {
           }
         }
       }
-      // The bit lengths, eight to a word, and which occur: length L at bit 63 - L, so that the longest is the lowest.
+      // The bit lengths, eight to a word.
       let low = words.loadUnaligned(as: UInt64.self), high = words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-      var present: UInt64 = 0
-      for k in 0..<blockSize { present |= lengthBits[Int(lengths[k])] }
-      var rest = present & ~(1 << 63)  // lengths above 0
+      var width = Int(words.loadUnaligned(as: SIMD16<UInt8>.self).max())
       // Not 0 here (a block of zeros returned above, and quotients of a factor are not 0); kept as a safeguard.
-      guard rest != 0 else { out[0] = 0; return 1 }
-      // Candidate widths: each bit length present, the longer codes becoming exceptions
-      // (longest first; a width of 0 only when no code is 0, which would take a bit).
-      var width = 63 &- rest.trailingZeroBitCount, best = (width &* m &+ 7) &>> 3
-      var length = width, taken = 0, exceptionBytes = 0
-      rest &= rest &- 1
-      while true {
-        let count = Self.count(bytesEqualTo: UInt64(length), in: low) &+ Self.count(bytesEqualTo: UInt64(length), in: high)
-        taken &+= count
-        exceptionBytes &+= count &* ((length &+ 6) / 7)
-        let next = rest == 0 ? 0 : 63 &- rest.trailingZeroBitCount
-        let cost = (next &* (m &- taken) &+ 7) &>> 3 &+ exceptionBytes &+ 2
-        if cost < best { best = cost; width = next }
-        // Each narrower width adds an exception of a byte or more: none costs less once the exceptions reach the best.
-        if rest == 0 || exceptionBytes &+ 2 >= best { break }
+      guard width != 0 else { out[0] = 0; return 1 }
+      var best = (width &* m &+ 7) &>> 3
+      // A code takes at least its bit length whether kept (in a width at least that) or an exception (a byte per
+      // 7 bits), and exceptions take a mask of 2 bytes: no narrower width costs less when the lengths' sum says so.
+      let pairs = low &+ high  // bytes of at most 2 × 54
+      let sums = (pairs & 0x00FF_00FF_00FF_00FF) &+ (pairs &>> 8 & 0x00FF_00FF_00FF_00FF)
+      let bits = Int(truncatingIfNeeded: (sums &* 0x0001_0001_0001_0001) &>> 48)
+      if (bits &+ 7) &>> 3 &+ 2 < best {
+        // Which lengths occur: length L at bit 63 - L, so that the longest is the lowest.
+        var present: UInt64 = 0
+        for k in 0..<blockSize { present |= lengthBits[Int(lengths[k])] }
+        var rest = present & ~(1 << 63)  // lengths above 0
+        // Candidate widths: each bit length present, the longer codes becoming exceptions
+        // (longest first; a width of 0 only when no code is 0, which would take a bit).
+        var length = width, taken = 0, exceptionBytes = 0, keptBits = bits
         rest &= rest &- 1
-        length = next
+        while true {
+          let count = Self.count(bytesEqualTo: UInt64(length), in: low) &+ Self.count(bytesEqualTo: UInt64(length), in: high)
+          taken &+= count
+          keptBits &-= count &* length
+          exceptionBytes &+= count &* ((length &+ 6) / 7)
+          let next = rest == 0 ? 0 : 63 &- rest.trailingZeroBitCount
+          let cost = (next &* (m &- taken) &+ 7) &>> 3 &+ exceptionBytes &+ 2
+          if cost < best { best = cost; width = next }
+          // A narrower width makes exceptions of these and more, each taking at least its length as above.
+          if rest == 0 || (keptBits &+ 7) &>> 3 &+ exceptionBytes &+ 2 >= best { break }
+          rest &= rest &- 1
+          length = next
+        }
       }
       let mask = (Self.mask(bytesAbove: width, in: low) | Self.mask(bytesAbove: width, in: high) &<< 8) & (1 &<< UInt32(m) &- 1)
       var o = 0
