@@ -22,6 +22,21 @@ enum ReferencePacker {
     values.allSatisfy { v in !v.isFinite || (d >= 0 ? abs(v) * pow(10, Double(d)) : abs(v) / pow(10, Double(-d))).rounded() <= 0x4_0000_0000_0000 }
   }
 
+  /// The fewest decimals, at most `maxDecimals`, at which each finite value, taken in order, is a whole number
+  /// of at most 2^50 steps (the decimals only grow); `nil` past `maxDecimals`.
+  static func exactDecimals(_ values: [Double], maxDecimals: Int) -> Int? {
+    var d = 0
+    for v in values where v.isFinite {
+      while d <= maxDecimals {
+        let q = (v * pow(10, Double(d))).rounded()
+        if q / pow(10, Double(d)) == v && abs(q) <= 0x4_0000_0000_0000 { break }
+        d += 1
+      }
+      if d > maxDecimals { return nil }
+    }
+    return d
+  }
+
   /// Raw Float64 values, little-endian.
   static func raw(_ values: [Double]) -> [UInt8] { values.flatMap { v in (0..<8).map { UInt8(truncatingIfNeeded: v.bitPattern >> (8 * $0)) } } }
 
@@ -242,5 +257,48 @@ enum ReferencePacker {
         #expect(same, "round \(round), price \(k) of \(n): \(Self.difference(packed, expected))")
       }
     }
+  }
+
+  @Test("bars' prices are predicted when every one is finite and within 2^50 steps at the most decimals of the four, else apart")
+  func pricesPredictedOrApart() {
+    var rng = SplitMix64(seed: 93)
+    func uniform(_ k: Int) -> Int { Int(rng.next() % UInt64(k)) }
+    let n = 2 * ChartData.chunk + 9
+    var ohlc: [[Double]] = [[], [], [], []], c = 50_000
+    for _ in 0..<n {
+      let o = c + uniform(21) - 10
+      c = max(100, o + uniform(61) - 30)
+      for (k, cents) in [o, max(o, c) + uniform(25), min(o, c) - uniform(25), c].enumerated() { ohlc[k].append(Double(cents) / 100) }
+    }
+    // A price changed: (column, index, value). A first close of 1e13 is tested at 0 decimals, before the cents
+    // raise them to 2: 10^15 steps there, within 2^50; 2e13 is not.
+    let changes: [(Int, Int, Double)] = [(0, 0, ohlc[0][0]), (0, n - 3, 123.456), (3, 0, 1e13), (3, 0, 2e13), (1, n - 1, 1.5e13),
+                                         (2, ChartData.chunk + 1, .nan), (1, 5, -.infinity)]
+    var predictions = 0
+    for (column, index, value) in changes {
+      var prices = ohlc
+      prices[column][index] = value
+      let found = prices.map { ReferencePacker.exactDecimals($0, maxDecimals: 8) }
+      var predicted = false
+      if found.allSatisfy({ $0 != nil }), let d = found.compactMap({ $0 }).max() {
+        predicted = prices.allSatisfy { $0.allSatisfy(\.isFinite) && ReferencePacker.fits($0, decimals: d) }
+        if predicted { predictions += 1 }
+      }
+      var data = ChartData()
+      let k = data.addPrices(open: ContiguousArray(prices[0]), high: ContiguousArray(prices[1]), low: ContiguousArray(prices[2]),
+                             close: ContiguousArray(prices[3]))
+      let label = "\(value) at \(index) of column \(column)"
+      #expect((ChartDataTests.descriptor(data, k[0])["pred"] != nil) == predicted, "\(label)")
+      if predicted {
+        #expect(k.allSatisfy { data.decimals[$0] == found.compactMap { $0 }.max() }, "\(label)")
+        #expect(zip(k, prices).allSatisfy { ChartDataTests.decode(data, $0) == $1 }, "\(label)")
+      } else {
+        // As four columns added apart.
+        var apart = ChartData()
+        for values in prices { apart.add(values, precision: .exact(maxDecimals: 8, otherwise: 7)) }
+        #expect(data.bytes == apart.bytes && data.descriptors == apart.descriptors, "\(label)")
+      }
+    }
+    #expect(predictions == 3)
   }
 }

@@ -93,7 +93,7 @@ struct ChartData {
       decimals = Self.decimals(significant: digits, of: magnitude)
     case .exact(let maxDecimals, let otherwise):
       decimals = values.withUnsafeBufferPointer { v in
-        Self.exactDecimals(v, maxDecimals: maxDecimals) ?? otherwise.map { Self.decimals(significant: $0, of: Self.largestMagnitude(v)) }
+        Self.exactDecimals(v, maxDecimals: maxDecimals)?.decimals ?? otherwise.map { Self.decimals(significant: $0, of: Self.largestMagnitude(v)) }
       }
     }
     // Whether the steps stay within 2^50 is found as they are made (`quantize`), in the one pass over the values.
@@ -124,15 +124,21 @@ struct ChartData {
                           close: ContiguousArray<Double>) -> [Int] {
     let columns = [open, high, low, close]
     let (maxDecimals, digits) = (8, 7)
+    // Each column's decimals, whether all its prices are finite, and from which price each was found within the steps there.
     let scans = columns.map { c in
       c.withUnsafeBufferPointer { v in
+        if let exact = Self.exactDecimals(v, maxDecimals: maxDecimals) { return exact }
         let (largest, allFinite) = Self.magnitudes(v)
-        return (decimals: Self.exactDecimals(v, maxDecimals: maxDecimals) ?? Self.decimals(significant: digits, of: largest), largest: largest,
-                allFinite: allFinite)
+        return (Self.decimals(significant: digits, of: largest), v.count, allFinite)
       }
     }
-    // Predicted only when every price is finite and within the steps at those decimals.
-    guard let d = scans.map(\.decimals).max(), scans.allSatisfy({ $0.allFinite && Self.fits(largest: $0.largest, decimals: d) }) else {
+    // Predicted only when every price is finite and within the steps at those decimals: the largest magnitude is
+    // needed only of the prices not tested at them (most often one, before the decimals were found).
+    guard let d = scans.map(\.decimals).max(), zip(columns, scans).allSatisfy({ c, scan in
+      scan.allFinite && c.withUnsafeBufferPointer { v in
+        Self.fits(largest: Self.largestMagnitude(UnsafeBufferPointer(rebasing: v[..<(scan.decimals == d ? scan.testedFrom : v.count)])), decimals: d)
+      }
+    }) else {
       return columns.map { add($0, precision: .exact(maxDecimals: maxDecimals, otherwise: digits)) }
     }
     let prices = Prices(open: open, high: high, low: low, close: close, decimals: d)
@@ -176,23 +182,27 @@ struct ChartData {
   }
 
   /// The fewest decimals, at most `maxDecimals`, that hold every finite value exactly (within `maxSteps` steps
-  /// as each is tested); `nil` when there are none.
+  /// as each is tested); `nil` when there are none. With them, the index from which each finite value was tested
+  /// at those decimals (so is within `maxSteps` steps there, as `fits` would tell), and whether every value is finite.
   ///
   /// - Complexity: O(n), one pass.
-  static func exactDecimals(_ values: UnsafeBufferPointer<Double>, maxDecimals: Int) -> Int? {
-    var d = 0, s = powersOfTen[0]
+  static func exactDecimals(_ values: UnsafeBufferPointer<Double>, maxDecimals: Int) -> (decimals: Int, testedFrom: Int, allFinite: Bool)? {
+    var d = 0, s = powersOfTen[0], testedFrom = 0, finite: UInt64 = 1
     for start in stride(from: 0, to: values.count, by: chunk) {
       let end = min(start + chunk, values.count)
       // Most values hold at the decimals found so far: tested a chunk at a time, without branches. Rounded halves
       // to even here, which only changes a step 1/2 from v × s, where v cannot hold: at most 2^50 steps, v × s is
-      // within 1/4 of the step whose quotient is v.
-      var misses: UInt8 = 0
+      // within 1/4 of the step whose quotient is v. (Flags as wide as the doubles, so that no lanes are narrowed.)
+      var misses: UInt64 = 0
       for i in start..<end {
         let v = values[i], q = (v * s + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0  // 1.5 × 2^52
-        misses |= (abs(v) < .infinity ? 1 : 0) & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
+        let isFinite: UInt64 = abs(v) < .infinity ? 1 : 0
+        misses |= isFinite & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
+        finite &= isFinite
       }
       guard misses != 0 else { continue }
-      for v in values[start..<end] where v.isFinite {
+      for i in start..<end where values[i].isFinite {
+        let v = values[i]
         var q = rounded(v * s)
         if q / s == v && abs(q) <= maxSteps { continue }
         d += 1
@@ -203,9 +213,10 @@ struct ChartData {
           d += 1
         }
         if d > maxDecimals { return nil }
+        testedFrom = i
       }
     }
-    return d
+    return (d, testedFrom, finite != 0)
   }
 
   /// The decimals of `digits` significant digits of `magnitude`.
@@ -683,9 +694,9 @@ struct ChartData {
         if factor <= 1 { divisor = .one }  // tried again only after a block with a factor
       }
       if factor > 1 {
-        var others = false  // residuals other than 0 and ±factor
-        for k in 0..<m { others = others || r[k] != 0 && r[k].magnitude != factor }
-        if !others {
+        var others: UInt64 = 0  // not 0 when a residual is other than 0 and ±factor (no branch per residual)
+        for k in 0..<m { others |= min(r[k].magnitude, r[k].magnitude ^ factor) }
+        if others == 0 {
           // Quotients of 1, -1 and 0: codes 2, 1 and 0, which are also their bit lengths.
           for k in 0..<m {
             codes[k] = r[k] > 0 ? 2 : r[k] < 0 ? 1 : 0
