@@ -196,7 +196,7 @@ struct ChartData {
       var misses: UInt64 = 0
       for i in start..<end {
         let v = values[i], q = (v * s + 6_755_399_441_055_744.0) - 6_755_399_441_055_744.0  // 1.5 × 2^52
-        let isFinite: UInt64 = abs(v) < .infinity ? 1 : 0
+        let isFinite: UInt64 = abs(v) <= .greatestFiniteMagnitude ? 1 : 0  // one compare (false for nan)
         misses |= isFinite & ((q / s == v ? 0 : 1) | (abs(q) <= maxSteps ? 0 : 1))
         finite &= isFinite
       }
@@ -734,7 +734,7 @@ struct ChartData {
           let count = Self.count(bytesEqualTo: UInt64(length), in: low) &+ Self.count(bytesEqualTo: UInt64(length), in: high)
           taken &+= count
           keptBits &-= count &* length
-          exceptionBytes &+= count &* ((length &+ 6) / 7)
+          exceptionBytes &+= count &* (((length &+ 6) &* 37) &>> 8)  // (length + 6) / 7 for lengths below 64
           let next = rest == 0 ? 0 : 63 &- rest.trailingZeroBitCount
           let cost = (next &* (m &- taken) &+ 7) &>> 3 &+ exceptionBytes &+ 2
           if cost < best { best = cost; width = next }
