@@ -69,14 +69,16 @@ package enum ShortestDecimal {
     // `x × 100` to a whole number by adding and taking off 2^52 (exact below 2^52; a tie
     // goes to the even number, not away from zero as `rounded()`, a call into the C library
     // on baseline x86-64: no tie passes the checks below, whichever way it goes).
-    let m = (x * 100 + 0x1p52) - 0x1p52
+    let shifted = x * 100 + 0x1p52
+    let m = shifted - 0x1p52
     if m >= 100 && m < 1e8 && m / 100 == x {
       // From 1.00 to 999999.99: the digits, then the last two again one byte further, after the point.
-      let v = UInt32(m)
-      let count = digitCount(v)
-      let digits = eightDigits(v) >> UInt64(8 &* (8 &- count))
+      // `m` is whole and below 2^52, so it is the significand of `shifted` (without a conversion's range checks).
+      let v = UInt32(truncatingIfNeeded: shifted.bitPattern)
+      let count = digitCount(v)  // 3...8, so the shifts below are by 0...40 and 8...48 bits
+      let digits = eightDigits(v) &>> (8 &* (8 &- count))
       store(digits, at: p)
-      store(digits >> UInt64(8 &* (count &- 2)), at: p + count - 1)
+      store(digits &>> (8 &* (count &- 2)), at: p + (count &- 1))
       p[count &- 2] = UInt8(ascii: ".")
       return count &+ (v % 10 == 0 ? 0 : 1)  // `26.1` for 2610 cents, `26.0` for 2600
     }
