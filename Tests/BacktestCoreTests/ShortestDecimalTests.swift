@@ -154,6 +154,35 @@ import Testing
     #expect(Self.text(Double(bitPattern: 0x4352_34AE_65D9_BD9D)) == "2.0497892874057332e+16" && Self.text(Double(bitPattern: 0xC31C_1CB6_08E8_E63F)) == "-1978216876751247.8")
   }
 
+  @Test("write's common cases (2^-11 up to 2^52: whole numbers, and those not a power of two) match its general way")
+  func commonCases() {
+    // Exponents from just below the common range to just above it, every significand
+    // pattern; then the edges: the range's ends, powers of two, whole numbers, 17 digits.
+    var rng = SplitMix64(seed: 29)
+    var values: [Double] = (0..<100_000).map { _ in
+      Double(bitPattern: (1_005 + rng.next() % 75) << 52 | rng.next() & (1 << 52 - 1))
+    }
+    for _ in 0..<30_000 { values.append(Double(rng.next() >> (11 + rng.next() % 53))) }
+    for e in -14...55 {
+      let power = Double(sign: .plus, exponent: e, significand: 1)
+      values += [power, power.nextUp, power.nextDown, power * 1.5, power + 1, power - 1, power + 0.5]
+    }
+    values += [1e-4, 1e-4.nextUp, 1e-4.nextDown, 1e15, 1e16, 1e16.nextDown, 4.5e15 + 0.5, 0.1 + 0.2, 60.767735630309275,
+               2.2250738585072014e-308, .leastNonzeroMagnitude, 0, 123_456_789_012_345.67, 0.000_488_281_25.nextDown]
+    values += values.map { -$0 }
+    var wrong: [String] = []
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * ShortestDecimal.writableLength) { buffer in
+      let p = buffer.baseAddress!, q = p + ShortestDecimal.writableLength
+      for x in values {
+        let n = ShortestDecimal.write(x, to: p), m = ShortestDecimal.writeGeneral(x.bitPattern, to: q)
+        let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+        let general = String(decoding: UnsafeBufferPointer(start: q, count: m), as: UTF8.self)
+        if (text != general || text != x.description) && wrong.count < 5 { wrong.append("\(x.description): wrote \(text), generally \(general)") }
+      }
+    }
+    #expect(wrong == [], "seed 29")
+  }
+
   @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
   func repeated() {
     var buffer = TextBuffer()

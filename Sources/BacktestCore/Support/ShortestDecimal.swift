@@ -24,6 +24,31 @@ package enum ShortestDecimal {
   /// `maximumLength` long, but digits are copied eight bytes at a time.
   package static func write(_ x: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
     let bits = x.bitPattern
+    let fraction = bits & (1 << 52 - 1)
+    let c = 1 << 52 | fraction
+    let shift = 1075 &- Int(truncatingIfNeeded: bits &>> 52 & 0x7FF)  // the value is c × 2^-shift
+    // Most numbers lie from 2^-11 (0.00049) up to 2^52: shift 1...63, so the mask below does not wrap.
+    if UInt(bitPattern: shift &- 1) < 63 {
+      let n = Int(truncatingIfNeeded: bits &>> 63)
+      if c & (1 &<< shift &- 1) == 0 {
+        // A whole number (shift <= 52 then) is its own shortest decimal.
+        p[0] = UInt8(ascii: "-")  // the digits overwrite it when the number is positive
+        return n &+ layoutWholeApart(c &>> shift, to: p + n)
+      }
+      if fraction != 0 {
+        // Not a power of two, so its interval is as wide on both sides (`nearest`). Its exponent
+        // (floor(-shift log10 2)) is negative and the number is above 1e-4: a plain decimal.
+        p[0] = UInt8(ascii: "-")
+        let (high, low, k) = nearest(q: 0 &- shift, c: c)
+        return n &+ plainDigits(high: high, low: low, k, to: p + n)
+      }
+    }
+    return writeGeneral(bits, to: p)
+  }
+
+  /// `write` by its general way, for every number (`write` takes it for those its common cases leave).
+  @inline(never)
+  package static func writeGeneral(_ bits: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {
     let biased = Int(truncatingIfNeeded: bits >> 52) & 0x7FF
     let fraction = bits & (1 << 52 - 1)
     if biased == 0x7FF {
@@ -172,8 +197,7 @@ package enum ShortestDecimal {
     let ten: UInt64 = 10 &<< 60
     // Too close to call within the errors (x: up to 2^-9 above or 1 below, d: up to 2 below): Schubfach's own products.
     if offset &- half &+ 3 <= 6 || end &- ten &+ 4 <= 8 || fraction == 1 &<< 63 {
-      let (digits, exponent) = schubfach(q: q, c: c, dk: 0)
-      return (digits / 100_000_000, digits % 100_000_000, exponent)
+      return nearestBySchubfach(q: q, c: c)
     }
     // Chosen without branches, as in `schubfach`. The interval is narrower than 10, so
     // at most one of the two multiples of ten is in it; otherwise x rounded (not a tie here).
@@ -192,6 +216,13 @@ package enum ShortestDecimal {
       return (digits / 100_000_000, digits % 100_000_000, k)
     }
     return (high, low, k)
+  }
+
+  /// `nearest`'s answer from `schubfach`, for the few it cannot settle.
+  @inline(never)
+  static func nearestBySchubfach(q: Int, c: UInt64) -> (high: UInt64, low: UInt64, exponent: Int) {
+    let (digits, exponent) = schubfach(q: q, c: c, dk: 0)
+    return (digits / 100_000_000, digits % 100_000_000, exponent)
   }
 
   /// `g × cp / 2^127` rounded to odd, for the 126-bit `g = g1 × 2^63 + g0`.
@@ -268,6 +299,10 @@ package enum ShortestDecimal {
     return count + 1
   }
 
+  /// `layoutWhole` as a call, which keeps `write`'s common case from saving registers.
+  @inline(never)
+  static func layoutWholeApart(_ whole: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int { layoutWhole(whole, to: p) }
+
   /// Writes `whole` (below 2^53) as `description` does, `ddd.0`: all its
   /// digits, so without first taking off its trailing zeros as `layout` would.
   @inline(__always)
@@ -298,13 +333,22 @@ package enum ShortestDecimal {
 
   /// `layoutPlain` for the digits `high × 10^8 + low`, `low` below 10^8.
   @inline(__always)
-  static func layoutPlain(high: UInt64, low lo: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+  static func layoutPlain(high: UInt64, low: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int? {
+    let point = exponent &+ (high < 100_000_000 ? 16 : 17)  // digits before the point
+    // A normal double's exponent is negative exactly when it is below 2^53.
+    if exponent >= 0 || point < -3 { return nil }
+    return plainDigits(high: high, low: low, exponent, to: p)
+  }
+
+  /// Writes the digits `high × 10^8 + low` (16 or 17 of them, `low` below 10^8)
+  /// times `10^exponent` as a plain decimal, which it must be: from 1e-4 up to
+  /// 2^53, with digits after the point.
+  @inline(__always)
+  static func plainDigits(high: UInt64, low lo: UInt64, _ exponent: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
     // 16 or 17 digits: the 17-digit form is made, and moved one byte down when it starts with a 0.
     let narrow = (high &- 100_000_000) &>> 63  // 1 below 10^16
     let count = 17 &- Int(truncatingIfNeeded: narrow)
     let point = exponent &+ count  // digits before the point
-    // A normal double's exponent is negative exactly when it is below 2^53.
-    if exponent >= 0 || point < -3 { return nil }
     let hi = UInt32(truncatingIfNeeded: high)  // below 10^9
     let first = UInt64(hi / 100_000_000)
     let mid = UInt64(hi % 100_000_000)
