@@ -12,8 +12,9 @@ import Darwin
 /// ~230 MB (from `exit_group` to the end, `strace`), 6 ms at 100,000 bars,
 /// which whoever waits for the command (a shell, a script) waits too.
 ///
-/// On Linux the memory is handed to an heir first, as the linker mold does: a
-/// tiny process sharing this one's memory (`clone` with `CLONE_VM`). This
+/// On Linux the memory is handed to an heir first (the linker mold likewise
+/// leaves its clean-up to a process of its own): a tiny process sharing this
+/// one's memory (`clone` with `CLONE_VM`). This
 /// process then ends at once, as its memory is still in use. The heir keeps
 /// no file of it open (a caller reading the command's output sees its end
 /// with the command's), waits until this process has ended, then exits,
