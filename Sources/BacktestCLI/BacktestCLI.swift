@@ -87,8 +87,7 @@ public enum BacktestCLI {
   /// M_MMAP_THRESHOLD, -1 M_TRIM_THRESHOLD, -8 M_ARENA_MAX.
   static func tuneAllocator() {
     #if canImport(Glibc)
-    if let symbol = dlsym(nil, "mallopt") {
-      let mallopt = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    if let mallopt = cLibraryFunction("mallopt", as: (@convention(c) (Int32, Int32) -> Int32).self) {
       _ = mallopt(-3, 1 << 30)
       _ = mallopt(-1, 1 << 30)
       _ = mallopt(-8, 1)

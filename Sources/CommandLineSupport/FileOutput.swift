@@ -290,8 +290,7 @@ public enum ReportFolder {
     #if os(Linux)
     typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     // glibc 2.28 and later have it; the Swift overlay does not declare it.
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return false }
-    let renameat2 = unsafeBitCast(symbol, to: RenameAt2.self)
+    guard let renameat2 = cLibraryFunction("renameat2", as: RenameAt2.self) else { return false }
     let renameExchange: UInt32 = 2
     return renameat2(AT_FDCWD, a, AT_FDCWD, b, renameExchange) == 0
     #elseif canImport(Darwin)

@@ -56,11 +56,11 @@ private func startHeir() {
                                     UnsafeMutableRawPointer?) -> Int32
   typealias CloseRange = @convention(c) (UInt32, UInt32, Int32) -> Int32
   // Neither is declared by the Swift Glibc module (they need _GNU_SOURCE).
-  guard let clone = dlsym(nil, "clone").map({ unsafeBitCast($0, to: Clone.self) }) else { return }
+  guard let clone = cLibraryFunction("clone", as: Clone.self) else { return }
   var ends: [Int32] = [-1, -1]
   guard pipe(&ends) == 0 else { return }
   let heir = UnsafeMutablePointer<Heir>.allocate(capacity: 1)
-  heir.initialize(to: Heir(readEnd: ends[0], closeRange: dlsym(nil, "close_range").map { unsafeBitCast($0, to: CloseRange.self) }))
+  heir.initialize(to: Heir(readEnd: ends[0], closeRange: cLibraryFunction("close_range", as: CloseRange.self)))
   // The heir's stack, and `heir`, are never freed: they go with the memory.
   let stackBytes = 64 << 10
   let stack = UnsafeMutableRawPointer.allocate(byteCount: stackBytes, alignment: 16)

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A command ends at once (see `exitPromptly`): its memory goes to an heir
 /// that keeps none of its files open, so output read through pipes ends with
@@ -16,10 +19,20 @@ import Testing
     process.standardError = err
     try process.run()
     // Errors are short (they fit the pipe), so reading the output first cannot stall the command.
-    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stdout = readToEnd(out.fileHandleForReading.fileDescriptor), stderr = readToEnd(err.fileHandleForReading.fileDescriptor)
     process.waitUntilExit()
     return (process.terminationStatus, stdout, stderr)
+  }
+
+  /// What `fd` gives until its end, read again after an interrupted read
+  /// (`FileHandle` traps on `EINTR`, which another test's child ending can cause: see `CLI.run`).
+  static func readToEnd(_ fd: Int32) -> String {
+    var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let n = read(fd, &chunk, chunk.count)
+      if n > 0 { bytes += chunk[..<n] } else if n == 0 || errno != EINTR { break }
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   @Test("a run's output read through pipes ends, complete, with the command's exit status")
