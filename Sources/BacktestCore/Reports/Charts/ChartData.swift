@@ -228,28 +228,17 @@ struct ChartData {
   /// The largest finite |value|, 0 when there is none.
   static func largestMagnitude(_ values: UnsafeBufferPointer<Double>) -> Double { magnitudes(values).largest }
 
-  /// The largest finite |value| (0 when there is none), and whether every value is finite.
+  /// The largest finite |value| (0 when there is none), and whether every value is finite: kept without
+  /// branches, so that the loop vectorizes (the bits of nonnegative doubles order as their magnitudes do).
   static func magnitudes(_ values: UnsafeBufferPointer<Double>) -> (largest: Double, allFinite: Bool) {
-    var magnitudes = Magnitudes()
-    for v in values { magnitudes.add(v) }
-    return (magnitudes.largest, magnitudes.allFinite)
-  }
-
-  /// The largest finite magnitude of values added, and whether each was finite, kept without branches (so that loops of it vectorize).
-  struct Magnitudes {
-    /// The bits of the largest finite |value|: as integers, they order as the magnitudes do.
-    private var largestBits: Int64 = 0
-    private var nonFinite: UInt8 = 0
-
-    var largest: Double { Double(bitPattern: UInt64(largestBits)) }
-    var allFinite: Bool { nonFinite == 0 }
-
-    @inline(__always) mutating func add(_ v: Double) {
+    var largestBits: Int64 = 0, nonFinite: UInt8 = 0
+    for v in values {
       let bits = Int64(bitPattern: v.bitPattern & 0x7FFF_FFFF_FFFF_FFFF)
       let finite = bits < 0x7FF0_0000_0000_0000
       largestBits = max(largestBits, finite ? bits : 0)
       nonFinite |= finite ? 0 : 1
     }
+    return (Double(bitPattern: UInt64(largestBits)), nonFinite == 0)
   }
 
   /// Whether every finite value's step count at `d` decimals stays within `maxSteps`, given the largest magnitude
