@@ -112,7 +112,7 @@ final class StreamedFile: @unchecked Sendable {
     filling.removeAll()
     if !writerRunning {
       writerRunning = true
-      let thread = Thread { [self] in
+      startThread { [self] in
         while true {
           full.wait()
           guard handedOver != nil else { return }
@@ -124,7 +124,6 @@ final class StreamedFile: @unchecked Sendable {
           written.signal()
         }
       }
-      thread.start()
     }
     full.signal()
   }
