@@ -411,10 +411,10 @@ public enum ReportFolder {
     return true
   }
 
-  /// Where `rm` is, found once along `PATH`: spawned by its name, every folder
-  /// of `PATH` before it is tried with an `exec` in the child while this
-  /// process waits (nine folders here, ~0.3 ms); `access` asks the same at a
-  /// few µs each.
+  /// Where `rm` is, found once along `PATH` with `access`: spawned by its
+  /// name, the child tries an `exec` in every folder of `PATH` before it while
+  /// this process waits (nine folders here: the spawn took 288 µs by name,
+  /// 253 µs by path, medians of 300).
   private static let removerPath: String = {
     let folders = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":") ?? []
     return folders.lazy.map { $0 + "/rm" }.first { $0.hasPrefix("/") && access($0, X_OK) == 0 } ?? "rm"

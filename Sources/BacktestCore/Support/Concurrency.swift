@@ -94,7 +94,7 @@ package final class OnOtherThread<T>: @unchecked Sendable {
 /// deadlock. A thread that has done its work waits for the next instead of
 /// ending (up to `ThreadCache.keptIdle` of them), so a run does not pay again
 /// and again for a clone, a stack mapped and faulted in and, at the thread's
-/// end, the stack handed back: a 100,000-bar run started 24 threads, now 16 (strace).
+/// end, the stack handed back: a 100,000-bar run started 24 threads, now 16.
 /// Stacks are 4 MB.
 package func startThread(_ work: @escaping @Sendable () -> Void) {
   ThreadCache.shared.start(work)
