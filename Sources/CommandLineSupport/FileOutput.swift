@@ -151,14 +151,9 @@ public final class AtomicBatch: @unchecked Sendable {
     mode = .folder(folder: folder, staging: staging)
   }
 
-  /// Starts writing `files` to their temporary files: a page first (an HTML
-  /// report, made last from every chart and the chart data: the longest
-  /// chain of a report), then the others in order.
+  /// Starts writing `files` to their temporary files.
   public func add(_ files: [ReportFile]) {
-    var added: [(index: Int, temporary: String, final: String, written: OnOtherThread<OutputError?>)] = []
-    let isPage = files.map { if case .page = $0.body { true } else { false } }
-    for index in files.indices.filter({ isPage[$0] }) + files.indices.filter({ !isPage[$0] }) {
-      let file = files[index]
+    for file in files {
       let temporary: String, final: String
       switch mode {
       case .files(let directory):
@@ -169,14 +164,13 @@ public final class AtomicBatch: @unchecked Sendable {
         final = temporary
       }
       let shown = ReportFolder.finalName(of: file.name, mode)
-      added.append((index, temporary, final, OnOtherThread {
+      self.files.append((temporary, final, OnOtherThread {
         do { try AtomicWriter.write(file, to: temporary); return nil } catch {
           // Named as the file it was to become, not as its temporary.
           return OutputError(path: shown, message: (error as? OutputError)?.message ?? "\(error)")
         }
       }))
     }
-    self.files += added.sorted { $0.index < $1.index }.map { ($0.temporary, $0.final, $0.written) }
   }
 
   /// Waits for every file, then moves them all into place.
