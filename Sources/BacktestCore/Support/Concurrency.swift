@@ -118,7 +118,7 @@ package final class ThreadCache: @unchecked Sendable {
     lock.lock()
     let thread = idle.popLast()
     lock.unlock()
-    if let thread { thread.run(work) } else { _ = CachedThread(first: work, cache: self) }
+    (thread ?? CachedThread(cache: self)).run(work)
   }
 
   /// Keeps `thread` for later work; false when enough are kept (it should end).
@@ -136,8 +136,8 @@ private final class CachedThread: @unchecked Sendable {
   private var work: (@Sendable () -> Void)?
   private let handed = DispatchSemaphore(value: 0)
 
-  init(first: @escaping @Sendable () -> Void, cache: ThreadCache) {
-    work = first
+  /// Starts the thread, which waits for its first work.
+  init(cache: ThreadCache) {
     let thread = Thread { [self] in
       repeat {
         handed.wait()
@@ -151,10 +151,9 @@ private final class CachedThread: @unchecked Sendable {
     }
     thread.stackSize = 1 << 22
     thread.start()
-    handed.signal()
   }
 
-  /// Hands `next` to this idle thread.
+  /// Hands `next` to this thread, new or idle.
   func run(_ next: @escaping @Sendable () -> Void) {
     work = next
     handed.signal()
