@@ -112,7 +112,7 @@ final class StreamedFile: @unchecked Sendable {
     filling.removeAll()
     if !writerRunning {
       writerRunning = true
-      startThread { [self] in
+      let thread = Thread { [self] in
         while true {
           full.wait()
           guard handedOver != nil else { return }
@@ -124,6 +124,7 @@ final class StreamedFile: @unchecked Sendable {
           written.signal()
         }
       }
+      thread.start()
     }
     full.signal()
   }

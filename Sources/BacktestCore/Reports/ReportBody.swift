@@ -157,7 +157,7 @@ package struct RowChunks: Sendable {
       finished.enter()
       // Threads of their own, not the shared pool: the consumer blocks until
       // they deliver, and a pool busy with blocked consumers would never run them.
-      startThread { [self] in
+      let thread = Thread { [self] in
         for k in stride(from: w, to: chunks, by: workers) {
           let slot = slots[k % slots.count]
           slot.free.wait()
@@ -169,6 +169,8 @@ package struct RowChunks: Sendable {
         }
         finished.leave()
       }
+      thread.stackSize = 1 << 20
+      thread.start()
     }
     defer { finished.wait() }
     for k in 0..<chunks {

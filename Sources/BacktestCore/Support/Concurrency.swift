@@ -42,10 +42,12 @@ package func runJobs(_ count: Int, workers: Int, _ body: @escaping @Sendable (In
   let finished = DispatchGroup()
   for _ in 0..<max(0, min(workers, count) - 1) {
     finished.enter()
-    startThread {
+    let thread = Thread {
       while let k = counter.next(below: count) { body(k) }
       finished.leave()
     }
+    thread.stackSize = 1 << 22
+    thread.start()
   }
   while let k = counter.next(below: count) { body(k) }
   finished.wait()
@@ -55,7 +57,8 @@ package func runJobs(_ count: Int, workers: Int, _ body: @escaping @Sendable (In
 /// last (a mapped file's pages) does not hold up the caller.
 package func releaseOnOtherThread<T: Sendable>(_ value: consuming T) {
   let held = Held(consume value)
-  startThread { held.value = nil }
+  let thread = Thread { held.value = nil }
+  thread.start()
 }
 
 /// What `releaseOnOtherThread` lets go of, set to `nil` on the other thread:
@@ -74,10 +77,12 @@ package final class OnOtherThread<T>: @unchecked Sendable {
   private let done = DispatchSemaphore(value: 0)
 
   package init(_ work: @escaping @Sendable () -> T) {
-    startThread { [self] in
+    let thread = Thread { [self] in
       result = work()
       done.signal()
     }
+    thread.stackSize = 1 << 22
+    thread.start()
   }
 
   /// The result, once the work has finished.
@@ -85,77 +90,5 @@ package final class OnOtherThread<T>: @unchecked Sendable {
     done.wait()
     done.signal()
     return result!
-  }
-}
-
-/// Runs `work` on a thread of its own: one left idle by earlier work, else a new one.
-///
-/// Never queued behind other work, so work that waits for other work cannot
-/// deadlock. A thread that has done its work waits for the next instead of
-/// ending (up to `ThreadCache.keptIdle` of them), so a run does not pay again
-/// and again for a clone, a stack mapped and faulted in and, at the thread's
-/// end, the stack handed back: a 100,000-bar run started 24 threads, now 16.
-/// Stacks are 4 MB.
-package func startThread(_ work: @escaping @Sendable () -> Void) {
-  ThreadCache.shared.start(work)
-}
-
-/// Threads left idle by earlier work (`startThread`'s are `shared`).
-package final class ThreadCache: @unchecked Sendable {
-  static let shared = ThreadCache()
-  /// At most this many threads wait for work; more end when they are done.
-  static let keptIdle = 32
-  private let lock = NSLock()
-  private var idle: [CachedThread] = []
-
-  package init() {}
-
-  /// How many threads wait for work.
-  package var idleCount: Int { lock.lock(); defer { lock.unlock() }; return idle.count }
-
-  /// Runs `work` on an idle thread, else on a new one.
-  package func start(_ work: @escaping @Sendable () -> Void) {
-    lock.lock()
-    let thread = idle.popLast()
-    lock.unlock()
-    (thread ?? CachedThread(cache: self)).run(work)
-  }
-
-  /// Keeps `thread` for later work; false when enough are kept (it should end).
-  fileprivate func keep(_ thread: CachedThread) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    guard idle.count < Self.keptIdle else { return false }
-    idle.append(thread)
-    return true
-  }
-}
-
-/// A thread that runs one piece of work after another, each handed over by `run`.
-private final class CachedThread: @unchecked Sendable {
-  private var work: (@Sendable () -> Void)?
-  private let handed = DispatchSemaphore(value: 0)
-
-  /// Starts the thread, which waits for its first work.
-  init(cache: ThreadCache) {
-    let thread = Thread { [self] in
-      repeat {
-        handed.wait()
-        // Taken out first, so that what the work holds is let go of here, before the thread is kept.
-        do {
-          let next = work!
-          work = nil
-          next()
-        }
-      } while cache.keep(self)
-    }
-    thread.stackSize = 1 << 22
-    thread.start()
-  }
-
-  /// Hands `next` to this thread, new or idle.
-  func run(_ next: @escaping @Sendable () -> Void) {
-    work = next
-    handed.signal()
   }
 }
