@@ -407,7 +407,7 @@ public enum ReportFolder {
 
   /// Where `rm` is, found once along `PATH` with `access`: spawned by its
   /// name, the child tries an `exec` in every folder of `PATH` before it while
-  /// this process waits (nine folders here: the spawn took 288 µs by name,
+  /// this process waits (eight folders here: the spawn took 288 µs by name,
   /// 253 µs by path, medians of 300).
   private static let removerPath: String = {
     let folders = ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":") ?? []
