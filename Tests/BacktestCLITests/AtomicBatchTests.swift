@@ -44,6 +44,29 @@ import Testing
     }
   }
 
+  @Test("rows made by one worker go straight into the staging buffers, by several through chunks: the bytes of the rows' text either way")
+  func rowsEitherWay() throws {
+    let out = try CLI.temporaryFolder()
+    // Rows of 3 to 306 bytes, four times the estimate on average: steps run past a staging buffer's end by
+    // varying amounts, some past the room kept for that (the buffer then grows).
+    func rows(workers: Int) -> RowChunks {
+      RowChunks(header: "k,text\n", rowCount: 40_000, bytesPerRow: 40, workers: workers) { range, out in
+        for i in range {
+          out.append(integer: Int64(i))
+          out.append(byte: 44)
+          out.append(String(repeating: "x", count: i * 7919 % 300))
+          out.append(byte: 10)
+        }
+      }
+    }
+    try AtomicWriter.write([ReportFile(name: "one.csv", body: .rows(rows(workers: 1))), ReportFile(name: "two.csv", body: .rows(rows(workers: 2)))],
+                           into: out)
+    let expected = Data(rows(workers: 3).text.utf8)
+    #expect(expected.count > 10 * StreamedFile.stagingBytes)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/one.csv")) == expected)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/two.csv")) == expected)
+  }
+
   @Test("one file that cannot be written: an error naming it, the old files untouched, no temporary file left")
   func failureKeepsOldFiles() throws {
     let out = try CLI.temporaryFolder()

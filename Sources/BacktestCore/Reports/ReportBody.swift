@@ -117,39 +117,50 @@ package struct RowChunks: Sendable {
   package var rowCount: Int
   /// Rows per chunk: about 400 KB of text, so that a few chunks per core stay in cache.
   package var rowsPerChunk: Int
+  /// About how many bytes a row takes.
+  package var bytesPerRow: Int
+  /// The threads that make the rows of a file: with one, a writer makes them
+  /// itself, straight into the buffers it writes from (`StreamedFile`).
+  package var workers: Int
   /// Appends the rows of a range, each ending in `\n`, to the buffer.
   package var writeRows: @Sendable (Range<Int>, inout TextBuffer) -> Void
 
-  package init(header: String, rowCount: Int, bytesPerRow: Int, writeRows: @escaping @Sendable (Range<Int>, inout TextBuffer) -> Void) {
+  package init(header: String, rowCount: Int, bytesPerRow: Int, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+               writeRows: @escaping @Sendable (Range<Int>, inout TextBuffer) -> Void) {
     self.header = header
     self.rowCount = rowCount
-    rowsPerChunk = max(64, 400_000 / max(bytesPerRow, 1))
+    self.bytesPerRow = max(bytesPerRow, 1)
+    rowsPerChunk = max(64, 400_000 / self.bytesPerRow)
+    self.workers = max(1, workers)
     self.writeRows = writeRows
   }
+
+  /// Half the cores, at least one: the workers of each of two files made at once.
+  package static var halfOfCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
 
   var chunkCount: Int { (rowCount + rowsPerChunk - 1) / rowsPerChunk }
 
   /// The header and every row, made on all cores.
   package var text: String {
     var all = TextBuffer(capacity: header.utf8.count + rowCount * 64)
-    produce { all.append(bytes: $0) }
+    produce(workers: ProcessInfo.processInfo.activeProcessorCount) { all.append(bytes: $0) }
     return all.string
   }
 
-  /// Makes the rows on `workers` threads of their own and passes the bytes of
-  /// the header, then of each chunk, in order, to `consume` on the calling thread.
+  /// Makes the rows on `workers` threads of their own (`self.workers` when
+  /// `nil`) and passes the bytes of the header, then of each chunk, in order,
+  /// to `consume` on the calling thread.
   ///
   /// Each worker makes every `workers`-th chunk into one of two buffers of
   /// its own, so at most `2 × workers` chunks exist at once and their memory
   /// is reused. If `consume` throws, the remaining chunks are not made and the
   /// error is rethrown once every worker has stopped.
-  package func produce(workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-                       _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+  package func produce(workers: Int? = nil, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
     var header = header
     try header.withUTF8 { try consume($0) }
     let chunks = chunkCount
     guard chunks > 0 else { return }
-    let workers = max(1, min(workers, chunks))
+    let workers = max(1, min(workers ?? self.workers, chunks))
     let slots = (0..<(2 * workers)).map { _ in ChunkSlot() }
     let finished = DispatchGroup()
     let cancelled = CancelFlag()

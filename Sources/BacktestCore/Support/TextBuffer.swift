@@ -42,6 +42,12 @@ package struct TextBuffer {
   /// Forgets the bytes, keeping the memory for the next ones.
   package mutating func removeAll() { count = 0 }
 
+  /// Forgets the last `n` bytes.
+  package mutating func removeLast(_ n: Int) {
+    precondition(n >= 0 && n <= count)
+    count -= n
+  }
+
   /// Keeps only the bytes from `start` on, moved to the front.
   package mutating func removeFirst(_ start: Int) {
     precondition(start >= 0 && start <= count)
