@@ -1,8 +1,9 @@
 import Foundation
 
 /// How a report file's bytes come to be: text made already, text made when
-/// first asked for, rows made in chunks on several cores as they are
-/// written, or a page made when its writer asks, its long data encoded as it is written.
+/// first asked for, rows made a range at a time as they are written (on
+/// threads of their own, or by the writer), or a page made when its writer
+/// asks, its long data encoded as it is written.
 package enum ReportBody: Sendable {
   case text(String)
   case deferred(DeferredText)
@@ -109,9 +110,10 @@ extension Deferred where Value == String {
   package var text: String { value }
 }
 
-/// A CSV file as its header and rows, the rows made in chunks on several
-/// cores and handed over in order, so that a large file is written as it is
-/// made and never held whole in memory.
+/// A CSV file as its header and rows, the rows made a range at a time (in
+/// chunks on `workers` threads, handed over in order, or with one worker by
+/// the file's writer itself), so that a large file is written as it is made
+/// and never held whole in memory.
 package struct RowChunks: Sendable {
   package var header: String
   package var rowCount: Int

@@ -1,7 +1,7 @@
 /// One report file's name (inside the output folder) and content.
 public struct ReportFile: Sendable, Equatable {
   public var name: String
-  /// How the bytes are made: a large CSV is made in chunks on all cores as it is written.
+  /// How the bytes are made: a large CSV is made a range of rows at a time as it is written.
   package var body: ReportBody
 
   public init(name: String, contents: String) {
