@@ -49,7 +49,8 @@ final class StreamedFile: @unchecked Sendable {
   /// Room past a staging buffer for the rows that fill it: a step of rows
   /// (`rowStepBytes` as estimated) may run past its end, into this; what does
   /// is moved to the start of the next buffer. (A row writer reserves room for
-  /// the longest rows it could make, about twice as long as the estimate.)
+  /// the longest rows it could make, up to about twice the estimate; beyond
+  /// this room the buffer grows.)
   static let rowSlackBytes = 256 << 10
   /// About how many bytes of rows `appendRows` makes at a time.
   static let rowStepBytes = 64 << 10

@@ -47,10 +47,11 @@ import Testing
   @Test("rows made by one worker go straight into the staging buffers, by several through chunks: the bytes of the rows' text either way")
   func rowsEitherWay() throws {
     let out = try CLI.temporaryFolder()
-    // Rows of 3 to 306 bytes, four times the estimate on average: steps run past a staging buffer's end by
-    // varying amounts, some past the room kept for that (the buffer then grows).
-    func rows(workers: Int) -> RowChunks {
-      RowChunks(header: "k,text\n", rowCount: 40_000, bytesPerRow: 40, workers: workers) { range, out in
+    // Rows of 3 to 306 bytes, about 156 on average. Estimated at 40, a step (~256 KB) runs past a staging
+    // buffer's end (512 KB) by varying amounts within the room kept for that; estimated at 10, a step (~1 MB)
+    // fills two buffers at times and runs past that room (the buffer grows).
+    func rows(workers: Int, estimate: Int = 40) -> RowChunks {
+      RowChunks(header: "k,text\n", rowCount: 40_000, bytesPerRow: estimate, workers: workers) { range, out in
         for i in range {
           out.append(integer: Int64(i))
           out.append(byte: 44)
@@ -59,12 +60,14 @@ import Testing
         }
       }
     }
-    try AtomicWriter.write([ReportFile(name: "one.csv", body: .rows(rows(workers: 1))), ReportFile(name: "two.csv", body: .rows(rows(workers: 2)))],
-                           into: out)
+    try AtomicWriter.write([ReportFile(name: "one.csv", body: .rows(rows(workers: 1))),
+                            ReportFile(name: "long.csv", body: .rows(rows(workers: 1, estimate: 10))),
+                            ReportFile(name: "two.csv", body: .rows(rows(workers: 2)))], into: out)
     let expected = Data(rows(workers: 3).text.utf8)
     #expect(expected.count > 10 * StreamedFile.stagingBytes)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/one.csv")) == expected)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/two.csv")) == expected)
+    for name in ["one.csv", "long.csv", "two.csv"] {
+      #expect(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)) == expected, "\(name)")
+    }
   }
 
   @Test("one file that cannot be written: an error naming it, the old files untouched, no temporary file left")

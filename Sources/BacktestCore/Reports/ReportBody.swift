@@ -117,8 +117,6 @@ extension Deferred where Value == String {
 package struct RowChunks: Sendable {
   package var header: String
   package var rowCount: Int
-  /// Rows per chunk: about 400 KB of text, so that a few chunks per core stay in cache.
-  package var rowsPerChunk: Int
   /// About how many bytes a row takes.
   package var bytesPerRow: Int
   /// The threads that make the rows of a file: with one, a writer makes them
@@ -132,13 +130,12 @@ package struct RowChunks: Sendable {
     self.header = header
     self.rowCount = rowCount
     self.bytesPerRow = max(bytesPerRow, 1)
-    rowsPerChunk = max(64, 400_000 / self.bytesPerRow)
     self.workers = max(1, workers)
     self.writeRows = writeRows
   }
 
-  /// Half the cores, at least one: the workers of each of two files made at once.
-  package static var halfOfCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+  /// Rows per chunk: about 400 KB of text, so that a few chunks per core stay in cache.
+  var rowsPerChunk: Int { max(64, 400_000 / bytesPerRow) }
 
   var chunkCount: Int { (rowCount + rowsPerChunk - 1) / rowsPerChunk }
 

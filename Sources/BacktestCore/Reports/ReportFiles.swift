@@ -1,3 +1,5 @@
+import Foundation
+
 /// One report file's name (inside the output folder) and content.
 public struct ReportFile: Sendable, Equatable {
   public var name: String
@@ -110,7 +112,7 @@ public enum RunReport {
   /// The threads that make each of equity.csv and indicators.csv: a run writes
   /// both at once, so each has half the cores (on two cores, one: its writer
   /// makes the rows itself, without chunk buffers to copy from).
-  static let rowWorkers = RowChunks.halfOfCores
+  static let rowWorkers = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
 
   /// equity.csv: one row per bar, made in chunks.
   package static func equityRows(_ output: RunOutput) -> RowChunks {
