@@ -30,7 +30,8 @@ extension AtomicWriter {
 /// Writes a file made in chunks (or a long text): each chunk is copied into one of two
 /// page-aligned staging buffers, and a thread of its own writes each full
 /// buffer while the next fills. Rows made by one worker are made straight
-/// into the staging buffers instead, with nothing to copy.
+/// into the staging buffers instead: only the rows that run past a full
+/// buffer are copied, to the start of the next.
 ///
 /// On Linux the file is opened with `O_DIRECT` where the file system allows
 /// it: whole pages go from the staging buffer to the device, and the kernel
