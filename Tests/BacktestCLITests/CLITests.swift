@@ -94,6 +94,12 @@ struct CLI {
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.contains("whole process, every output") && r.stdout.contains("     1,500 bars: ") && r.stdout.contains("(engine alone "),
             "\(r.stdout)")
+    // The child's processor time: a run that starts threads and writes eleven files takes some, and at most
+    // its cores' worth of its wall time (with two milliseconds for the figures' rounding).
+    let line = r.stdout.split(separator: "\n").first { $0.contains("1,500 bars: ") } ?? ""
+    let wall = line.split(separator: " ").dropFirst(2).first.flatMap { Double($0) } ?? -1
+    let cpu = line.components(separatedBy: "CPU ").dropFirst().first?.split(separator: " ").first.flatMap { Double($0) } ?? -1
+    #expect(cpu > 0 && cpu <= wall * Double(ProcessInfo.processInfo.activeProcessorCount) + 0.002, "\(line)")
   }
 
   @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")

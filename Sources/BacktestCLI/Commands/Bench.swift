@@ -185,7 +185,7 @@ struct BenchCommand {
     let root = FileManager.default.temporaryDirectory.path + "/backtest-bench-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: root) }
     print("whole process, every output (backtest run with Strategies/gpix.yaml's settings: CSV, JSON, Markdown and SVG, HTML; "
-      + "\(runs) runs, median [fastest–slowest]):")
+      + "\(runs) runs, median [fastest–slowest]; CPU: the median of its user and system time, on \(ProcessInfo.processInfo.activeProcessorCount) cores):")
     for count in wholeBars {
       let folder = root + "/\(count)"
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -202,20 +202,22 @@ struct BenchCommand {
         _ = Backtest.execute(config, inputs)
         engine = min(engine, Self.seconds(ContinuousClock.now - t0))
       }
-      var times: [Double] = [], peak = 0
+      var times: [Double] = [], cpu: [Double] = [], peak = 0
       for _ in 0..<runs {
-        let (elapsed, maxResident) = try Self.timeChild(executable, ["run", folder + "/run.yaml", "--quiet"])
-        times.append(elapsed)
-        peak = max(peak, maxResident)
+        let child = try Self.timeChild(executable, ["run", folder + "/run.yaml", "--quiet"])
+        times.append(child.seconds)
+        cpu.append(child.cpuSeconds)
+        peak = max(peak, child.maxResident)
       }
       times.sort()
+      cpu.sort()
       let written = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/bench-run-out"))?.reduce(0) { total, name in
         total + ((try? FileManager.default.attributesOfItem(atPath: folder + "/bench-run-out/" + name)[.size] as? Int) ?? 0)
       } ?? 0
       let label = HumanFormat.integer(count)
-      print(String(format: "  %@ bars: %7.3f s [%.3f–%.3f] (engine alone %.3f s), peak memory %.0f MB, %.1f MB of reports",
+      print(String(format: "  %@ bars: %7.3f s [%.3f–%.3f] (engine alone %.3f s), CPU %.3f s, peak memory %.0f MB, %.1f MB of reports",
                    String(repeating: " ", count: max(0, 10 - label.count)) + label, times[times.count / 2], times[0], times[times.count - 1], engine,
-                   Double(peak) / 1e6, Double(written) / 1e6))
+                   cpu[cpu.count / 2], Double(peak) / 1e6, Double(written) / 1e6))
       try? FileManager.default.removeItem(atPath: folder)
     }
   }
@@ -230,9 +232,10 @@ struct BenchCommand {
     return Bundle.main.executablePath ?? CommandLine.arguments[0]
   }
 
-  /// Runs `executable` with `arguments` and returns its time from start to exit
-  /// and its peak resident memory in bytes; throws when it fails.
-  static func timeChild(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, maxResident: Int) {
+  /// Runs `executable` with `arguments` and returns its time from start to exit,
+  /// the processor time it used (user and system, all its threads) and its peak
+  /// resident memory in bytes; throws when it fails.
+  static func timeChild(_ executable: String, _ arguments: [String]) throws -> (seconds: Double, cpuSeconds: Double, maxResident: Int) {
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { for p in argv { free(p) } }
     var pid: pid_t = 0
@@ -250,6 +253,7 @@ struct BenchCommand {
     #else
     let maxResident = usage.ru_maxrss         // bytes on macOS
     #endif
-    return (elapsed, Int(maxResident))
+    let cpu = [usage.ru_utime, usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+    return (elapsed, cpu, Int(maxResident))
   }
 }
