@@ -31,7 +31,7 @@ struct BenchCommand {
               default: .value("200000,1000000")),
       .option("runs", "N", "runs of each whole process (the median is printed)", default: .value("5")),
     ],
-    details: "Meaningful in a release build: swift run -c release backtest bench. The whole-process timings run this executable as a child process (backtest run on generated bars, every report format) and print the median time, the fastest and the slowest, and the child's peak memory, next to the engine alone in process on the same bars.",
+    details: "Meaningful in a release build: swift run -c release backtest bench. The whole-process timings run this executable as a child process (backtest run on generated bars, every report format) and print the median time, the fastest and the slowest, the child's processor time (user and system, all its threads; the median) and its peak memory, next to the engine alone in process on the same bars.",
     examples: ["bench", "bench --bars 200000 --jobs 2", "bench --whole 10000000 --runs 3"])
 
   init(_ args: ArraySlice<String>) throws {
