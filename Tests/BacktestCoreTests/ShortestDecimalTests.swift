@@ -183,6 +183,31 @@ import Testing
     #expect(wrong == [], "seed 29")
   }
 
+  @Test("four numbers' digits made before any is written give the text of four writes, nan left empty")
+  func fourAtOnce() {
+    // Every kind of double (random bits: nan, infinities, subnormals, huge and tiny), the common
+    // range and just past it, prices and whole numbers, and the edges; each also negative.
+    var rng = SplitMix64(seed: 31)
+    var values: [Double] = (0..<30_000).map { _ in Double(bitPattern: rng.next()) }
+    values += (0..<30_000).map { _ in Double(bitPattern: (1_005 + rng.next() % 75) << 52 | rng.next() & (1 << 52 - 1)) }
+    values += (0..<10_000).map { _ in Double(rng.next() % 10_000_000) / 100 }
+    values += [.nan, .infinity, 0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 2.2250738585072014e-308, 1e-4, 1e-4.nextDown,
+               0x1p-11, 0x1p-11.nextDown, 0x1p-11.nextUp, 0x1p52, 0x1p52.nextDown, 0x1p52.nextUp, 0x1p53, 0.5, 1, 1e16, 47.169000000000004]
+    values += values.map { -$0 }
+    values.shuffle(using: &rng)
+    var wrong: [String] = []
+    for k in stride(from: 0, to: values.count - 3, by: 4) {
+      let (a, b, c, d) = (values[k], values[k + 1], values[k + 2], values[k + 3])
+      var fused = TextBuffer(), single = TextBuffer()
+      let room = 4 * (1 + ShortestDecimal.maximumLength) + ShortestDecimal.writableLength
+      fused.write(upTo: room) { $0.commaNumbers(a, b, c, d) }
+      single.write(upTo: room) { row in for x in [a, b, c, d] { row.byte(44); row.number(x) } }
+      if fused.string != single.string && wrong.count < 5 { wrong.append("\(fused.string) for \(single.string)") }
+    }
+    #expect(wrong == [], "seed 31")
+    #expect(values.count > 140_000)
+  }
+
   @Test("a repeated number is copied with the same text, and nan leaves a cell empty")
   func repeated() {
     var buffer = TextBuffer()

@@ -195,7 +195,12 @@ public enum RunReport {
             row.bytes(labels.baseAddress! + start, count: ends[i] - start)
             start = ends[i]
             row.byte(44); row.price(bars.close[i])
-            for c in columns { row.byte(44); row.number(c[i]) }
+            var k = 0
+            while k &+ 4 <= columns.count {
+              row.commaNumbers(columns[k][i], columns[k &+ 1][i], columns[k &+ 2][i], columns[k &+ 3][i])
+              k &+= 4
+            }
+            while k < columns.count { row.byte(44); row.number(columns[k][i]); k &+= 1 }
             if let stages { row.byte(44); row.text(stages[i].rawValue) }
             row.byte(10)
           }

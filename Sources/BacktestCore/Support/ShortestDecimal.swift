@@ -46,6 +46,39 @@ package enum ShortestDecimal {
     return writeGeneral(bits, to: p)
   }
 
+  /// A number's digits as `write` makes them in its common way, apart from
+  /// their layout (`write(_:_:to:)`): several numbers' digits made before any
+  /// is written overlap in the processor (four of indicators.csv's numbers
+  /// at a time took 13% less time than one after another).
+  package struct Digits {
+    let high: UInt64, low: UInt64, exponent: Int
+    /// Whether `write` takes its common way for the number: from 2^-11 up to
+    /// 2^52, with digits after the point, not a power of two. Otherwise the
+    /// digits mean nothing.
+    let common: Bool
+  }
+
+  /// The digits of `x` by `nearest` (which stays within its table for any double).
+  @inline(__always)
+  package static func digits(_ x: Double) -> Digits {
+    let bits = x.bitPattern
+    let fraction = bits & (1 << 52 - 1)
+    let c = 1 << 52 | fraction
+    let shift = 1075 &- Int(truncatingIfNeeded: bits &>> 52 & 0x7FF)
+    let (high, low, k) = nearest(q: 0 &- shift, c: c)
+    return Digits(high: high, low: low, exponent: k,
+                  common: UInt(bitPattern: shift &- 1) < 63 && c & (1 &<< shift &- 1) != 0 && fraction != 0)
+  }
+
+  /// Writes the text of `x` from its digits (`digits(x)`), as `write(x, to: p)` does.
+  @inline(__always)
+  package static func write(_ x: Double, _ digits: Digits, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    guard digits.common else { return write(x, to: p) }
+    let n = Int(truncatingIfNeeded: x.bitPattern &>> 63)
+    p[0] = UInt8(ascii: "-")  // the digits overwrite it when the number is positive
+    return n &+ plainDigits(high: digits.high, low: digits.low, digits.exponent, to: p + n)
+  }
+
   /// `write` by its general way, for every number (`write` takes it for those its common cases leave).
   @inline(never)
   package static func writeGeneral(_ bits: UInt64, to p: UnsafeMutablePointer<UInt8>) -> Int {

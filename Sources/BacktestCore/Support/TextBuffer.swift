@@ -186,6 +186,22 @@ package struct ByteCursor {
     if !x.isNaN { position += ShortestDecimal.write(x, to: position) }
   }
 
+  /// `byte(44); number(x)` for each of four numbers, the digits of all four
+  /// made before any is written (`ShortestDecimal.Digits`).
+  @inline(__always)
+  package mutating func commaNumbers(_ a: Double, _ b: Double, _ c: Double, _ d: Double) {
+    let digits = (ShortestDecimal.digits(a), ShortestDecimal.digits(b), ShortestDecimal.digits(c), ShortestDecimal.digits(d))
+    byte(44); number(a, digits.0)
+    byte(44); number(b, digits.1)
+    byte(44); number(c, digits.2)
+    byte(44); number(d, digits.3)
+  }
+
+  @inline(__always)
+  private mutating func number(_ x: Double, _ digits: ShortestDecimal.Digits) {
+    if !x.isNaN { position += ShortestDecimal.write(x, digits, to: position) }
+  }
+
   /// As `number(_:)`, faster for prices in whole cents (`ShortestDecimal.writePrice`).
   @inline(__always)
   package mutating func price(_ x: Double) {
