@@ -102,6 +102,25 @@ struct CLI {
     #expect(cpu > 0 && cpu <= wall * Double(ProcessInfo.processInfo.activeProcessorCount) + 0.002, "\(line)")
   }
 
+  @Test("--timing names each phase; the engine's span says that indicators.csv was written in it, only when it was")
+  func timingPhases() throws {
+    /// The phases' names and figures in the `timing:` line, and that line.
+    func phases(_ extra: [String]) throws -> (names: [String], line: String) {
+      let r = try CLI.run(["run", "gpix.yaml", "--out", try CLI.temporaryFolder(), "--quiet", "--timing"] + extra)
+      #expect(r.status == 0, "\(r.stderr)")
+      let line = r.stderr.split(separator: "\n").first { $0.hasPrefix("timing: ") }.map(String.init) ?? ""
+      let parts = line.dropFirst("timing: ".count).components(separatedBy: ", ")
+      for part in parts { #expect((Double(part.split(separator: " ")[1]) ?? -1) >= 0, "\(line)") }
+      return (parts.map { String($0.split(separator: " ")[0]) }, line)
+    }
+    let csv = try phases([])
+    #expect(csv.names == ["config", "load", "engine", "reports"], "\(csv.line)")
+    #expect(csv.line.contains(" ms (indicators.csv written meanwhile), reports ") && csv.line.hasSuffix(" ms (the rest)"), "\(csv.line)")
+    let json = try phases(["--set", "report.formats=[json]"])
+    #expect(json.names == ["config", "load", "engine", "reports"], "\(json.line)")
+    #expect(!json.line.contains("indicators.csv") && json.line.hasSuffix(" ms"), "\(json.line)")
+  }
+
   @Test("backtest run gpix.yaml runs the shipped config, prints a summary and writes every report")
   func runShipped() throws {
     let out = try CLI.temporaryFolder()

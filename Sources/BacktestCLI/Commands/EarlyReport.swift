@@ -15,6 +15,8 @@ final class EarlyReport {
   private var batch: AtomicBatch?
   private var failure: Error?
   private var indicators: (columns: [IndicatorColumn], file: ReportFile)?
+  /// Whether `finish` kept the indicators.csv begun while the bars traded (else it made the report anew).
+  private(set) var indicatorsBegunEarly = false
 
   init(folder: String, bars: BarSeries, stages: ContiguousArray<CycleStage>?) {
     self.folder = folder
@@ -44,6 +46,7 @@ final class EarlyReport {
     let files = RunReport.files(output, indicators: indicators.file)
     batch.add(files.filter { $0.name != indicators.file.name })
     try batch.commit()
+    indicatorsBegunEarly = true
     return files
   }
 
