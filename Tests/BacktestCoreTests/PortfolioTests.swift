@@ -385,7 +385,7 @@ struct PortfolioConfigTests {
     }
   }
 
-  @Test("portfolio-only keys in a swing run file are errors, and the portfolio strategy is refused by swing-only commands")
+  @Test("portfolio-only keys in a swing run file are errors, and the single-asset reader refuses a strategy over several assets")
   func swingRefusesPortfolioKeys() {
     let swing = "data: {bars: ../Data/GOOG.csv}\nstrategy: {type: buy_and_hold}\nportfolio: {drip: true}\n"
     #expect(throws: InputError.self) { try runConfig(swing) }
@@ -396,14 +396,14 @@ struct PortfolioConfigTests {
       _ = try RunConfig.parse(Self.base, file: "Strategies/p.yaml")
       Issue.record("a swing-only reader accepted the portfolio strategy")
     } catch {
-      #expect("\(error)" == "Strategies/p.yaml:7:9: error: the portfolio strategy (target weights, rebalancing, dividends, cash flows) runs with 'backtest run', not with this command")
+      #expect("\(error)".hasPrefix("Strategies/p.yaml:7:9: error: the portfolio strategy (hold each asset at a fixed target weight, traded back to it each period or on drift) allocates among several assets; expected a strategy over one asset here: bollinger_rsi, "))
     }
     let rotation = (try? String(contentsOfFile: Repo.path("Strategies/etf-rotation.yaml"), encoding: .utf8)) ?? ""
     do {
       _ = try RunConfig.parse(rotation, file: "Strategies/etf-rotation.yaml")
       Issue.record("a swing-only reader accepted the rotation strategy")
     } catch {
-      #expect("\(error)".hasSuffix("error: the rotation strategy (the top assets by a score, re-ranked each period, dividends, cash flows) runs with 'backtest run', not with this command"))
+      #expect("\(error)".contains("error: the rotation strategy (hold the top assets by a score (an expression of the rule language), re-ranked each period) allocates among several assets"))
     }
   }
 

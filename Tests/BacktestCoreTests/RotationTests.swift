@@ -50,14 +50,17 @@ import Testing
     var assets: [PortfolioAsset] = []
     for (k, symbol) in ["AAA", "BBB", "CCC"].enumerated() where k < scores.count {
       let rows = bars?[k] ?? Array(repeating: (100.0, 101.0, 99.0, 100.0), count: scores[k].count)
-      var asset = PortfolioAsset(symbol: symbol, bars: handBars(rows), weight: 0)
-      asset.scores = ContiguousArray(scores[k])
-      assets.append(asset)
+      assets.append(PortfolioAsset(symbol: symbol, bars: handBars(rows), weight: 0))
     }
+    return rotate(assets, scores: scores.map { ContiguousArray($0) }, RotationRule(top: top, period: period, weighting: weighting))
+  }
+
+  /// `assets` rotated by `rule` over the scores given per asset, from 10,000 of cash.
+  static func rotate(_ assets: [PortfolioAsset], scores: [ContiguousArray<Double>], _ rule: RotationRule) -> PortfolioResult {
     var settings = PortfolioSettings()
     settings.initialCash = 10_000
-    settings.rotation = RotationRule(top: top, period: period, weighting: weighting)
-    return PortfolioEngine.run(assets, settings: settings)
+    var rotation = Rotation(rule: rule, scores: scores, symbols: assets.map(\.symbol))
+    return PortfolioEngine.run(assets, settings: settings, strategy: &rotation)
   }
 
   @Test("ranked at the close of each week's first bar, traded at the next open: sales first, ties by symbol, undefined scores not ranked")
@@ -87,8 +90,7 @@ import Testing
   @Test("an asset without a bar at the decision has no score there; the order waits for a bar where every chosen asset trades")
   func missingBars() {
     // BBB has no bars on its 2nd and 3rd days: CCC drops them. Give BBB only 1 bar in week 2 by short rows.
-    var a = PortfolioAsset(symbol: "AAA", bars: handBars(Array(repeating: (100, 101, 99, 100), count: 10)), weight: 0)
-    a.scores = ContiguousArray(repeating: 1, count: 10)
+    let a = PortfolioAsset(symbol: "AAA", bars: handBars(Array(repeating: (100, 101, 99, 100), count: 10)), weight: 0)
     // BBB's bars skip 1-2 January (days 0 and 1 of the timeline): at the first decision (bar 0) it has none.
     var bb = BarSeries(source: "hand")
     for day in 2..<10 {
@@ -96,12 +98,9 @@ import Testing
       bb.append(time: Int64(d) * 86_400, day: Int32(d), open: 50, high: 51, low: 49, close: 50, volume: 0,
                 label: Array(CivilDate.isoDate(days: d).utf8))
     }
-    var b = PortfolioAsset(symbol: "BBB", bars: bb, weight: 0)
-    b.scores = ContiguousArray(repeating: 5, count: 8)
-    var settings = PortfolioSettings()
-    settings.initialCash = 10_000
-    settings.rotation = RotationRule(top: 1, period: .weekly)
-    let r = PortfolioEngine.run([a, b], settings: settings)
+    let b = PortfolioAsset(symbol: "BBB", bars: bb, weight: 0)
+    let r = Self.rotate([a, b], scores: [ContiguousArray(repeating: 1, count: 10), ContiguousArray(repeating: 5, count: 8)],
+                        RotationRule(top: 1, period: .weekly))
     // Bar 0: only AAA has a bar and a score, so AAA; bar 7 (Monday 8 Jan): BBB's 5 beats AAA's 1.
     #expect(r.decisions.map(\.ranks) == [[0, -1], [1, 0]])
     #expect(r.fills.map { [$0.bar, $0.asset, Int($0.shares)] } == [[1, 0, 100], [8, 0, -100], [8, 1, 200]])
@@ -110,15 +109,11 @@ import Testing
   @Test("a dropped holding without a bar where the ranking trades (its bars ended) is sold at its last close, reading no later bar")
   func endedAsset() {
     // AAA trades all 10 days; BBB only the first 5 (1-5 January), closing at 60 on its last.
-    var a = PortfolioAsset(symbol: "AAA", bars: handBars(Array(repeating: (100, 101, 99, 100), count: 10)), weight: 0)
-    a.scores = ContiguousArray(repeating: 1, count: 10)
-    var b = PortfolioAsset(symbol: "BBB", bars: handBars([(50, 51, 49, 50), (50, 51, 49, 50), (50, 51, 49, 50), (50, 51, 49, 50), (55, 61, 54, 60)]),
+    let a = PortfolioAsset(symbol: "AAA", bars: handBars(Array(repeating: (100, 101, 99, 100), count: 10)), weight: 0)
+    let b = PortfolioAsset(symbol: "BBB", bars: handBars([(50, 51, 49, 50), (50, 51, 49, 50), (50, 51, 49, 50), (50, 51, 49, 50), (55, 61, 54, 60)]),
                            weight: 0)
-    b.scores = ContiguousArray(repeating: 2, count: 5)
-    var settings = PortfolioSettings()
-    settings.initialCash = 10_000
-    settings.rotation = RotationRule(top: 1, period: .weekly)
-    let r = PortfolioEngine.run([a, b], settings: settings)
+    let r = Self.rotate([a, b], scores: [ContiguousArray(repeating: 1, count: 10), ContiguousArray(repeating: 2, count: 5)],
+                        RotationRule(top: 1, period: .weekly))
     // Bar 0: BBB (2 > 1), 200 shares at 50. Bar 7 (Monday 8 Jan): BBB has no bar, so no score: AAA; at bar 8's open
     // BBB (no bar there either) is sold at its last close 60 (+2,000), then AAA bought: 12,000 / 100 = 120 shares.
     // Meanwhile BBB is marked at 60.

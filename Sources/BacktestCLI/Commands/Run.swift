@@ -135,14 +135,14 @@ struct RunCommand {
     }
     guard !quiet else { return ExitCode.ok }
     let s = output.summary, p = s.performance, bars = output.result.timeline
-    print("\(config.name): \(config.rotation == nil ? "portfolio of " : "")\(PortfolioReport.strategyText(output))")
+    print("\(config.name): \(config.strategy.decides ? "" : "portfolio of ")\(PortfolioReport.strategyText(output))")
     if let d = config.description { print("  \(d)") }
     print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))")
     print("  final equity \(HumanFormat.money(s.finalEquity)) from \(HumanFormat.money(s.deposited)) deposited"
       + (s.withdrawn > 0 ? " and \(HumanFormat.money(s.withdrawn)) withdrawn" : "")
       + "; TWR \(HumanFormat.percent(s.twr)), XIRR \(HumanFormat.percent(s.xirr)), max drawdown \(HumanFormat.percent(p.maxDrawdown)), Sharpe \(HumanFormat.ratio(p.sharpe))")
     print("  dividends \(HumanFormat.money(s.dividendIncome)), fees \(HumanFormat.money(s.fees)), \(s.rebalances) rebalance(s), \(s.fills) fill(s)"
-      + (config.rotation == nil ? "" : ", turnover \(HumanFormat.percent(s.turnover)) a year"))
+      + (config.strategy.decides ? ", turnover \(HumanFormat.percent(s.turnover)) a year" : ""))
     if let last = output.result.decisions.last {
       let held = output.assets.indices.filter { last.weights[$0] > 0 }.sorted { last.ranks[$0] < last.ranks[$1] }
         .map { "\(output.assets[$0].symbol) \(formatPercentPlain(last.weights[$0]))" }

@@ -4,9 +4,10 @@ extension PortfolioRunConfig {
   /// `portfolio:` keys that only this strategy reads.
   public static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
 
-  /// Whether a parsed run file names a strategy over several assets: `portfolio` (fixed weights) or `rotation`.
-  public static func isPortfolio(_ root: YAMLNode) -> Bool {
-    strategyType(root) == "portfolio" || strategyType(root) == "rotation"
+  /// Whether a parsed run file names a strategy over several assets (`portfolio`, `rotation` or another allocation
+  /// strategy of `catalog`).
+  public static func isPortfolio(_ root: YAMLNode, catalog: StrategyCatalog = BuiltInStrategies.catalog) -> Bool {
+    strategyType(root).map { catalog.allocation(named: $0) != nil } ?? false
   }
 
   /// The `strategy.type` a parsed run file writes, if it writes one as text.
@@ -20,7 +21,7 @@ extension PortfolioRunConfig {
   /// Reads an already parsed run file.
   ///
   /// - Throws: `InputError` with the file, line and column of the first problem.
-  public static func parse(document root: YAMLNode, file: String) throws -> PortfolioRunConfig {
+  public static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> PortfolioRunConfig {
     let table = try ConfigTable(root, path: "")
     let directory = (file as NSString).deletingLastPathComponent
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
@@ -68,65 +69,17 @@ extension PortfolioRunConfig {
     }
     try data.finish()
 
-    let strategy = try table.table("strategy")
-    var rotation: (rule: RotationRule, score: RotationScore)?
-    if try strategy.string("type") == "rotation" {
-      rotation = try readRotation(strategy, assets: assets)
-    } else if let node = strategy.node("weights") {
-      guard case .mapping(let entries) = node.kind else {
-        throw InputError("expected a mapping like {VTI: 60%, BND: 40%} for 'strategy.weights', found \(node.typeDescription)", at: node.location)
-      }
-      let weights = try ConfigTable(node, path: "strategy.weights")
-      for entry in entries {
-        guard let k = assets.firstIndex(where: { $0.symbol == entry.key }) else {
-          let hint = closestMatch(to: entry.key, in: assets.map(\.symbol)).map { "; did you mean '\($0)'?" } ?? ""
-          throw InputError("'\(entry.key)' is not one of the assets (\(assets.map(\.symbol).joined(separator: ", ")))\(hint)",
-                           at: entry.keyLocation)
-        }
-        assets[k].weight = try weights.fraction(entry.key, default: nil, expected: "a weight in (0, 1]", where: { $0 > 0 && $0 <= 1 }) ?? 0
-      }
-      if let missing = assets.first(where: { $0.weight == 0 }) {
-        throw InputError("no weight for asset '\(missing.symbol)'; give every asset a weight", at: node.location)
-      }
-      let total = assets.reduce(0) { $0 + $1.weight }
-      if total > 1 + 1e-9 {
-        throw InputError("the weights add up to \(formatPercentPlain(total)); expected at most 100% (the rest stays in cash)", at: node.location)
-      }
-    } else if assets.count == 1 {
-      assets[0].weight = 1
-    } else {
-      throw InputError("missing 'strategy.weights'; expected a weight per asset like {\(assets.map { "\($0.symbol): \(formatPercentPlain(1 / Double(assets.count)))" }.joined(separator: ", "))}",
-                       at: strategy.location)
+    let strategyTable = try table.table("strategy")
+    strategyTable.dataTimeZone = zone
+    let strategy = try catalog.configureAllocation(strategyTable, symbols: assets.map(\.symbol))
+    if let fixed = strategy.parameters as? FixedWeights.Parameters {
+      for a in assets.indices { assets[a].weight = fixed.weights[a] }
     }
     var settings = PortfolioSettings()
-    settings.rotation = rotation?.rule
-    if rotation == nil, let node = strategy.node("rebalance") {
-      switch node.kind {
-      case .scalar(let text, _):
-        let rules: [String: RebalanceRule] = rotationPeriods.merging(["never": .never]) { a, _ in a }
-        guard let rule = rules[text] else {
-          let names = ["never", "weekly", "monthly", "quarterly", "annually"]
-          let hint = closestMatch(to: text, in: names).map { "; did you mean '\($0)'?" } ?? ""
-          throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found '\(text)'\(hint)",
-                           at: node.location)
-        }
-        settings.rebalance = rule
-      case .mapping:
-        let r = try ConfigTable(node, path: "strategy.rebalance")
-        guard let drift = try r.fraction("drift", default: nil, expected: "a threshold in (0, 1)", where: { $0 > 0 && $0 < 1 }) else {
-          throw InputError("expected {drift: 5%} for 'strategy.rebalance'", at: node.location)
-        }
-        try r.finish()
-        settings.rebalance = .drift(drift)
-      default:
-        throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found \(node.typeDescription)",
-                         at: node.location)
-      }
-    }
-    try strategy.finish()
+    settings.rebalance = (strategy.parameters as? FixedWeights.Parameters)?.rebalance ?? .never
 
     for key in ["sizing", "intrabar_rule"] where portfolio.contains(key) {
-      throw InputError("'portfolio.\(key)' applies to swing strategies; \(rotation == nil ? "the portfolio strategy sizes by strategy.weights" : "a rotation sizes by strategy.top and weighting")",
+      throw InputError("'portfolio.\(key)' applies to swing strategies; \(strategy.name == FixedWeights.name ? "the portfolio strategy sizes by strategy.weights" : strategy.name == Rotation.name ? "a rotation sizes by strategy.top and weighting" : "\(strategy.name) sizes by the weights it sets")",
                        at: portfolio.entries.first { $0.key == key }!.keyLocation)
     }
     let broker = try RunConfig.readBroker(portfolio)
@@ -165,8 +118,7 @@ extension PortfolioRunConfig {
     try table.finish()
     var config = PortfolioRunConfig(name: name, configFile: file, description: description, timeZone: zone, startDay: startDay,
                                     endDay: endDay, assets: assets, settings: settings, contributions: contributions, ledger: ledger,
-                                    report: report)
-    config.rotation = rotation?.score
+                                    report: report, strategy: strategy)
     config.settingsHash = RunManifest.settingsHash(root)
     return config
   }
@@ -179,9 +131,11 @@ extension AnyRunConfig {
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
-      root = try RunConfig.applyOverride(override, index: k, to: root)
+      root = try RunConfig.applyOverride(override, index: k, to: root, catalog: catalog)
     }
-    if PortfolioRunConfig.isPortfolio(root) { return .portfolio(try PortfolioRunConfig.parse(document: root, file: file)) }
+    if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
+      return .portfolio(try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog))
+    }
     return .swing(try RunConfig.parse(document: root, file: file, catalog: catalog))
   }
 }

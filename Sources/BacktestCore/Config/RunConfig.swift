@@ -19,8 +19,8 @@ extension RunConfig {
   public static func parse(document root: YAMLNode, file: String,
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
-    if PortfolioRunConfig.isPortfolio(root) {
-      _ = try catalog.configure(try table.table("strategy"))  // throws: this command does not run the portfolio strategy
+    if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
+      _ = try catalog.configure(try table.table("strategy"))  // throws: a strategy over several assets needs data.assets
     }
     table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
@@ -202,9 +202,8 @@ extension RunConfig {
     var override = try ConfigOverride(text)
     if !sections.contains(override.keys[0]) {
       let name = override.keys.joined(separator: ".")
-      // A rotation's keys and params have short names; a fixed-weight portfolio run file has none.
-      let rotation = PortfolioRunConfig.rotationParameters(root)
-      let parameters = rotation.isEmpty ? (try? SweepRunner.strategyParameters(root, catalog: catalog)) ?? [] : rotation
+      // A rotation's keys and params have short names, as a strategy's parameters do; fixed weights have none.
+      let parameters = (try? SweepRunner.strategyParameters(root, catalog: catalog)) ?? []
       guard let path = SweepSettings.keyPath(of: name, strategy: parameters) else {
         let names = parameters.map { $0.alias ?? $0.path }
         let hint = closestMatch(to: name, in: names + sections.sorted()).map { "; did you mean '\($0)'?" } ?? ""

@@ -23,6 +23,9 @@ extension SweepRunner {
   static func strategyParameters(_ root: YAMLNode, catalog: StrategyCatalog) throws -> [ParameterInfo] {
     let table = try ConfigTable(root, path: "").table("strategy")
     guard let name = try table.string("type") else { return [] }
+    if let allocation = catalog.allocation(named: name) {
+      return (try? allocation.declared(table)) ?? allocation.parameters
+    }
     guard let entry = catalog.entry(named: name) else {
       _ = try catalog.configure(table)  // reports the unknown type with a suggestion
       return []

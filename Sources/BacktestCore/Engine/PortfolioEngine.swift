@@ -5,10 +5,9 @@ public struct PortfolioAsset: Sendable {
   public var dividends: [Dividend]
   /// Annual expense ratio accrued daily on the holding's value (0 when the prices already net it out).
   public var expenseRatio: Double
-  /// The share of the account's value this asset should hold (the rest stays in cash).
+  /// The share of the account's value this asset should hold under fixed weights (`PortfolioEngine.run(_:settings:)`;
+  /// another allocation strategy sets its own).
   public var weight: Double
-  /// For a rotation (`PortfolioSettings.rotation`): the asset's score at each of its own bars, NaN where undefined.
-  public var scores: ContiguousArray<Double> = []
 
   public init(symbol: String, bars: BarSeries, dividends: [Dividend] = [], expenseRatio: Double = 0, weight: Double) {
     self.symbol = symbol
@@ -19,48 +18,13 @@ public struct PortfolioAsset: Sendable {
   }
 }
 
-/// When the portfolio trades back to its target weights.
-public enum RebalanceRule: Sendable, Equatable, CustomStringConvertible {
-  /// Buy once, then hold.
-  case never
-  /// At the first bar of each new calendar week (Monday to Sunday), month, quarter or year.
-  case weekly, monthly, quarterly, annually
-  /// At the open after a close where some weight is further than this from its target.
-  case drift(Double)
-
-  /// Whether a calendar rebalance falls between the days `a` and `b` (b later).
-  func startsNewPeriod(from a: Int, to b: Int) -> Bool {
-    let x = CivilDate.components(days: a), y = CivilDate.components(days: b)
-    switch self {
-    case .weekly:
-      // Weeks from Monday: 1970-01-01 (day 0) was a Thursday, so day 4 is a Monday (floored for days before 1970).
-      let week = { (d: Int) in (d - 4 - ((d - 4) % 7 + 7) % 7) / 7 }
-      return week(a) != week(b)
-    case .monthly: return (x.year, x.month) != (y.year, y.month)
-    case .quarterly: return (x.year, (x.month - 1) / 3) != (y.year, (y.month - 1) / 3)
-    case .annually: return x.year != y.year
-    case .never, .drift: return false
-    }
-  }
-
-  public var description: String {
-    switch self {
-    case .never: "never"
-    case .weekly: "weekly"
-    case .monthly: "monthly"
-    case .quarterly: "quarterly"
-    case .annually: "annually"
-    case .drift(let d): "on drift beyond \(formatPercentPlain(d))"
-    }
-  }
-}
-
 /// The account rules of a portfolio run.
 public struct PortfolioSettings: Sendable, Equatable {
   public var initialCash = 100_000.0
   public var commission: Commission = .none
   /// Buys fill this much above the open, sells below, never outside the bar's range.
   public var slippageBasisPoints = 0.0
+  /// For fixed weights (`PortfolioEngine.run(_:settings:)`): when to trade back to them.
   public var rebalance: RebalanceRule = .never
   /// Reinvest each dividend in the asset that paid it, at the first full bar on or after the pay date, after that bar's
   /// other trades (at most the dividend, within the cash left).
@@ -69,8 +33,6 @@ public struct PortfolioSettings: Sendable, Equatable {
   public var fractionalShares = false
   /// External cash after the initial cash: deposits positive, withdrawals negative.
   public var contributions: [DatedAmount] = []
-  /// Instead of fixed weights: hold the assets with the best scores (`PortfolioAsset.scores`), re-ranked each period.
-  public var rotation: RotationRule?
 
   public init() {}
 }
@@ -101,13 +63,26 @@ public struct PortfolioResult: Sendable {
   public var totals: [AssetTotals]
   /// Withdrawals not paid: beyond what the account held when paid, or still waiting for a full bar at the end.
   public var unpaidWithdrawals = 0.0
-  /// A rotation's decisions, in order (empty for fixed weights).
-  public var decisions: [RotationDecision] = []
+  /// The allocation strategy's decisions, in order (empty for fixed weights).
+  public var decisions: [AllocationDecision] = []
+  /// The weights bought at the first bar traded, before any decision (empty for none: a strategy that starts in cash).
+  public var initialWeights: [Double] = []
+  /// The timeline bar that `equity[0]` (and every other per-bar column) is at: the start of the range traded (0 for a
+  /// run over the whole timeline). Fills and decisions carry timeline bars.
+  public var firstBar = 0
 }
 
 /// A portfolio held at target weights: the portfolio strategy as a trader on the one bar loop.
 public enum PortfolioEngine {
-  /// Runs `assets` under `settings`; `Docs/portfolio.md` states every rule with the test that holds it.
+  /// Holds `assets` at their fixed weights (`PortfolioAsset.weight`), traded back to them by `settings.rebalance`.
+  public static func run(_ assets: [PortfolioAsset], settings: PortfolioSettings) -> PortfolioResult {
+    var strategy = FixedWeights(parameters: .init(symbols: assets.map(\.symbol), weights: assets.map(\.weight), rebalance: settings.rebalance),
+                                assets: [])
+    return run(assets, settings: settings, strategy: &strategy)
+  }
+
+  /// Runs the allocation `strategy` over `assets` under `settings`; `Docs/portfolio.md` states every rule with the test
+  /// that holds it.
   ///
   /// Per timeline bar `t`: (1) deposits are credited to cash (the initial cash
   /// at the first bar); (2) each asset whose ex-date is this bar earns its
@@ -118,41 +93,53 @@ public enum PortfolioEngine {
   /// a bar; otherwise everything waits for the next full bar) orders fill at
   /// the open: a withdrawal is paid (idle cash first; at most the cash plus
   /// every holding sold less its commission), then the initial purchase, a
-  /// rebalance (the first bar of a new calendar period, or the bar after a
-  /// close that drifted) or the waiting deposits net of the withdrawal bought
-  /// in target proportions, then the sales the withdrawal still needs (in
-  /// proportion to the holdings), then DRIP purchases with the cash that is
-  /// left; (5) the account is marked at the close (an asset without a bar keeps
-  /// its last close). Steps 1-3 and 5 are the account's (`Engine.trade`), step 4 `TargetWeightsTrader`'s.
-  public static func run(_ assets: [PortfolioAsset], settings: PortfolioSettings) -> PortfolioResult {
+  /// rebalance (the strategy's new targets, the first bar of a new calendar
+  /// period, or the bar after a close that drifted) or the waiting deposits net
+  /// of the withdrawal bought in target proportions, then the sales the
+  /// withdrawal still needs (in proportion to the holdings), then DRIP
+  /// purchases with the cash that is left; (5) the account is marked at the
+  /// close (an asset without a bar keeps its last close); (6) the strategy
+  /// decides at the close. Steps 1-3 and 5 are the account's (`Engine.trade`),
+  /// steps 4 and 6 `AllocationTrader`'s.
+  ///
+  /// With `range`, only the timeline bars in it trade, with a fresh account (the
+  /// initial purchase at its first full bar, flows and dividends only inside it);
+  /// the strategy was made over every bar given, so the bars before the range
+  /// warm what it computes. The result's columns hold the range's bars only.
+  public static func run<S: AllocationStrategy>(_ assets: [PortfolioAsset], settings: PortfolioSettings, strategy: inout S,
+                                                trading range: Range<Int>? = nil) -> PortfolioResult {
     let market = Market(assets: assets.map(\.bars))
     let timeline = market.timeline, n = timeline.count
-    // External cash after the initial cash, per bar: each flow at the first bar dated on or after it (flows of one bar net).
+    let range = range ?? 0..<n
+    precondition(range.lowerBound >= 0 && range.upperBound <= n && !range.isEmpty, "trading range \(range) outside the \(n) bars")
+    // External cash after the initial cash, per bar: each flow at the first bar dated on or after it (flows of one bar net),
+    // inside the range.
     var flows = ContiguousArray<Double>(repeating: 0, count: n)
     for f in settings.contributions {
       let t = firstBar(onOrAfter: f.day, in: timeline.day)
-      if t < n { flows[t] += f.amount }
+      if t >= range.lowerBound && t < range.upperBound { flows[t] += f.amount }
     }
     let income = AccountIncome(dividends: assets.map { DividendSchedule($0.dividends, days: timeline.day) },
                                expenseRatios: assets.map(\.expenseRatio), flows: flows, drip: settings.drip)
     var account = Account(market: market, commission: settings.commission, slippageBasisPoints: settings.slippageBasisPoints,
-                          range: 0..<n, income: income, recordsFlows: true)
-    var trader = TargetWeightsTrader(weights: assets.map(\.weight), rebalance: settings.rotation == nil ? settings.rebalance : .never,
-                                     fractionalShares: settings.fractionalShares, drip: settings.drip)
-    var decisions: [RotationDecision] = []
-    if let rule = settings.rotation {
-      var rotation = RotationTrader(trader, rule: rule, scores: assets.map(\.scores), symbols: assets.map(\.symbol))
-      Engine.trade(&rotation, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
-      (trader, decisions) = (rotation.trader, rotation.decisions)
-    } else {
-      Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
-    }
+                          range: range, income: income, recordsFlows: true)
+    let symbols = assets.map(\.symbol)
+    let initial = strategy.initialWeights.isEmpty ? [Double](repeating: 0, count: assets.count) : strategy.initialWeights
+    let targets = TargetWeightsTrader(weights: initial, rebalance: strategy.rebalance, fractionalShares: settings.fractionalShares,
+                                      drip: settings.drip)
+    var trader = AllocationTrader(targets, strategy: strategy, symbols: symbols, first: range.lowerBound)
+    Engine.trade(&trader, account: &account, initialCash: settings.initialCash, broker: .conservative, intrabar: nil)
+    strategy = trader.strategy
     var totals = account.totals
     for payment in account.owed { totals[payment.asset].dividendsPending += payment.cash }
-    var result = PortfolioResult(timeline: timeline, equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
-                                 dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: n) : account.dividendColumn,
+    let m = range.count
+    var result = PortfolioResult(timeline: range == 0..<n ? timeline : timeline.filtered { range.contains($0) },
+                                 equity: account.equityColumn, cash: account.cashColumn, flow: account.flowColumn,
+                                 dividends: account.dividendColumn.isEmpty ? ContiguousArray(repeating: 0, count: m) : account.dividendColumn,
                                  shares: assets.indices.map(account.sharesColumn), prices: assets.indices.map(account.priceColumn),
-                                 fills: account.fills, totals: totals, unpaidWithdrawals: trader.unpaid, decisions: decisions)
+                                 fills: account.fills, totals: totals, unpaidWithdrawals: trader.targets.unpaid, decisions: trader.decisions)
+    result.initialWeights = strategy.initialWeights
+    result.firstBar = range.lowerBound
     result.flowBase = flowBases(result, market: market, slippageBasisPoints: settings.slippageBasisPoints)
     return result
   }
@@ -165,7 +152,7 @@ public enum PortfolioEngine {
       guard t > 0 else { base[t] = 0; continue }
       var value = r.cash[t - 1]
       for a in market.assets.indices where r.shares[a][t - 1] != 0 {
-        let k = market.bar(of: a, at: t), bars = market.assets[a]
+        let k = market.bar(of: a, at: r.firstBar + t), bars = market.assets[a]
         let price = k < 0 ? r.prices[a][t - 1]
           : r.flow[t] > 0 ? BrokerRules.buyPrice(open: bars.open[k], high: bars.high[k], slip: slip)
           : BrokerRules.sellPrice(bars.open[k], low: bars.low[k], slip: slip)

@@ -141,6 +141,135 @@ public struct StrategyRun: Sendable {
   }
 }
 
+/// An allocation strategy with its parameters read, ready to run over any
+/// assets. It holds the strategy type opened once, so running it dispatches
+/// dynamically once per run and never per bar.
+public struct ConfiguredAllocation: Sendable {
+  public let name: String
+  /// The typed parameters.
+  public let parameters: any StrategyParameters
+  /// The parameters as reports show them.
+  public var parameterSummary: [(name: String, value: String)] { parameters.summary }
+  /// The declared parameters, and any the run file declared (a rotation's `params`).
+  public var parameterInfo: [ParameterInfo] { parameters.parameterInfo }
+  /// The strategy type.
+  public let type: any AllocationStrategy.Type
+  @usableFromInline let body: @Sendable ([PortfolioAsset], PortfolioSettings, Range<Int>?) -> PortfolioResult
+
+  /// The strategy `S` with `parameters`. Inlinable, so that the loop is specialized for `S` in the module that names it.
+  @inlinable
+  public init<S: AllocationStrategy>(_ type: S.Type, parameters: S.Parameters) {
+    name = S.name
+    self.parameters = parameters
+    self.type = S.self
+    body = { assets, settings, range in
+      var strategy = S(parameters: parameters, assets: assets.map { AllocationAsset(symbol: $0.symbol, bars: $0.bars) })
+      return PortfolioEngine.run(assets, settings: settings, strategy: &strategy, trading: range)
+    }
+  }
+
+  init(name: String, parameters: any StrategyParameters, type: any AllocationStrategy.Type,
+       body: @escaping @Sendable ([PortfolioAsset], PortfolioSettings, Range<Int>?) -> PortfolioResult) {
+    self.name = name
+    self.parameters = parameters
+    self.type = type
+    self.body = body
+  }
+
+  /// Fixed weights: each asset's `PortfolioAsset.weight`, traded back to by `PortfolioSettings.rebalance`, whatever
+  /// `parameters` (the weights as read, for reports) say.
+  public static func fixedWeights(_ parameters: FixedWeights.Parameters = .init()) -> ConfiguredAllocation {
+    ConfiguredAllocation(name: FixedWeights.name, parameters: parameters, type: FixedWeights.self) { assets, settings, range in
+      var strategy = FixedWeights(parameters: .init(symbols: assets.map(\.symbol), weights: assets.map(\.weight), rebalance: settings.rebalance),
+                                  assets: [])
+      return PortfolioEngine.run(assets, settings: settings, strategy: &strategy, trading: range)
+    }
+  }
+
+  /// Reads `table` (the `strategy:` section) for `S` and checks the parameters against the run's `symbols`.
+  @inlinable
+  public static func configure<S: AllocationStrategy>(_ type: S.Type, table: ConfigTable, symbols: [String]) throws -> ConfiguredAllocation {
+    table.allow("type")
+    let parameters = try S.Parameters.read(from: table)
+    try table.finish()
+    do {
+      try S.check(parameters, symbols: symbols)
+    } catch {
+      throw InputError(error.message, at: S.Parameters.location(of: error.path, in: table))
+    }
+    return ConfiguredAllocation(type, parameters: parameters)
+  }
+
+  /// Runs the strategy over `assets` (`PortfolioEngine.run`), the timeline bars in `range` only when given.
+  public func run(_ assets: [PortfolioAsset], settings: PortfolioSettings, trading range: Range<Int>? = nil) -> PortfolioResult {
+    body(assets, settings, range)
+  }
+
+  /// Whether the strategy decides as it goes (a rotation or your own), rather than holding fixed weights.
+  public var decides: Bool { type != FixedWeights.self }
+}
+
+extension FixedWeights {
+  /// Reads `weights` (a weight in (0, 1] for every one of `symbols`, adding up to at most 1; one asset alone may
+  /// leave them out, for 100%) and `rebalance` (`never`, `weekly`, `monthly`, `quarterly`, `annually` or `{drift: 5%}`).
+  ///
+  /// - Throws: `InputError` at the offending key or value.
+  public static func configure(_ strategy: ConfigTable, symbols: [String]) throws -> ConfiguredAllocation {
+    strategy.allow("type")
+    var weights = [Double](repeating: 0, count: symbols.count)
+    if let node = strategy.node("weights") {
+      guard case .mapping(let entries) = node.kind else {
+        throw InputError("expected a mapping like {VTI: 60%, BND: 40%} for 'strategy.weights', found \(node.typeDescription)", at: node.location)
+      }
+      let table = try ConfigTable(node, path: "strategy.weights")
+      for entry in entries {
+        guard let k = symbols.firstIndex(of: entry.key) else {
+          let hint = closestMatch(to: entry.key, in: symbols).map { "; did you mean '\($0)'?" } ?? ""
+          throw InputError("'\(entry.key)' is not one of the assets (\(symbols.joined(separator: ", ")))\(hint)", at: entry.keyLocation)
+        }
+        weights[k] = try table.fraction(entry.key, default: nil, expected: "a weight in (0, 1]", where: { $0 > 0 && $0 <= 1 }) ?? 0
+      }
+      if let missing = weights.firstIndex(of: 0) {
+        throw InputError("no weight for asset '\(symbols[missing])'; give every asset a weight", at: node.location)
+      }
+      let total = weights.reduce(0, +)
+      if total > 1 + 1e-9 {
+        throw InputError("the weights add up to \(formatPercentPlain(total)); expected at most 100% (the rest stays in cash)", at: node.location)
+      }
+    } else if symbols.count == 1 {
+      weights[0] = 1
+    } else {
+      throw InputError("missing 'strategy.weights'; expected a weight per asset like {\(symbols.map { "\($0): \(formatPercentPlain(1 / Double(symbols.count)))" }.joined(separator: ", "))}",
+                       at: strategy.location)
+    }
+    var rebalance = RebalanceRule.never
+    if let node = strategy.node("rebalance") {
+      switch node.kind {
+      case .scalar(let text, _):
+        let rules: [String: RebalanceRule] = Rotation.Parameters.periods.merging(["never": .never]) { a, _ in a }
+        guard let rule = rules[text] else {
+          let names = ["never", "weekly", "monthly", "quarterly", "annually"]
+          let hint = closestMatch(to: text, in: names).map { "; did you mean '\($0)'?" } ?? ""
+          throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found '\(text)'\(hint)",
+                           at: node.location)
+        }
+        rebalance = rule
+      case .mapping:
+        let r = try ConfigTable(node, path: "strategy.rebalance")
+        guard let drift = try r.fraction("drift", default: nil, expected: "a threshold in (0, 1)", where: { $0 > 0 && $0 < 1 }) else {
+          throw InputError("expected {drift: 5%} for 'strategy.rebalance'", at: node.location)
+        }
+        try r.finish()
+        rebalance = .drift(drift)
+      default:
+        throw InputError("expected never, weekly, monthly, quarterly, annually or {drift: 5%} for 'strategy.rebalance', found \(node.typeDescription)",
+                         at: node.location)
+      }
+    }
+    try strategy.finish()
+    return .fixedWeights(Parameters(symbols: symbols, weights: weights, rebalance: rebalance))
+  }}
+
 /// The strategies a run file may name in `strategy.type`: a value passed to
 /// configuration and commands (`backtest` passes the built-ins; an
 /// executable of your own passes yours too).
@@ -165,19 +294,75 @@ public struct StrategyCatalog: Sendable {
     }
   }
 
-  public var entries: [Entry]
+  /// One allocation strategy type, opened once.
+  public struct AllocationEntry: Sendable {
+    public let name: String
+    public let summary: String
+    public var parameters: [ParameterInfo] { info() }
+    @usableFromInline let info: @Sendable () -> [ParameterInfo]
+    @usableFromInline let configure: @Sendable (ConfigTable, [String]) throws -> ConfiguredAllocation
+    /// The parameters a `strategy:` section declares (a rotation's `params` among them), read without checking them
+    /// against the assets.
+    @usableFromInline let declared: @Sendable (ConfigTable) throws -> [ParameterInfo]
 
-  public init(_ entries: [Entry]) { self.entries = entries }
+    @inlinable
+    public init<S: AllocationStrategy>(_ type: S.Type) {
+      self.init(type) { try ConfiguredAllocation.configure(S.self, table: $0, symbols: $1) }
+    }
+
+    /// An entry whose `strategy:` section is read by `configure` (fixed weights read theirs with the assets they name).
+    @inlinable
+    public init<S: AllocationStrategy>(_ type: S.Type, configure: @escaping @Sendable (ConfigTable, [String]) throws -> ConfiguredAllocation) {
+      name = S.name
+      summary = S.summary
+      info = { S.Parameters.info }
+      self.configure = configure
+      declared = { try S.Parameters.read(from: $0).parameterInfo }
+    }
+  }
+
+  public var entries: [Entry]
+  /// The strategies over several assets (`data.assets`).
+  public var allocations: [AllocationEntry]
+
+  public init(_ entries: [Entry], allocations: [AllocationEntry] = []) {
+    self.entries = entries
+    self.allocations = allocations
+  }
 
   /// The catalog with `type` added (replacing a built-in of the same name).
   @inlinable
   public func adding<S: Strategy>(_ type: S.Type) -> StrategyCatalog {
-    StrategyCatalog(entries.filter { $0.name != S.name } + [Entry(type)])
+    StrategyCatalog(entries.filter { $0.name != S.name } + [Entry(type)], allocations: allocations.filter { $0.name != S.name })
   }
 
+  /// The catalog with the allocation strategy `type` added (replacing a built-in of the same name).
+  @inlinable
+  public func adding<S: AllocationStrategy>(_ type: S.Type) -> StrategyCatalog {
+    StrategyCatalog(entries.filter { $0.name != S.name }, allocations: allocations.filter { $0.name != S.name } + [AllocationEntry(type)])
+  }
+
+  /// The single-asset strategies' names.
   public var names: [String] { entries.map(\.name) }
+  /// Every strategy's name: the single-asset ones, then those over several assets.
+  public var allNames: [String] { names + allocations.map(\.name) }
 
   public func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
+
+  public func allocation(named name: String) -> AllocationEntry? { allocations.first { $0.name == name } }
+
+  /// Reads the `strategy:` section of a run over several assets with these `symbols`.
+  ///
+  /// - Throws: `InputError` for an unknown type or a bad parameter.
+  public func configureAllocation(_ table: ConfigTable, symbols: [String]) throws -> ConfiguredAllocation {
+    guard let typeName = try table.string("type"), let entry = allocation(named: typeName) else {
+      let typeName = try table.string("type") ?? ""
+      let hint = closestMatch(to: typeName, in: allNames).map { "; did you mean '\($0)'?" } ?? ""
+      throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(allocations.map(\.name).joined(separator: ", "))",
+                       at: table.node("type")?.location ?? table.location)
+    }
+    return try entry.configure(table, symbols)
+  }
 
   /// Reads the `strategy:` section: `type` picks the strategy, the rest are its parameters.
   ///
@@ -187,13 +372,12 @@ public struct StrategyCatalog: Sendable {
     guard let typeName = try table.string("type") else {
       throw InputError("missing 'strategy.type'; expected one of \(names.joined(separator: ", "))", at: table.location)
     }
-    if typeName == "portfolio" || typeName == "rotation" {
-      let what = typeName == "portfolio" ? "target weights, rebalancing" : "the top assets by a score, re-ranked each period"
-      throw InputError("the \(typeName) strategy (\(what), dividends, cash flows) runs with 'backtest run', not with this command",
+    if let allocation = allocation(named: typeName) {
+      throw InputError("the \(typeName) strategy (\(allocation.summary)) allocates among several assets; expected a strategy over one asset here: \(names.joined(separator: ", "))",
                        at: table.node("type")!.location)
     }
     guard let entry = entry(named: typeName) else {
-      let hint = closestMatch(to: typeName, in: names + ["portfolio", "rotation"]).map { "; did you mean '\($0)'?" } ?? ""
+      let hint = closestMatch(to: typeName, in: allNames).map { "; did you mean '\($0)'?" } ?? ""
       throw InputError("unknown strategy '\(typeName)'\(hint); expected one of \(names.joined(separator: ", "))",
                        at: table.node("type")!.location)
     }
@@ -204,5 +388,6 @@ public struct StrategyCatalog: Sendable {
 /// The built-in strategies.
 public enum BuiltInStrategies {
   public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self),
-                                                 .init(SignalsFile.self)])
+                                                 .init(SignalsFile.self)],
+                                                allocations: [.init(FixedWeights.self, configure: FixedWeights.configure), .init(Rotation.self)])
 }

@@ -12,7 +12,8 @@ public enum PortfolioReport {
       files.append(ReportFile(name: "orders.csv", contents: ordersCSV(output)))
       files.append(ReportFile(name: "assets.csv", contents: assetsCSV(output)))
       if let ledger = output.ledger { files.append(ReportFile(name: "cashflow.csv", contents: cashflowCSV(ledger))) }
-      if output.config.rotation != nil { files.append(ReportFile(name: "rotation.csv", contents: rotationCSV(output))) }
+      files.append(ReportFile(name: "targets.csv", contents: targetsCSV(output.result, symbols: output.assets.map(\.symbol))))
+      if output.config.strategy.decides { files.append(ReportFile(name: "rotation.csv", contents: rotationCSV(output))) }
     }
     if formats.contains(.json) { files.append(ReportFile(name: "summary.json", contents: summaryJSON(output).rendered() + "\n")) }
     if formats.contains(.markdown) {
@@ -20,7 +21,7 @@ public enum PortfolioReport {
       files.append(ReportFile(name: "report.md", contents: markdown(output)))
       files.append(ReportFile(name: "equity.svg", contents: charts.equity() + "\n"))
       files.append(ReportFile(name: "monthly.svg", contents: charts.monthly() + "\n"))
-      if output.config.rotation != nil { files.append(ReportFile(name: "holdings.svg", contents: holdingsChart(output, charts) + "\n")) }
+      if output.config.strategy.decides { files.append(ReportFile(name: "holdings.svg", contents: holdingsChart(output, charts) + "\n")) }
     }
     if formats.contains(.html) { files.append(ReportFile(name: "report.html", contents: html(output))) }
     return files
@@ -40,7 +41,7 @@ public enum PortfolioReport {
                        names: ("growth of the initial cash (TWR)", "account value (with deposits)"), initialCash: initial)
     }
     return RunCharts(timeline: r.timeline, equity: growth, comparison: output.withoutRebalancingGrowth,
-                     names: output.config.rotation == nil ? ("portfolio", "not rebalanced") : ("rotation", "equal weights, held"),
+                     names: output.config.strategy.decides ? (output.config.strategy.name, "equal weights, held") : ("portfolio", "not rebalanced"),
                      initialCash: initial)
   }
 
@@ -103,6 +104,23 @@ public enum PortfolioReport {
     return out
   }
 
+  /// `targets.csv`: the target weights of every decision, one row per asset (`time,symbol,weight`): the weights held
+  /// from the start at the first bar traded (fixed weights), then each decision at the close it was made at.
+  public static func targetsCSV(_ r: PortfolioResult, symbols: [String]) -> String {
+    var out = TextBuffer(capacity: 40 * (r.decisions.count + 1) * max(1, symbols.count) + 32)
+    out.append("time,symbol,weight\n")
+    func rows(_ bar: Int, _ weights: [Double]) {
+      for (a, symbol) in symbols.enumerated() {
+        out.append(r.timeline.timeLabel(bar - r.firstBar) + "," + csvField(symbol) + ",")
+        out.append(weights[a])
+        out.append(byte: 10)
+      }
+    }
+    if !r.initialWeights.isEmpty { rows(r.firstBar, r.initialWeights) }
+    for d in r.decisions { rows(d.bar, d.weights) }
+    return out.string
+  }
+
   /// `rotation.csv`: each ranking of a rotation, one row per asset: its score (empty without one), its rank
   /// (1 for the best; empty unranked) and the weight it was given.
   public static func rotationCSV(_ output: PortfolioOutput) -> String {
@@ -134,14 +152,19 @@ public enum PortfolioReport {
   /// One line for the strategy: the weights and rebalance rule, or the rotation's rule over its universe.
   package static func strategyText(_ output: PortfolioOutput) -> String {
     let c = output.config
-    guard let score = c.rotation, let rule = c.settings.rotation else { return "\(weightsText(output)), rebalance \(c.settings.rebalance)" }
-    return "rotation over \(output.assets.map(\.symbol).joined(separator: ", ")): the top \(rule.top) by \(score.text), "
+    guard c.strategy.decides else { return "\(weightsText(output)), rebalance \(c.settings.rebalance)" }
+    let symbols = output.assets.map(\.symbol).joined(separator: ", ")
+    guard let rotation = c.rotation else {
+      return "\(c.strategy.name) over \(symbols): " + c.strategy.parameterSummary.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
+    }
+    let (score, rule) = (rotation.score, rotation.rule)
+    return "rotation over \(symbols): the top \(rule.top) by \(score.text), "
       + "\(rule.period), \(rule.weighting == .equal ? "equal weights" : "weighted by score")"
   }
 
   /// What the comparison run is: the same weights left to drift, or (for a rotation) the universe at equal weights, held.
   package static func comparisonName(_ output: PortfolioOutput) -> String {
-    output.config.rotation == nil ? "Without rebalancing" : "Equal weights, held"
+    output.config.strategy.decides ? "Equal weights, held" : "Without rebalancing"
   }
 
   public static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
@@ -169,23 +192,30 @@ public enum PortfolioReport {
       ])
     }
     let run: [(String, JSONValue)] = [
-      ("name", .string(c.name)), ("strategy", .string(c.rotation == nil ? "portfolio" : "rotation")),
-      ("rebalance", .string((c.settings.rotation?.period ?? c.settings.rebalance).description)),
+      ("name", .string(c.name)), ("strategy", .string(c.strategy.name)),
+      ("rebalance", .string((c.rotation?.rule.period ?? c.settings.rebalance).description)),
       ("drip", .bool(c.settings.drip)), ("fractional_shares", .bool(c.settings.fractionalShares)),
       ("contributions", .string(describe(c.contributions))), ("initial_cash", .number(c.settings.initialCash)),
       ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
     ]
     var all = fields + [("assets", .array(assets))]
-    if let score = c.rotation, let rule = c.settings.rotation {
+    let lastTargets: JSONValue = .array(r.decisions.last.map { d in
+      output.assets.indices.filter { d.weights[$0] > 0 }.map { .string(output.assets[$0].symbol) } } ?? [])
+    if let rotation = c.rotation {
+      let (score, rule) = (rotation.score, rotation.rule)
       all.append(("rotation", .object([
         ("score", .string(score.text)), ("params", .object(score.params.map { ($0.name, .number($0.value)) })),
         ("top", .integer(rule.top)), ("rebalance", .string(rule.period.description)), ("weighting", .string(rule.weighting.rawValue)),
-        ("decisions", .integer(r.decisions.count)), ("turnover", .optional(s.turnover)),
-        ("last_targets", .array(r.decisions.last.map { d in output.assets.indices.filter { d.weights[$0] > 0 }.map { .string(output.assets[$0].symbol) } } ?? [])),
+        ("decisions", .integer(r.decisions.count)), ("turnover", .optional(s.turnover)), ("last_targets", lastTargets),
+      ])))
+    } else if c.strategy.decides {
+      all.append(("allocation", .object([
+        ("parameters", .object(c.strategy.parameterSummary.map { ($0.name, .string($0.value)) })),
+        ("decisions", .integer(r.decisions.count)), ("turnover", .optional(s.turnover)), ("last_targets", lastTargets),
       ])))
     }
     if let b = output.withoutRebalancing {
-      all.append((c.rotation == nil ? "without_rebalancing" : "equal_weight_held", .object([
+      all.append((c.strategy.decides ? "equal_weight_held" : "without_rebalancing", .object([
         ("final_equity", .number(b.finalEquity)), ("twr", .number(b.twr)), ("xirr", .optional(b.xirr)),
         ("cagr", .optional(b.performance.cagr)), ("max_drawdown", .number(b.performance.maxDrawdown)),
         ("sharpe", .optional(b.performance.sharpe)), ("fees", .number(b.fees)),
@@ -231,11 +261,12 @@ public enum PortfolioReport {
     var md = "# Portfolio: \(c.name)\n\n"
     if let d = c.description { md += "> \(d)\n\n" }
     md += "## Run\n\n| | |\n|---|---|\n"
-    md += c.rotation == nil ? "| Assets | \(weightsText(output)) |\n" : "| Strategy | \(strategyText(output)) |\n"
+    md += c.strategy.decides ? "| Strategy | \(strategyText(output)) |\n" : "| Assets | \(weightsText(output)) |\n"
     for a in c.assets { md += "| \(a.symbol) | `\(a.bars)`\(a.dividends.map { ", dividends `\($0)`" } ?? "")\(a.expenseRatio > 0 ? ", expense ratio \(formatPercentPlain(a.expenseRatio))" : "") |\n" }
     md += "| Bars | \(HumanFormat.integer(bars.count)) (\(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))) |\n"
-    md += c.settings.rotation.map { "| Rebalance | \($0.period): ranked at the close of each period's first bar, traded at the next open (sales first) |\n" }
-      ?? "| Rebalance | \(c.settings.rebalance) |\n"
+    md += c.rotation.map { "| Rebalance | \($0.rule.period): ranked at the close of each period's first bar, traded at the next open (sales first) |\n" }
+      ?? (c.strategy.decides ? "| Rebalance | when \(c.strategy.name) sets new targets at a close, traded at the next open (sales first) |\n"
+        : "| Rebalance | \(c.settings.rebalance) |\n")
     md += "| Dividends | \(c.settings.drip ? "reinvested (DRIP) at the first bar on or after the pay date" : "paid to cash") |\n"
     md += "| Shares | \(c.settings.fractionalShares ? "fractional (to a millionth)" : "whole") |\n"
     md += "| Initial cash | \(HumanFormat.money(c.settings.initialCash)) |\n"
@@ -243,7 +274,7 @@ public enum PortfolioReport {
     md += "| Commission | \(MarkdownReport.describe(c.settings.commission)) |\n"
     md += "| Slippage | \(formatPlain(c.settings.slippageBasisPoints)) bps |\n\n"
     md += "## Charts\n\n![Equity and drawdown](equity.svg)\n\n![Monthly returns](monthly.svg)\n\n"
-    if c.rotation != nil { md += "![Holdings](holdings.svg)\n\n" }
+    if c.strategy.decides { md += "![Holdings](holdings.svg)\n\n" }
 
     let b = output.withoutRebalancing
     md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | \(comparisonName(output)) |\n|---|---:|---:|\n"
@@ -262,13 +293,13 @@ public enum PortfolioReport {
       ("Commissions", HumanFormat.money(s.commissions), nil), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag), nil),
       ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn), nil),
       ("Rebalances", HumanFormat.integer(s.rebalances), nil), ("Fills", HumanFormat.integer(s.fills), b.map { HumanFormat.integer($0.fills) }),
-    ] + (c.rotation == nil ? [] : [("Turnover (a year)", HumanFormat.percent(s.turnover), nil)])
+    ] + (c.strategy.decides ? [("Turnover (a year)", HumanFormat.percent(s.turnover), nil)] : [])
     for (name, value, other) in rows { md += "| \(name) | \(value) |" + (b == nil ? "\n" : " \(other ?? "") |\n") }
     md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains sub-periods split where each flow is invested "
     md += "(at its bar's open, the account valued at the fill prices), so a deposit earns its bar's move as new money; "
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
     md += "Drawdowns, Sharpe and Sortino are those of the TWR."
-    md += b == nil ? "\n\n" : c.rotation == nil ? " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
+    md += b == nil ? "\n\n" : !c.strategy.decides ? " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
       : " Equal weights, held: every asset of the universe bought at the first full bar at equal weights, with the same flows and dividends, never traded again."
         + " Turnover: the lesser of the rebalance purchases and sales over the mean equity, a year.\n\n"
     if output.assets.contains(where: { $0.expenseRatio > 0 }) { md += ExpenseRatioNote.explanation + "\n\n" }
@@ -300,7 +331,7 @@ public enum PortfolioReport {
       md += "The frequency comes from the spacing of the ex-dates; the next ex-date adds that period to the last one.\n\n"
     }
 
-    if c.rotation != nil { md += rotationMarkdown(output) }
+    if c.strategy.decides { md += rotationMarkdown(output) }
 
     if let ledger = output.ledger {
       md += "## Cash flows\n\n| Month | Income | Expenses | Net |\n|---|---:|---:|---:|\n"
@@ -338,13 +369,13 @@ public enum PortfolioReport {
   }
 
   /// Why a ranking chose nothing: no asset had a score, or (weighting by score) none a positive one.
-  package static func noTargetReason(_ output: PortfolioOutput, _ d: RotationDecision) -> String {
+  package static func noTargetReason(_ output: PortfolioOutput, _ d: AllocationDecision) -> String {
     d.scores.contains { !$0.isNaN } ? "no asset with a positive score: all cash" : "no asset had a score: all cash"
   }
 
   static func rotationMarkdown(_ output: PortfolioOutput) -> String {
     let rows = rotationRows(output), s = output.summary
-    var md = "## Rotation\n\n\(rows.count) ranking(s); turnover \(HumanFormat.percent(s.turnover)) a year. Each asset's score, rank and "
+    var md = "## \(output.config.rotation == nil ? "Decisions" : "Rotation")\n\n\(rows.count) ranking(s); turnover \(HumanFormat.percent(s.turnover)) a year. Each asset's score, rank and "
     md += "target weight at every ranking are in rotation.csv; its shares and value at every close in equity.csv.\n\n"
     md += "| Ranked at the close of | Targets (score, weight), traded at the next full open | Dropped |\n|---|---|---|\n"
     for row in rows.prefix(MarkdownReport.tradeListLimit) { md += "| \(row.decided) | \(row.chosen) | \(row.sold) |\n" }
@@ -363,7 +394,7 @@ public enum PortfolioReport {
     let tiles: [(String, String, String)] = [
       ("Final equity", HumanFormat.money(s.finalEquity), "deposited " + HumanFormat.money(s.deposited)),
       ("TWR", HumanFormat.percent(s.twr), "CAGR " + HumanFormat.percent(p.cagr)
-        + (output.withoutRebalancing.map { (c.rotation == nil ? "; not rebalanced " : "; equal weights held ") + HumanFormat.percent($0.twr) } ?? "")),
+        + (output.withoutRebalancing.map { (c.strategy.decides ? "; equal weights held " : "; not rebalanced ") + HumanFormat.percent($0.twr) } ?? "")),
       ("XIRR", HumanFormat.percent(s.xirr), "money-weighted, a year"),
       ("Max drawdown", HumanFormat.percent(p.maxDrawdown), "Sharpe " + HumanFormat.ratio(p.sharpe)),
       ("Dividends", HumanFormat.money(s.dividendIncome), "yield on cost " + HumanFormat.percent(s.yieldOnCost)),
@@ -372,7 +403,7 @@ public enum PortfolioReport {
     h += HTMLReport.tiles(tiles)
     InteractiveChart.portfolio(output).appendHTML(to: &h, id: "portfolio-chart", fallback: charts.equity())
     h += "<div class=\"card\">\(charts.monthly())</div>\n"
-    if c.rotation != nil { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
+    if c.strategy.decides { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
       h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"
@@ -380,8 +411,8 @@ public enum PortfolioReport {
       h += "<td>\(HumanFormat.money(a.pnl))</td><td>\(HumanFormat.percent(a.returnOnInvested))</td><td>\(HumanFormat.percent(a.contribution))</td></tr>"
     }
     h += "</table></div>\n"
-    if c.rotation != nil {
-      h += "<div class=\"card\"><h2>Rotation</h2><p class=\"note\">Turnover \(HumanFormat.percent(s.turnover)) a year; every ranking is in rotation.csv.</p>"
+    if c.strategy.decides {
+      h += "<div class=\"card\"><h2>\(c.rotation == nil ? "Decisions" : "Rotation")</h2><p class=\"note\">Turnover \(HumanFormat.percent(s.turnover)) a year; every ranking is in rotation.csv.</p>"
       h += "<table><tr><th>Ranked at the close of</th><th>Targets (score, weight), traded at the next full open</th><th>Dropped</th></tr>"
       for row in rotationRows(output) { h += "<tr><td>\(e(row.decided))</td><td>\(e(row.chosen))</td><td>\(e(row.sold))</td></tr>" }
       h += "</table></div>\n"

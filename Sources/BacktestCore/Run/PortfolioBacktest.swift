@@ -94,41 +94,41 @@ public enum PortfolioBacktest {
     }
   }
 
-  /// Runs already loaded assets.
-  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
-                             manifest: RunManifest? = nil) -> PortfolioOutput {
-    var assets = assets
-    if let score = config.rotation {
-      let columns = ConcurrentSlots<ContiguousArray<Double>>(count: assets.count)
-      let loaded = assets
-      DispatchQueue.concurrentPerform(iterations: loaded.count) { a in columns.set(a, score.values(over: loaded[a].bars)) }
-      for a in assets.indices { assets[a].scores = columns.get(a) }
-    }
+  /// The external flows of `config` over `assets`' dates.
+  public static func settings(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?) -> PortfolioSettings {
     var settings = config.settings
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
-    let result = PortfolioEngine.run(assets, settings: settings)
-    var output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
-                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash),
-                                 manifest: manifest ?? RunManifest(settings: config.settingsHash))
-    // A rotation's targets are those of its last ranking.
-    if let last = result.decisions.last {
-      for a in output.summary.assets.indices { output.summary.assets[a].targetWeight = last.weights[a] }
-    }
-    if settings.rebalance != .never || settings.rotation != nil {
-      var held = settings, universe = assets
-      held.rebalance = .never
-      if settings.rotation != nil {
-        held.rotation = nil
-        for a in universe.indices { universe[a].weight = 1 / Double(universe.count) }
-      }
-      let drifted = PortfolioEngine.run(universe, settings: held)
-      output.withoutRebalancing = summarize(drifted, assets: universe, initialCash: settings.initialCash)
-      output.withoutRebalancingGrowth = ContiguousArray(drifted.timeWeightedIndex.map { $0 * settings.initialCash })
-    }
-    return output
+    return settings
   }
 
+  /// Runs already loaded assets.
+  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
+                             manifest: RunManifest? = nil) -> PortfolioOutput {
+    let settings = settings(config, assets: assets, ledger: ledger)
+    let result = config.strategy.run(assets, settings: settings)
+    let output = PortfolioOutput(config: config, assets: assets, result: result, ledger: ledger,
+                                 summary: summarize(result, assets: assets, initialCash: settings.initialCash),
+                                 manifest: manifest ?? RunManifest(settings: config.settingsHash))
+    return compared(output, settings: settings)
+  }
+
+  /// `output` with the comparison run: for fixed weights with a rebalance rule, the same weights left to drift; for a
+  /// strategy that decides, every asset at equal weights, bought once and held.
+  static func compared(_ output: PortfolioOutput, settings: PortfolioSettings) -> PortfolioOutput {
+    var output = output
+    let strategy = output.config.strategy
+    guard strategy.decides || settings.rebalance != .never else { return output }
+    var held = settings, universe = output.assets
+    held.rebalance = .never
+    if strategy.decides {
+      for a in universe.indices { universe[a].weight = 1 / Double(universe.count) }
+    }
+    let drifted = PortfolioEngine.run(universe, settings: held)
+    output.withoutRebalancing = summarize(drifted, assets: universe, initialCash: settings.initialCash)
+    output.withoutRebalancingGrowth = ContiguousArray(drifted.timeWeightedIndex.map { $0 * settings.initialCash })
+    return output
+  }
 
   /// `PortfolioSummary.turnover`.
   static func turnover(_ r: PortfolioResult) -> Double? {
@@ -142,8 +142,10 @@ public enum PortfolioBacktest {
     return min(bought, sold) / meanEquity / (days / 365.25)
   }
 
-  /// The statistics of a portfolio result.
+  /// The statistics of a portfolio result. Each asset's target weight is that of the strategy's last decision, else
+  /// the weight it held from the start.
   public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
+    let targets = r.decisions.last?.weights ?? (r.initialWeights.isEmpty ? assets.map { _ in 0 } : r.initialWeights)
     let n = r.timeline.count, last = n - 1
     // Returns, drawdowns and ratios of the time-weighted index: deposits are not gains.
     let index = r.timeWeightedIndex
@@ -181,7 +183,7 @@ public enum PortfolioBacktest {
         heldCost += totals.costBasis
       }
       attribution.append(AssetAttribution(
-        symbol: asset.symbol, targetWeight: asset.weight, shares: shares, price: price, value: value,
+        symbol: asset.symbol, targetWeight: targets[a], shares: shares, price: price, value: value,
         allocation: r.equity[last] > 0 ? value / r.equity[last] : 0, totals: totals, pnl: pnl,
         returnOnInvested: totals.bought > 0 ? pnl / totals.bought : nil, contribution: deposited > 0 ? pnl / deposited : 0,
         dividendProfile: profile, trailingYield: price > 0 && !asset.dividends.isEmpty ? profile.trailingTwelveMonths / price : nil,

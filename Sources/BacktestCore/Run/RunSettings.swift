@@ -154,13 +154,15 @@ public struct PortfolioRunConfig: Sendable {
   public var report: ReportSettings
   /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
   public var settingsHash: String?
-  /// `strategy.type: rotation`: the score that ranks the assets (`settings.rotation` holds the ranking rule).
-  public var rotation: RotationScore?
+  /// The allocation strategy: fixed weights (`portfolio`), a `rotation`, or your own.
+  public var strategy: ConfiguredAllocation
 
+  /// A portfolio run as a value; without `strategy`, fixed weights (each asset's `weight`, traded back to by
+  /// `settings.rebalance`).
   public init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
               startDay: Int? = nil, endDay: Int? = nil, assets: [AssetSettings], settings: PortfolioSettings,
               contributions: ContributionPlan = .none, ledger: String? = nil,
-              report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases)) {
+              report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases), strategy: ConfiguredAllocation? = nil) {
     self.name = name
     self.configFile = configFile
     self.description = description
@@ -172,7 +174,13 @@ public struct PortfolioRunConfig: Sendable {
     self.contributions = contributions
     self.ledger = ledger
     self.report = report
+    self.strategy = strategy ?? .fixedWeights(.init(symbols: assets.map(\.symbol), weights: assets.map(\.weight), rebalance: settings.rebalance))
   }
+}
+
+extension PortfolioRunConfig {
+  /// The rotation's rule and score, when the strategy is a `rotation`.
+  public var rotation: Rotation.Parameters? { strategy.parameters as? Rotation.Parameters }
 }
 
 /// A run file of either kind: one asset with a strategy, or a portfolio of several.

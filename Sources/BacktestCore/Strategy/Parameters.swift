@@ -56,6 +56,8 @@ public enum ParameterType: Sendable, Equatable {
   case number(NumberRange)
   /// A fraction written `0.02` or `2%`, or `none` to turn the feature off.
   case fraction(NumberRange)
+  /// A word or a symbol (`INCM`), or an expression of the rule language.
+  case text
 
   /// The type for people: `integer`, `number`, `fraction or none`.
   public var name: String {
@@ -63,6 +65,7 @@ public enum ParameterType: Sendable, Equatable {
     case .integer: return "integer"
     case .number: return "number"
     case .fraction: return "fraction or none"
+    case .text: return "text"
     }
   }
 
@@ -71,6 +74,7 @@ public enum ParameterType: Sendable, Equatable {
     switch self {
     case .integer(let r): return r.upperBound == .max ? ">= \(r.lowerBound)" : "\(r.lowerBound) to \(r.upperBound)"
     case .number(let r), .fraction(let r): return r.phrase.isEmpty ? "any" : r.phrase
+    case .text: return "any"
     }
   }
 }
@@ -121,6 +125,20 @@ public struct Parameter<Values>: Sendable {
                        values[keyPath: key] = try table.fraction(name, default: values[keyPath: key], expected: expected,
                                                                  where: range.contains) },
                      text: { $0[keyPath: key].map(formatPercentPlain) ?? "none" })
+  }
+}
+
+extension Parameter {
+  /// A text parameter (a symbol such as `INCM`) stored at `key`; empty text is refused.
+  public static func text(_ path: String, _ key: WritableKeyPath<Values, String> & Sendable, alias: String? = nil,
+                          doc: String) -> Parameter {
+    Parameter(path: path, alias: alias, doc: doc, type: .text,
+              read: { table, name, values in
+                guard let text = try table.string(name, default: values[keyPath: key]), !text.isEmpty else {
+                  throw InputError("expected a non-empty text for '\(table.keyPath(name))'", at: table.node(name)?.location ?? table.location)
+                }
+                values[keyPath: key] = text },
+              text: { $0[keyPath: key] })
   }
 }
 
@@ -219,6 +237,7 @@ extension StrategyParameters {
   }
 
   /// Where `path` is written inside `table`, else the closest enclosing place.
+  @usableFromInline
   static func location(of path: String, in table: ConfigTable) -> SourceLocation {
     var node: YAMLNode? = nil
     var entries = table.entries
