@@ -35,7 +35,7 @@ import Testing
     let (_, jobs, bars, cycle) = try Self.load()
     let gate = try #require(cycle?.gate)
     for n in [300, 800, 1200, bars.count] {
-      let prefix = try #require(try Backtest.loadCycle(jobs[0].config, bars: bars.prefix(n))?.gate)
+      let prefix = try #require(try Backtest.loadCycle(jobs[0].config!, bars: bars.prefix(n))?.gate)
       #expect(gate.slice(0..<n).stages == prefix.stages)
     }
   }
@@ -64,14 +64,14 @@ import Testing
     let (settings, jobs, bars, cycle) = try Self.load(["sweep.validation={mode: holdout, split: 0.6}"])
     let gate = try #require(cycle?.gate)
     let start = try #require(settings.validation?.index(in: bars))
-    let records = jobs.map { SweepRanking.record($0.combination, PerformanceSummary(result: $0.config.strategy.run(bars: bars.prefix(start), broker: $0.config.broker, cycle: gate.slice(0..<start)).result, bars: bars.prefix(start)), fingerprint: "-") }
+    let records = jobs.map { SweepRanking.record($0.combination, PerformanceSummary(result: $0.config!.strategy.run(bars: bars.prefix(start), broker: $0.config!.broker, cycle: gate.slice(0..<start)).result, bars: bars.prefix(start)), fingerprint: "-") }
     let rows = SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: bars, cycle: gate, outOfSampleStart: start)
     let plain = SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: bars, outOfSampleStart: start)
     #expect(!rows.isEmpty)
     for row in rows {
       let job = try #require(jobs.first { $0.combination.values == row.values })
       // The filtered run over every bar, traded from the split: its trades after the split are the row's.
-      let whole = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: gate, trading: start..<bars.count).result
+      let whole = job.config!.strategy.run(bars: bars, broker: job.config!.broker, cycle: gate, trading: start..<bars.count).result
       #expect(row.outOfSample.totalTrades == whole.trades.count)
       #expect(whole.trades.allSatisfy { gate.buyStages.contains(gate.stages[$0.entryBar - 1]) })
     }

@@ -115,8 +115,8 @@ private struct Breakout: Strategy {
     let (root, settings) = try SweepRunner.parse(text, file: Repo.path("Strategies/b.yaml"), catalog: Self.catalog)
     let jobs = try SweepRunner.jobs(root: root, file: Repo.path("Strategies/b.yaml"), settings: settings,
                                     combinations: SweepPlan.combinations(settings), catalog: Self.catalog)
-    #expect(jobs.map { ($0.config.strategy.parameters as! Breakout.Parameters).lookback } == [3, 3, 9, 9])
-    #expect(jobs.map { ($0.config.strategy.parameters as! Breakout.Parameters).stopLoss } == [0.01, nil, 0.01, nil])
+    #expect(jobs.map { ($0.config!.strategy.parameters as! Breakout.Parameters).lookback } == [3, 3, 9, 9])
+    #expect(jobs.map { ($0.config!.strategy.parameters as! Breakout.Parameters).stopLoss } == [0.01, nil, 0.01, nil])
   }
 
   @Test("the live signal is the engine's own last decision, explained by the strategy")

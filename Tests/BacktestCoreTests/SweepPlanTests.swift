@@ -93,7 +93,7 @@ import Testing
     let records = collected.sorted
     #expect(records.count == 4)
     for (job, record) in zip(jobs, records) {
-      let own = try Backtest.run(job.config)
+      let own = try Backtest.run(job.config!)
       #expect(own.run.result.dividendIncome > 0)
       #expect(record.metrics == own.summary.fields.map(\.value), "\(job.combination.values)")
     }
@@ -136,7 +136,7 @@ import Testing
       let train = bars.filtered { $0 >= w.trainStart && $0 < w.testStart }
       var best: (String, Double)?
       for job in jobs {
-        let s = PerformanceSummary(result: job.config.strategy.run(bars: train, broker: job.config.broker).result, bars: train)
+        let s = PerformanceSummary(result: job.config!.strategy.run(bars: train, broker: job.config!.broker).result, bars: train)
         if let sharpe = s.sharpe, best == nil || sharpe > best!.1 { best = (job.combination.values.joined(separator: ","), sharpe) }
       }
       #expect(w.best?.values.joined(separator: ",") == best?.0)

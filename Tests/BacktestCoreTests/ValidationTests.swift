@@ -26,9 +26,9 @@ private func suffix(_ r: BacktestResult, from k: Int) -> BacktestResult {
 
 /// `backtest run`'s reference run of `bollinger_rsi` over all bars, trading from `start` with a fresh account.
 private func referenceRun(_ job: SweepJob, bars: BarSeries, from start: Int) throws -> BacktestResult {
-  let p = try #require(job.config.strategy.parameters as? BollingerRSI.Parameters)
+  let p = try #require(job.config!.strategy.parameters as? BollingerRSI.Parameters)
   var decider = HoldBefore(inner: BollingerRSI(parameters: p, bars: bars), start: start)
-  return Engine.run(&decider, bars: bars, broker: job.config.broker)
+  return Engine.run(&decider, bars: bars, broker: job.config!.broker)
 }
 
 /// A shipped sweep file: its settings, jobs and bars.
@@ -107,14 +107,14 @@ private func shippedSweep(_ name: String, overrides: [String] = []) throws -> (S
       #expect(w.testEquity == suffix(reference, from: w.testStart).equity)
       #expect(w.outOfSample == PerformanceSummary(result: suffix(reference, from: w.testStart), bars: test))
       // The cold alternative: the strategy built on the test part alone.
-      let cold = job.config.strategy.run(bars: test, broker: job.config.broker).result.trades.map { t in
+      let cold = job.config!.strategy.run(bars: test, broker: job.config!.broker).result.trades.map { t in
         var t = t
         t.entryBar += w.testStart
         t.exitBar += w.testStart
         return t
       }
       if cold != w.testTrades { coldDiffers += 1 }
-      let p = try #require(job.config.strategy.parameters as? BollingerRSI.Parameters)
+      let p = try #require(job.config!.strategy.parameters as? BollingerRSI.Parameters)
       let coldFirstFill = w.testStart + max(p.bollingerPeriod - 1, p.rsiPeriod) + 1
       warmOnlyEntries += w.testTrades.filter { $0.entryBar < coldFirstFill }.count
     }
@@ -139,7 +139,7 @@ private func shippedSweep(_ name: String, overrides: [String] = []) throws -> (S
       let job = try #require(jobs.first { $0.combination.values == row.values })
       let reference = suffix(try referenceRun(job, bars: bars, from: start), from: start)
       #expect(row.outOfSample == PerformanceSummary(result: reference, bars: outOfSample), "\(row.values)")
-      let cold = job.config.strategy.run(bars: outOfSample, broker: job.config.broker).result
+      let cold = job.config!.strategy.run(bars: outOfSample, broker: job.config!.broker).result
       if PerformanceSummary(result: cold, bars: outOfSample) != row.outOfSample { coldDiffers += 1 }
     }
     #expect(coldDiffers == 5)
@@ -179,7 +179,7 @@ private func shippedSweep(_ name: String, overrides: [String] = []) throws -> (S
     let last = try #require(result.windows.last), best = try #require(last.best)
     let job = try #require(jobs.first { $0.combination.values == best.values })
     let train = bars.prefix(last.testStart)
-    let inSample = PerformanceSummary(result: job.config.strategy.run(bars: train, broker: job.config.broker).result, bars: train)
+    let inSample = PerformanceSummary(result: job.config!.strategy.run(bars: train, broker: job.config!.broker).result, bars: train)
     #expect(close(try #require(best.metric("sharpe")), try #require(inSample.sharpe), relative: 1e-9))
     #expect(close(try #require(best.metric("cagr")), try #require(inSample.cagr), relative: 1e-9))
   }

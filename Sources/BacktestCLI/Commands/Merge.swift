@@ -70,8 +70,8 @@ struct MergeCommand {
     // The merged reports are made from the sweep file and data as they are now: they must still be what the shards ran.
     let text = String(decoding: try readInputFile(first.file), as: UTF8.self)
     let (root, settings) = try SweepRunner.parse(text, file: first.file, overrides: first.overrides, catalog: catalog)
-    let base = try RunConfig.parse(document: root, file: first.file, catalog: catalog)
-    let barFile = try readInputFile(base.data.bars)
+    let base = try AnyRunConfig.parse(document: root, file: first.file, catalog: catalog)
+    let barFile: Data? = if case .swing(let config) = base { try readInputFile(config.data.bars) } else { nil }
     let shardList = shards.map(\.folder).joined(separator: ", ")
     let fingerprint = try SweepCommand.fingerprint(base: base, root: root, barFile: barFile)
     if fingerprint != first.fingerprint {
@@ -114,27 +114,16 @@ struct MergeCommand {
                        + "run those shards again: they resume", file: "backtest merge")
     }
     records.sort { order[$0.key]! < order[$1.key]! }
-    var validation: (rows: [ValidationRow], split: HoldoutSplit)?
-    let allBars = try Backtest.loadBars(for: base, contents: barFile).bars
-    let (inSample, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: first.file)
-    let cycle = try Backtest.loadCycle(base, bars: allBars)?.gate, dividends = try Backtest.loadDividends(base.data)
-    let inSampleCycle = cycle?.slice(0..<inSample.count)
+    let data = try SweepData.load(base, barFile: barFile)
+    let (inSample, outOfSampleStart) = try data.split(settings, file: first.file)
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
-    if let split = settings.validation, let outOfSampleStart {
-      validation = (SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends,
-                                            outOfSampleStart: outOfSampleStart), split)
-    }
-    let significance = SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: inSample, cycle: inSampleCycle, dividends: dividends)
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,
                                                                      fingerprint: first.fingerprint, shard: nil).rendered() + "\n"),
-    ] + SweepReport.reportFiles(records, settings: settings, title: "merged from \(shards.count) shards", total: plan.count,
-                                validation: validation, significance: significance,
-                                walkForward: settings.walkForward.map {
-                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: inSample, cycle: inSampleCycle, dividends: dividends, initialCash: base.broker.initialCash,
-                                                   workers: ProcessInfo.processInfo.activeProcessorCount), inSample)
-                                }), into: out)
+    ] + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
+                               title: "merged from \(shards.count) shards", total: plan.count, initialCash: base.initialCash,
+                               workers: ProcessInfo.processInfo.activeProcessorCount), into: out)
     let best = SweepRanking.ranking(records, settings: settings).first
     if quiet { return ExitCode.ok }
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"

@@ -42,41 +42,29 @@ struct RegressCommand {
   static func outputs(_ text: String, path: String, catalog: StrategyCatalog) throws -> (name: String, files: [ReportFile]) {
     let root = try YAMLReader.parse(text, file: path)
     guard case .mapping(let entries) = root.kind, entries.contains(where: { $0.key == "sweep" }) else {
-      if PortfolioRunConfig.isPortfolio(root) {
-        let config = try PortfolioRunConfig.parse(document: root, file: path)
-        return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
+      switch try AnyRunConfig.parse(document: root, file: path, catalog: catalog) {
+      case .portfolio(let config): return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
+      case .swing(let config): return (config.name, RunReport.files(try Backtest.run(config)))
       }
-      let config = try RunConfig.parse(document: root, file: path, catalog: catalog)
-      return (config.name, RunReport.files(try Backtest.run(config)))
     }
     let (base, settings) = try SweepRunner.parse(text, file: path, catalog: catalog)
-    let config = try RunConfig.parse(document: base, file: path, catalog: catalog)
+    let config = try AnyRunConfig.parse(document: base, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
-    let (allBars, _) = try Backtest.loadBars(for: config)
-    let (bars, outOfSampleStart) = try SweepCommand.split(allBars, settings: settings, file: path)
-    let cycle = try Backtest.loadCycle(config, bars: allBars)?.gate, dividends = try Backtest.loadDividends(config.data)
-    let inSampleCycle = cycle?.slice(0..<bars.count)
+    let data = try SweepData.load(config)
+    let (inSample, outOfSampleStart) = try data.split(settings, file: path)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
-    SweepRunner.run(jobs, bars: bars, cycle: inSampleCycle, dividends: dividends,
-                    workers: ProcessInfo.processInfo.activeProcessorCount, blockSums: blockSums, best: best) { combination, summary in
+    let workers = ProcessInfo.processInfo.activeProcessorCount
+    SweepRunner.run(jobs, data: inSample, workers: workers, blockSums: blockSums, best: best) { combination, summary in
       collected.add(combination.index, SweepRanking.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
-    let validation = outOfSampleStart.map {
-      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends, outOfSampleStart: $0),
-       split: settings.validation!)
-    }
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
-      + SweepReport.reportFiles(records, settings: settings, title: config.name, total: plan.count, validation: validation,
-                                significance: SweepSignificance.evaluate(records, settings: settings, jobs: jobs, bars: bars, cycle: inSampleCycle, dividends: dividends,
-                                                                        known: blockSums, bestReturns: best),
-                                walkForward: settings.walkForward.map {
-                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, cycle: inSampleCycle, dividends: dividends, initialCash: config.broker.initialCash,
-                                                   workers: ProcessInfo.processInfo.activeProcessorCount), bars)
-                                }))
+      + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
+                               title: config.name, total: plan.count, initialCash: config.initialCash, workers: workers, known: blockSums,
+                               best: best))
   }
 
   func run() throws -> Int32 {

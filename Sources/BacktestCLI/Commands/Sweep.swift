@@ -67,7 +67,7 @@ struct SweepCommand {
     }
     let text = String(decoding: try readInputFile(path), as: UTF8.self)
     let (root, settings) = try SweepRunner.parse(text, file: path, overrides: overrides, catalog: catalog)
-    let base = try RunConfig.parse(document: root, file: path, catalog: catalog)
+    let base = try AnyRunConfig.parse(document: root, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let mine = shard.map { SweepPlan.shard(plan, index: $0.index, of: $0.count) } ?? plan
     var folder = out ?? base.report.out
@@ -95,17 +95,18 @@ struct SweepCommand {
     let newHeader = previous == nil ? try AtomicBatch(into: folder) : nil
     newHeader?.add([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")])
     var pendingFingerprint: OnOtherThread<Result<String, Error>>?
-    let loaded = Result { () throws -> (BarSeries, BarSeries, Int?, CycleGate?, [Dividend]) in
-      let barFile = try readInputFile(base.data.bars)
+    let loaded = Result { () throws -> (SweepData, SweepData, Int?) in
+      // One asset's bar file is read here, so that its fingerprint is made on another core while it parses.
+      let barFile: Data? = if case .swing(let config) = base { try readInputFile(config.data.bars) } else { nil }
       pendingFingerprint = OnOtherThread { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
-      let (allBars, _) = try Backtest.loadBars(for: base, contents: barFile)
-      let (bars, outOfSampleStart) = try Self.split(allBars, settings: settings, file: path)
-      return (allBars, bars, outOfSampleStart, try Backtest.loadCycle(base, bars: allBars)?.gate, try Backtest.loadDividends(base.data))
+      // The cycle gate is made for every bar (a bar's stage depends on no later bar); the sweep runs the in-sample part.
+      let data = try SweepData.load(base, barFile: barFile)
+      let (inSample, outOfSampleStart) = try data.split(settings, file: path)
+      return (data, inSample, outOfSampleStart)
     }
     let jobs = try pendingJobs.value.get()
-    // The cycle gate is made for every bar (a bar's stage depends on no later bar); the sweep runs the in-sample part.
-    let (allBars, bars, outOfSampleStart, cycle, dividends) = try loaded.get()
-    let inSampleCycle = cycle?.slice(0..<bars.count)
+    let (data, inSample, outOfSampleStart) = try loaded.get()
+    let bars = inSample.timeline
     mark("load")
     let fingerprint = try pendingFingerprint!.value.get()
     mark("fingerprint")
@@ -151,7 +152,7 @@ struct SweepCommand {
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
-    SweepRunner.run(todo, bars: bars, cycle: inSampleCycle, dividends: dividends, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
+    SweepRunner.run(todo, data: inSample, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
     // The appended lines are flushed to disk while the final files are made.
@@ -163,17 +164,6 @@ struct SweepCommand {
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     let all = (records + sink.records).sorted { order[$0.key]! < order[$1.key]! }
     let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
-    // Out-of-sample runs of the top combinations; a shard ranks only its slice, so merge does this for shards.
-    let validation = shard == nil ? outOfSampleStart.map { start in
-      (rows: SweepValidation.evaluate(all, settings: settings, jobs: jobs, bars: allBars, cycle: cycle, dividends: dividends, outOfSampleStart: start),
-       split: settings.validation!)
-    } : nil
-    // The significance tests, on another core while the other files are made.
-    let significance = OnOtherThread {
-      shard == nil
-        ? SweepSignificance.evaluate(all, settings: settings, jobs: jobs, bars: bars, cycle: inSampleCycle, dividends: dividends, known: blockSums,
-                                     bestReturns: best) : nil
-    }
     // The first files are written and flushed while the others are made, into a
     // new folder that replaces the old one as a whole.
     let batch = try AtomicBatch(replacing: folder)
@@ -183,12 +173,11 @@ struct SweepCommand {
                                                               fingerprint: fingerprint, shard: shard).rendered() + "\n"),
     ]
     batch.add(first)
-    let files = first + SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count, validation: validation,
-                                                significance: significance.value,
-                                                walkForward: shard == nil ? settings.walkForward.map {
-                                                  (WalkForward.run($0, jobs: jobs, settings: settings, bars: bars, cycle: inSampleCycle, dividends: dividends,
-                                                                   initialCash: base.broker.initialCash, workers: self.jobs), bars)
-                                                } : nil)
+    // A shard ranks only its slice: merge makes the holdout, walk-forward and significance of the whole sweep.
+    let files = first + (shard == nil
+      ? SweepReport.studyFiles(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
+                               title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best)
+      : SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count))
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
     try batch.commit()
@@ -210,20 +199,13 @@ struct SweepCommand {
     return ExitCode.ok
   }
 
-  /// The in-sample bars (all of them without a validation split) and the index of the first out-of-sample bar.
-  static func split(_ bars: BarSeries, settings: SweepSettings, file: String) throws -> (BarSeries, Int?) {
-    guard let v = settings.validation else { return (bars, nil) }
-    guard let k = v.index(in: bars) else {
-      throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)
-    }
-    return (bars.prefix(k), k)
-  }
-
-  /// A fingerprint of what the results depend on: the bar, macro and dividend files' bytes and the base settings.
-  static func fingerprint(base: RunConfig, root: YAMLNode, barFile: Data) throws -> String {
+  /// A fingerprint of what the results depend on: every input file's bytes (`AnyRunConfig.inputFiles`; the first,
+  /// one asset's bars, given as `barFile` when already read) and the base settings.
+  static func fingerprint(base: AnyRunConfig, root: YAMLNode, barFile: Data?) throws -> String {
     var f = Fingerprint()
-    barFile.withUnsafeBytes { f.add(raw: $0) }
-    for file in (base.cycle?.macroFiles ?? []) + (base.data.dividends.map { [$0] } ?? []) {
+    let files = base.inputFiles
+    if let barFile { barFile.withUnsafeBytes { f.add(raw: $0) } }
+    for file in files.dropFirst(barFile == nil ? 0 : 1) {
       try readInputFile(file).withUnsafeBytes { f.add(raw: $0) }
     }
     guard case .mapping(let entries) = root.kind else { return f.hex }

@@ -23,6 +23,7 @@ extension PortfolioRunConfig {
   /// - Throws: `InputError` with the file, line and column of the first problem.
   public static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> PortfolioRunConfig {
     let table = try ConfigTable(root, path: "")
+    table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
 
@@ -133,6 +134,11 @@ extension AnyRunConfig {
     for (k, override) in overrides.enumerated() {
       root = try RunConfig.applyOverride(override, index: k, to: root, catalog: catalog)
     }
+    return try parse(document: root, file: file, catalog: catalog)
+  }
+
+  /// Reads an already parsed run file of either kind.
+  public static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
     if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
       return .portfolio(try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog))
     }

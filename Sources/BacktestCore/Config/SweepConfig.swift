@@ -37,6 +37,19 @@ extension SweepRunner {
   /// Builds each combination's configuration, checking every value as a run file would.
   public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> [SweepJob] {
+    if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
+      _ = try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog)  // the base settings' errors first
+      var overrides: [String: ConfigOverride] = [:]
+      return try combinations.map { c in
+        var node = root
+        for text in SweepPlan.overrides(c, settings) {
+          let override = try overrides[text] ?? ConfigOverride(text)
+          overrides[text] = override
+          node = try override.apply(to: node)
+        }
+        return SweepJob(combination: c, run: .portfolio(try PortfolioRunConfig.parse(document: node, file: file, catalog: catalog)))
+      }
+    }
     let base = try RunConfig.parse(document: root, file: file, catalog: catalog)
     if base.data.intrabar != nil {
       throw InputError("sweeps do not settle exits with finer intrabar bars yet; remove data.intrabar, "

@@ -167,3 +167,27 @@ extension YAMLNode {
     }
   }
 }
+
+/// The sweep's own pipeline after its combinations ran: the holdout, walk-forward and significance, and every report.
+extension SweepReport {
+  /// Every report file of a sweep of `total` combinations with `records` finished (besides `results.csv` and
+  /// `sweep.json`): the holdout's out-of-sample runs of the top combinations over `data`, the walk-forward windows and
+  /// the significance tests over `inSample` (on another core meanwhile). `known` and `best` are what the sweep kept of
+  /// its runs, so that the significance tests need not run them again.
+  public static func studyFiles(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+                                inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
+                                workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                                best: BestReturns? = nil) -> [ReportFile] {
+    let significance = OnOtherThread {
+      SweepSignificance.evaluate(records, settings: settings, jobs: jobs, data: inSample, known: known, bestReturns: best)
+    }
+    let validation = outOfSampleStart.map { start in
+      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, data: data, outOfSampleStart: start), split: settings.validation!)
+    }
+    let walkForward = settings.walkForward.map {
+      (WalkForward.run($0, jobs: jobs, settings: settings, data: inSample, initialCash: initialCash, workers: workers), inSample.timeline)
+    }
+    return reportFiles(records, settings: settings, title: title, total: total, validation: validation, significance: significance.value,
+                       walkForward: walkForward)
+  }
+}

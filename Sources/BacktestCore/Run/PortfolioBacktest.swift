@@ -142,12 +142,9 @@ public enum PortfolioBacktest {
     return min(bought, sold) / meanEquity / (days / 365.25)
   }
 
-  /// The statistics of a portfolio result. Each asset's target weight is that of the strategy's last decision, else
-  /// the weight it held from the start.
-  public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
-    let targets = r.decisions.last?.weights ?? (r.initialWeights.isEmpty ? assets.map { _ in 0 } : r.initialWeights)
+  /// The return statistics of the time-weighted index (deposits are not gains), `final_equity` being the account's.
+  static func performance(_ r: PortfolioResult, initialCash: Double) -> PerformanceSummary {
     let n = r.timeline.count, last = n - 1
-    // Returns, drawdowns and ratios of the time-weighted index: deposits are not gains.
     let index = r.timeWeightedIndex
     var accumulator = SummaryAccumulator(expectedDays: n)
     for t in 0..<n {
@@ -156,6 +153,15 @@ public enum PortfolioBacktest {
     }
     var performance = accumulator.summary(initialCash: initialCash, calendarDays: Int(r.timeline.day[last]) - Int(r.timeline.day[0]))
     performance.finalEquity = r.equity[last]
+    return performance
+  }
+
+  /// The statistics of a portfolio result. Each asset's target weight is that of the strategy's last decision, else
+  /// the weight it held from the start.
+  public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
+    let targets = r.decisions.last?.weights ?? (r.initialWeights.isEmpty ? assets.map { _ in 0 } : r.initialWeights)
+    let n = r.timeline.count, last = n - 1
+    var performance = performance(r, initialCash: initialCash)
     let deposited = r.flow.reduce(0) { $0 + max(0, $1) }, withdrawn = r.flow.reduce(0) { $0 + max(0, -$1) }
     var flows: [DatedAmount] = []
     for t in 0..<n where r.flow[t] != 0 { flows.append(DatedAmount(day: Int(r.timeline.day[t]), amount: -r.flow[t])) }

@@ -187,4 +187,53 @@ extension PortfolioRunConfig {
 public enum AnyRunConfig: Sendable {
   case swing(RunConfig)
   case portfolio(PortfolioRunConfig)
+
+  /// The run's name (`name:`, else the file's).
+  public var name: String {
+    switch self {
+    case .swing(let c): c.name
+    case .portfolio(let c): c.name
+    }
+  }
+
+  /// Where the reports go and in which formats.
+  public var report: ReportSettings {
+    get {
+      switch self {
+      case .swing(let c): c.report
+      case .portfolio(let c): c.report
+      }
+    }
+    set {
+      switch self {
+      case .swing(var c): c.report = newValue; self = .swing(c)
+      case .portfolio(var c): c.report = newValue; self = .portfolio(c)
+      }
+    }
+  }
+
+  /// The cash the account starts with.
+  public var initialCash: Double {
+    switch self {
+    case .swing(let c): c.broker.initialCash
+    case .portfolio(let c): c.settings.initialCash
+    }
+  }
+
+  /// The strategy's name (`strategy.type`).
+  public var strategyName: String {
+    switch self {
+    case .swing(let c): c.strategy.name
+    case .portfolio(let c): c.strategy.name
+    }
+  }
+
+  /// Every input file the run reads, in the order it reads them: bars, macro series and dividends for one asset; each
+  /// asset's bars and dividends, then the ledger, for several.
+  public var inputFiles: [String] {
+    switch self {
+    case .swing(let c): [c.data.bars] + (c.cycle?.macroFiles ?? []) + (c.data.dividends.map { [$0] } ?? [])
+    case .portfolio(let c): c.assets.flatMap { [$0.bars] + ($0.dividends.map { [$0] } ?? []) } + (c.ledger.map { [$0] } ?? [])
+    }
+  }
 }

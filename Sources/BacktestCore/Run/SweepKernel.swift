@@ -26,9 +26,10 @@ struct KernelDispatch: Sendable {
   let covers: [Bool]
   let simulate: @Sendable (_ job: Int, _ accumulator: inout SummaryAccumulator) -> Void
 
-  /// The kernel of the jobs' strategy, when it supplies one and some job can use it.
-  init?(_ jobs: [SweepJob], bars: BarSeries, plain: Bool) {
-    guard plain, let type = jobs.first?.config.strategy.type as? any SweepAccelerated.Type else { return nil }
+  /// The kernel of the jobs' strategy, when it supplies one and some job can use it (jobs over bars without a cycle
+  /// filter or dividends).
+  init?(_ jobs: [SweepJob], bars: BarSeries) {
+    guard let type = jobs.first?.config?.strategy.type as? any SweepAccelerated.Type else { return nil }
     guard let found = Self.open(type, jobs, bars) else { return nil }
     self = found
   }
@@ -39,11 +40,11 @@ struct KernelDispatch: Sendable {
   }
 
   private static func open<S: SweepAccelerated>(_: S.Type, _ jobs: [SweepJob], _ bars: BarSeries) -> KernelDispatch? {
-    let parameters = jobs.map { $0.config.expenseRatio == 0 ? $0.config.strategy.parameters as? S.Parameters : nil }
+    let parameters = jobs.map { job in job.config.flatMap { $0.expenseRatio == 0 ? $0.strategy.parameters as? S.Parameters : nil } }
     let used = parameters.compactMap { $0 }
     guard !used.isEmpty else { return nil }
     let kernel = S.Kernel(bars: bars, parameters: used)
-    let brokers = jobs.map(\.config.broker)
+    let brokers = jobs.map { $0.config?.broker ?? BrokerSettings() }
     return KernelDispatch(covers: parameters.map { $0 != nil }) { k, accumulator in
       kernel.simulate(parameters[k]!, bars: bars, broker: brokers[k], accumulator: &accumulator)
     }

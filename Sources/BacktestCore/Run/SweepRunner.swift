@@ -3,11 +3,22 @@ import Foundation
 /// One combination ready to run.
 public struct SweepJob: Sendable {
   public var combination: SweepCombination
-  public var config: RunConfig
+  /// The combination's run file, read: one asset's or a portfolio's.
+  public var run: AnyRunConfig
 
-  public init(combination: SweepCombination, config: RunConfig) {
+  public init(combination: SweepCombination, run: AnyRunConfig) {
     self.combination = combination
-    self.config = config
+    self.run = run
+  }
+
+  /// A single-asset combination.
+  public init(combination: SweepCombination, config: RunConfig) {
+    self.init(combination: combination, run: .swing(config))
+  }
+
+  /// The single-asset configuration (`nil` for a portfolio's).
+  public var config: RunConfig? {
+    if case .swing(let config) = run { config } else { nil }
   }
 }
 
@@ -25,7 +36,17 @@ public enum SweepRunner {
   public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = [], workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
-    let kernel = KernelDispatch(jobs, bars: bars, plain: cycle == nil && dividends.isEmpty)
+    run(jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), workers: workers, blockSums: blockSums, best: best,
+        onResult: onResult)
+  }
+
+  /// Runs `jobs` over `data` (see `run(_:bars:cycle:dividends:workers:blockSums:best:onResult:)`): one asset's
+  /// combinations through the kernel where it applies, every other one through `SweepData.trial`.
+  public static func run(_ jobs: [SweepJob], data: SweepData, workers: Int,
+                         blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
+                         onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
+    let bars = data.timeline
+    let kernel: KernelDispatch? = if case .asset(_, nil, let dividends) = data, dividends.isEmpty { KernelDispatch(jobs, bars: bars) } else { nil }
     let counter = JobCounter()
     let days = bars.dayCount, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
@@ -41,21 +62,18 @@ public enum SweepRunner {
         batch.removeAll(keepingCapacity: true)
         while batch.count < 4, let k = counter.next(below: jobs.count) {
           if let kernel, kernel.covers[k] { batch.append(k); continue }
-          let job = jobs[k]
-          let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
-                                            account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
-          finish(job, PerformanceSummary(result: run.result, bars: bars),
-                 returns: BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day))
+          let trial = data.trial(jobs[k])
+          finish(jobs[k], trial.summary, returns: trial.dailyReturns)
         }
         guard let kernel, !batch.isEmpty else { break }
         for (j, k) in batch.enumerated() { kernel.simulate(k, &lanes[j]) }
         if batch.count == 4 {
-          let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config.broker.initialCash },
+          let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config!.broker.initialCash },
                                                        calendarDays: calendarDays)
           for (j, k) in batch.enumerated() { finish(jobs[k], summaries[j], returns: lanes[j].dailyReturns) }
         } else {
           for (j, k) in batch.enumerated() {
-            let summary = lanes[j].summary(initialCash: jobs[k].config.broker.initialCash, calendarDays: calendarDays)
+            let summary = lanes[j].summary(initialCash: jobs[k].config!.broker.initialCash, calendarDays: calendarDays)
             finish(jobs[k], summary, returns: lanes[j].dailyReturns)
           }
         }
@@ -68,15 +86,18 @@ extension SweepRunner {
   /// One combination's daily returns, as `run` computes them (the fused kernel
   /// when it applies, the general engine otherwise).
   public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = []) -> [Double] {
-    if let kernel = KernelDispatch([job], bars: bars, plain: cycle == nil && dividends.isEmpty), kernel.covers[0] {
+    dailyReturns(of: job, data: .asset(bars: bars, cycle: cycle, dividends: dividends))
+  }
+
+  /// One combination's daily returns over `data`, as `run` computes them.
+  public static func dailyReturns(of job: SweepJob, data: SweepData) -> [Double] {
+    if case .asset(let bars, nil, let dividends) = data, dividends.isEmpty, let kernel = KernelDispatch([job], bars: bars), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
       kernel.simulate(0, &accumulator)
-      _ = accumulator.summary(initialCash: job.config.broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))  // writes the returns
+      _ = accumulator.summary(initialCash: job.config!.broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))  // writes the returns
       return accumulator.dailyReturns
     }
-    let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
-                                      account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends))
-    return BacktestCore.dailyReturns(equity: run.result.equity, day: bars.day)
+    return data.trial(job).dailyReturns
   }
 }
 

@@ -65,16 +65,20 @@ public enum SweepValidation {
   /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
                               cycle: CycleGate? = nil, dividends: [Dividend] = [], outOfSampleStart start: Int) -> [ValidationRow] {
+    evaluate(records, settings: settings, jobs: jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), outOfSampleStart: start)
+  }
+
+  /// The top combinations of `records` run over all of `data`, trading from timeline bar `start` on.
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+                              outOfSampleStart start: Int) -> [ValidationRow] {
     let ranked = SweepRanking.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
-    let outOfSample = bars.filtered { $0 >= start }
     return ranked.compactMap { r in
       guard let job = byValues[r.values] else { return nil }
-      let run = job.config.strategy.run(bars: bars, broker: job.config.broker, cycle: cycle,
-                                        account: Backtest.accountEvents(job.config, bars: bars, dividends: dividends), trading: start..<bars.count)
-      return ValidationRow(values: r.values, inSample: r, outOfSample: PerformanceSummary(result: run.result, bars: outOfSample))
+      return ValidationRow(values: r.values, inSample: r, outOfSample: data.trial(job, trading: start..<data.timeline.count).summary)
     }
   }
+
 
 }
 
@@ -100,21 +104,29 @@ public struct SweepSignificance: Sendable {
   public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
                               cycle: CycleGate? = nil, dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                               bestReturns: BestReturns? = nil) -> SweepSignificance? {
+    evaluate(records, settings: settings, jobs: jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), known: known,
+             bestReturns: bestReturns)
+  }
+
+  /// The significance of the best of `records`, the combinations run over `data` (see the other `evaluate`).
+  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+                              known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepRanking.ranking(records, settings: settings).first, sharpes.count > 1,
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
-    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, bars: bars, cycle: cycle, dividends: dividends)
+    let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, data: data)
     var overfitting: BacktestOverfitting.Result?
     if jobs.count <= 2000 {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
       DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
         all.set(k, known?.peek(jobs[k].combination.index)
-          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], bars: bars, cycle: cycle, dividends: dividends)))
+          ?? BacktestOverfitting.BlockSums(returns: SweepRunner.dailyReturns(of: jobs[k], data: data)))
       }
       overfitting = BacktestOverfitting.pbo((0..<jobs.count).map { all.get($0) })
     }
     return SweepSignificance(bestReturns: daily, trialSharpes: sharpes, trials: records.count, overfitting: overfitting)
   }
+
 
 }
 

@@ -142,39 +142,38 @@ public enum WalkForward {
   /// expense ratio act in both parts as in a run.
   public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
                          cycle: CycleGate? = nil, dividends: [Dividend] = [], initialCash: Double, workers: Int) -> Result {
+    run(wf, jobs: jobs, settings: settings, data: .asset(bars: bars, cycle: cycle, dividends: dividends), initialCash: initialCash,
+        workers: workers)
+  }
+
+  /// The walk-forward windows over `data`'s timeline (see the other `run`): each window's sweep over its training bars
+  /// only, its best combination over the data up to the window's end, trading its test bars.
+  public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, data: SweepData,
+                         initialCash: Double, workers: Int) -> Result {
     var windows: [WalkForwardWindow] = []
     var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
     var level = initialCash
     var accumulator = SummaryAccumulator()
-    for w in wf.windows(bars) {
-      let train = bars.filtered { $0 >= w.train && $0 < w.test }
-      let test = bars.filtered { $0 >= w.test && $0 < w.end }
+    for w in wf.windows(data.timeline) {
       let collected = RecordCollector()
-      SweepRunner.run(jobs, bars: train, cycle: cycle?.slice(w.train..<w.test), dividends: dividends, workers: workers) { c, s in
+      SweepRunner.run(jobs, data: data.slice(w.train..<w.test), workers: workers) { c, s in
         collected.add(c.index, SweepRanking.record(c, s, fingerprint: "-"))
       }
       let best = SweepRanking.ranking(collected.sorted, settings: settings).first
       var window = WalkForwardWindow(trainStart: w.train, testStart: w.test, testEnd: w.end, best: best, testEquity: [])
       if let best, let job = jobs.first(where: { $0.combination.values == best.values }) {
-        var broker = job.config.broker
-        if wf.account == .carry { broker.initialCash = level }
-        let upToEnd = bars.prefix(w.end)
-        let result = job.config.strategy.run(bars: upToEnd, broker: broker, cycle: cycle?.slice(0..<w.end),
-                                             account: Backtest.accountEvents(job.config, bars: upToEnd, dividends: dividends),
-                                             trading: w.test..<w.end).result
-        let summary = PerformanceSummary(result: result, bars: test)
-        window.outOfSample = summary
-        window.testEquity = result.equity
-        window.testTrades = result.trades
-        window.efficiency = efficiency(outOfSample: summary.cagr, inSample: best.metric("cagr"))
+        let trial = data.slice(0..<w.end).trial(job, trading: w.test..<w.end, initialCash: wf.account == .carry ? level : nil)
+        window.outOfSample = trial.summary
+        window.testEquity = trial.equity
+        window.testTrades = trial.trades
+        window.efficiency = efficiency(outOfSample: trial.summary.cagr, inSample: best.metric("cagr"))
         // Trade statistics are scale-free (returns, win rate); the marks carry the chained equity.
-        for trade in result.trades { accumulator.add(trade) }
-        let scale = level / result.initialCash  // 1 with a carried account
-        for (i, e) in result.equity.enumerated() {
+        for trade in trial.trades { accumulator.add(trade) }
+        let scale = level / trial.initialCash  // 1 with a carried account
+        for (i, e) in trial.equity.enumerated() {
           let v = e * scale
-          equity.append(v); day.append(test.day[i])
-          accumulator.mark(equity: v, held: result.shares[i] != 0,
-                           dayEnd: i == test.count - 1 || test.day[i + 1] != test.day[i])
+          equity.append(v); day.append(trial.day[i])
+          accumulator.mark(equity: v, held: trial.invested[i], dayEnd: i == trial.day.count - 1 || trial.day[i + 1] != trial.day[i])
         }
         level = equity.last ?? level
       }
@@ -186,8 +185,6 @@ public enum WalkForward {
                   efficiency: efficiency(outOfSample: summary.cagr, inSample: mean(windows.compactMap { $0.best?.metric("cagr") })))
   }
 
-  /// Walk-forward efficiency (Pardo): the annualized out-of-sample return over the annualized in-sample
-  /// return; `nil` unless the in-sample one is positive (a ratio to a loss or to zero means nothing).
   public static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
     guard let outOfSample, let inSample, outOfSample.isFinite, inSample.isFinite, inSample > 0 else { return nil }
     return outOfSample / inSample

@@ -1,0 +1,113 @@
+import Foundation
+
+/// What every combination of a sweep shares, loaded once: one asset's bars
+/// (with the cycle stage of each bar and the asset's dividends), or a
+/// portfolio's assets and ledger on their timeline. A sweep, its holdout and
+/// walk-forward windows, its significance tests and Monte Carlo run
+/// combinations over it, whatever the kind of strategy.
+public enum SweepData: Sendable {
+  /// One asset: its bars, the cycle gate of every bar (with a `cycle:` section) and its dividends.
+  case asset(bars: BarSeries, cycle: CycleGate?, dividends: [Dividend])
+  /// Several assets: their bars and dividends, the ledger, and the timeline they merge into.
+  case portfolio(assets: [PortfolioAsset], ledger: CashFlowLedger?, timeline: BarSeries)
+
+  /// A portfolio's data, its timeline merged from the assets' bars.
+  public static func portfolio(_ assets: [PortfolioAsset], ledger: CashFlowLedger?) -> SweepData {
+    .portfolio(assets: assets, ledger: ledger, timeline: Market(assets: assets.map(\.bars)).timeline)
+  }
+
+  /// The bars that splits and windows count: the asset's bars, or the portfolio's timeline.
+  public var timeline: BarSeries {
+    switch self {
+    case .asset(let bars, _, _): bars
+    case .portfolio(_, _, let timeline): timeline
+    }
+  }
+
+  /// The data of the timeline bars in `range` only (each asset's bars inside it): nothing before or after it exists.
+  public func slice(_ range: Range<Int>) -> SweepData {
+    switch self {
+    case .asset(let bars, let cycle, let dividends):
+      return range == 0..<bars.count ? self : .asset(bars: bars.filtered { range.contains($0) }, cycle: cycle?.slice(range), dividends: dividends)
+    case .portfolio(var assets, let ledger, let timeline):
+      guard range != 0..<timeline.count else { return self }
+      let first = timeline.time[range.lowerBound], last = timeline.time[range.upperBound - 1]
+      for a in assets.indices {
+        let bars = assets[a].bars
+        assets[a].bars = bars.filtered { bars.time[$0] >= first && bars.time[$0] <= last }
+      }
+      return .portfolio(assets: assets, ledger: ledger, timeline: timeline.filtered { range.contains($0) })
+    }
+  }
+
+  /// Runs `job` over this data, trading the timeline bars in `range` only (all when `nil`; the bars before it warm the
+  /// strategy), from `initialCash` when given (else the job's own).
+  public func trial(_ job: SweepJob, trading range: Range<Int>? = nil, initialCash: Double? = nil) -> Trial {
+    switch (self, job.run) {
+    case (.asset(let bars, let cycle, let dividends), .swing(let config)):
+      var broker = config.broker
+      if let initialCash { broker.initialCash = initialCash }
+      let result = config.strategy.run(bars: bars, broker: broker, cycle: cycle,
+                                       account: Backtest.accountEvents(config, bars: bars, dividends: dividends), trading: range).result
+      let traded = range.map { r in bars.filtered { r.contains($0) } } ?? bars
+      return Trial(summary: PerformanceSummary(result: result, bars: traded), equity: result.equity, day: traded.day,
+                   invested: ContiguousArray(result.shares.map { $0 != 0 }), trades: result.trades, initialCash: broker.initialCash)
+    case (.portfolio(let assets, let ledger, _), .portfolio(let config)):
+      var settings = PortfolioBacktest.settings(config, assets: assets, ledger: ledger)
+      if let initialCash { settings.initialCash = initialCash }
+      let result = config.strategy.run(assets, settings: settings, trading: range)
+      let growth = ContiguousArray(result.timeWeightedIndex.map { $0 * settings.initialCash })
+      return Trial(summary: PortfolioBacktest.summarize(result, assets: assets, initialCash: settings.initialCash).performance, equity: growth,
+                   day: result.timeline.day, invested: ContiguousArray(result.equity.indices.map { t in result.shares.contains { $0[t] != 0 } }),
+                   trades: [], initialCash: settings.initialCash)
+    default:
+      preconditionFailure("a sweep's jobs and data are of one kind: one asset's, or a portfolio's")
+    }
+  }
+}
+
+/// One run of a sweep's combination over the bars it traded: what ranks it, and what the out-of-sample reports show.
+public struct Trial: Sendable {
+  /// The statistics (a portfolio's: of its time-weighted return).
+  public var summary: PerformanceSummary
+  /// The account's value at each close traded; a portfolio's is the initial cash grown at its time-weighted return.
+  public var equity: ContiguousArray<Double>
+  /// The date of each close traded (days since 1970).
+  public var day: ContiguousArray<Int32>
+  /// Whether anything was held at each close.
+  public var invested: ContiguousArray<Bool>
+  /// The closed trades of a single-asset strategy (none for a portfolio).
+  public var trades: [Trade]
+  public var initialCash: Double
+
+  /// The returns from one day's last close to the next's.
+  public var dailyReturns: [Double] { BacktestCore.dailyReturns(equity: equity, day: day) }
+}
+
+extension SweepData {
+  /// Reads what `config` names: one asset's bars (from `barFile`, the bar file's contents, when already read), cycle
+  /// stages and dividends; or a portfolio's assets and ledger.
+  ///
+  /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
+  public static func load(_ config: AnyRunConfig, barFile: Data? = nil) throws -> SweepData {
+    switch config {
+    case .swing(let c):
+      let (bars, _) = try Backtest.loadBars(for: c, contents: barFile)
+      return .asset(bars: bars, cycle: try Backtest.loadCycle(c, bars: bars)?.gate, dividends: try Backtest.loadDividends(c.data))
+    case .portfolio(let c):
+      let (assets, ledger) = try PortfolioBacktest.load(c)
+      return .portfolio(assets, ledger: ledger)
+    }
+  }
+
+  /// The in-sample data (all of it without a holdout split) and the timeline bar where the out-of-sample part starts.
+  ///
+  /// - Throws: `InputError` naming `file` when the split leaves either part empty.
+  public func split(_ settings: SweepSettings, file: String) throws -> (inSample: SweepData, outOfSampleStart: Int?) {
+    guard let v = settings.validation else { return (self, nil) }
+    guard let k = v.index(in: timeline) else {
+      throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)
+    }
+    return (slice(0..<k), k)
+  }
+}
