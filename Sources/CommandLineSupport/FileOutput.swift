@@ -222,7 +222,7 @@ public enum ReportFolder {
   /// Files some report writes (besides charts, `*.svg`). A folder holding
   /// anything else is not replaced: it is not only a report.
   public static let reportFileNames: Set<String> = [
-    "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv", "rotation.csv",
+    "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv", "rotation.csv", "targets.csv",
     "cashflow.csv", "results.csv", "sweep.json", "sweep.md", "sweep.html", "validation.csv", "walkforward.csv",
     "montecarlo.json",
   ]

@@ -246,7 +246,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(resolvePath("../../x.csv", relativeTo: "a") == "../x.csv")
   }
 
-  @Test("every shipped run file parses and names an existing bar file")
+  @Test("every shipped run file parses and names existing input files")
   func shipped() throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: Repo.path("Strategies")).filter { $0.hasSuffix(".yaml") }
     #expect(files.contains("gpix.yaml"))
@@ -258,12 +258,9 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
       if text.contains("\nsweep:") {
         let (root, settings) = try SweepRunner.parse(text, file: path)
         #expect(!SweepPlan.combinations(settings).isEmpty)
-        barFiles = [try RunConfig.parse(document: root, file: path).data.bars]
+        barFiles = try AnyRunConfig.parse(document: root, file: path).inputFiles
       } else {
-        switch try AnyRunConfig.parse(text, file: path) {
-        case .swing(let c): barFiles = [c.data.bars]
-        case .portfolio(let c): barFiles = c.assets.map(\.bars) + c.assets.compactMap(\.dividends) + (c.ledger.map { [$0] } ?? [])
-        }
+        barFiles = try AnyRunConfig.parse(text, file: path).inputFiles
       }
       for file in barFiles { #expect(FileManager.default.fileExists(atPath: file), "\(f): \(file)") }
     }

@@ -26,7 +26,7 @@ struct MonteCarloCommand {
       .out("write montecarlo.json into this folder"),
       .set,
     ],
-    details: "Prints the 5th, 50th and 95th percentiles of final equity, CAGR, Sharpe, max drawdown and longest drawdown, the probability of losing money and of a drawdown worse than --drawdown.",
+    details: "A portfolio or rotation resamples its daily time-weighted returns (deposits and withdrawals taken out); it has no trades to shuffle. Prints the 5th, 50th and 95th percentiles of final equity, CAGR, Sharpe, max drawdown and longest drawdown, the probability of losing money and of a drawdown worse than --drawdown.",
     examples: ["montecarlo Strategies/gpix.yaml --runs 10000 --seed 7", "montecarlo gpix.yaml --drawdown 15% --out /tmp/mc"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
@@ -49,23 +49,37 @@ struct MonteCarloCommand {
   }
 
   func run() throws -> Int32 {
-    let config = try RunConfig.parse(String(decoding: try readInputFile(configPath), as: UTF8.self), file: configPath, overrides: overrides, catalog: catalog)
-    let output = try Backtest.run(config)
-    try RunCommand.requireFinite(output.run.result.equity, "the equity", bars: output.bars, input: config.data.bars)
-    let daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
-    guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.data.bars) }
-    let initial = config.broker.initialCash
+    let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
+    let config = try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    // The daily returns resampled: the account's for one asset; a portfolio's time-weighted ones (deposits are not gains).
+    let daily: [Double], trades: [Double], inputs: String
+    switch config {
+    case .swing(let config):
+      let output = try Backtest.run(config)
+      try RunCommand.requireFinite(output.run.result.equity, "the equity", bars: output.bars, input: config.data.bars)
+      daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
+      trades = output.run.result.trades.map(\.returnFraction)
+      inputs = config.data.bars
+    case .portfolio(let config):
+      let output = try PortfolioBacktest.run(config)
+      inputs = config.assets.map(\.bars).joined(separator: ", ")
+      let index = output.result.timeWeightedIndex
+      try RunCommand.requireFinite(index, "the time-weighted index", positive: true, bars: output.result.timeline, input: inputs)
+      daily = dailyReturns(equity: index, day: output.result.timeline.day)
+      trades = []
+    }
+    guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: inputs) }
+    let initial = config.initialCash
     let blockLength = block ?? MonteCarlo.defaultBlockLength(days: daily.count)
     let boot = MonteCarlo.summarize(MonteCarlo.bootstrap(dailyReturns: daily, initial: initial, runs: runs, seed: seed,
                                                          blockLength: blockLength, workers: jobs), initial: initial, drawdownThreshold: drawdown)
-    let trades = output.run.result.trades.map(\.returnFraction)
     let shuffle = trades.isEmpty ? nil : MonteCarlo.summarize(MonteCarlo.shuffleTrades(tradeReturns: trades, initial: initial, runs: runs, seed: seed,
                                                                                         workers: jobs), initial: initial, drawdownThreshold: drawdown)
     let f = { (p: MonteCarlo.Percentiles?, money: Bool) -> [String] in
       guard let p else { return ["—", "—", "—"] }
       return [p.p5, p.p50, p.p95].map { money ? HumanFormat.money($0) : HumanFormat.percent($0) }
     }
-    print("\(config.name): \(runs) stationary-bootstrap paths of \(daily.count) daily returns (mean block \(formatPlain(blockLength)) days), seed \(seed)")
+    print("\(config.name): \(runs) stationary-bootstrap paths of \(daily.count) daily\(config.isPortfolio ? " time-weighted" : "") returns (mean block \(formatPlain(blockLength)) days), seed \(seed)")
     printTable(["", "p5", "p50", "p95"], [
       ["final equity"] + f(boot.finalEquity, true), ["CAGR"] + f(boot.cagr, false),
       ["Sharpe"] + (boot.sharpe.map { [$0.p5, $0.p50, $0.p95].map { String(format: "%.2f", $0) } } ?? ["—", "—", "—"]),
@@ -79,7 +93,8 @@ struct MonteCarloCommand {
     if let out {
       let settings: JSONValue = .object([("config", .string(configPath)), ("runs", .integer(runs)), ("seed", .integer(Int(seed))),
                                          ("block_length", .number(blockLength)), ("drawdown_threshold", .number(drawdown)),
-                                         ("days", .integer(daily.count)), ("trades", .integer(trades.count)), ("method", .string("stationary bootstrap of daily returns"))])
+                                         ("days", .integer(daily.count)), ("trades", .integer(trades.count)),
+                                         ("method", .string("stationary bootstrap of daily \(config.isPortfolio ? "time-weighted " : "")returns"))])
       let json: JSONValue = .object(MonteCarlo.json(boot) + [("trade_shuffle", shuffle.map { .object(MonteCarlo.json($0)) } ?? .null), ("settings", settings)])
       try AtomicWriter.write([ReportFile(name: "montecarlo.json", contents: json.rendered() + "\n")], into: out)
       print("wrote montecarlo.json to \(out)/")

@@ -88,7 +88,11 @@ struct SignalCommand {
 
   func run() throws -> Int32 {
     let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
-    let config = try RunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    let config: RunConfig
+    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog) {
+    case .swing(let swing): config = swing
+    case .portfolio(let portfolio): return try targets(portfolio)
+    }
     var source = LiveSignalAnalyzer.PositionSource.backtest
     if let positionFile {
       source = .user(try Self.readPosition(positionFile))
@@ -129,16 +133,27 @@ struct SignalCommand {
           ?? "  first check: nothing stored yet")
       }
     }
+    return try deliver(document, changed: changed, failedAttempts: stored?.failedAttempts ?? 0) { keep, attempts, checkedAt in
+      SignalState(last: keep ? stored?.last : current, failedAttempts: attempts, checkedAt: checkedAt).text
+    }
+  }
+
+  /// With `--state`: runs `--on-change` with `document` when something `changed`, and writes the state file made by
+  /// `state(keepStored, failedAttempts, checkedAt)`: the stored result is kept (to notify it again at the next check)
+  /// while a failing notification has attempts left.
+  func deliver(_ document: String, changed: Bool, failedAttempts stored: Int,
+               state: (_ keepStored: Bool, _ attempts: Int, _ checkedAt: Int64) -> String) throws -> Int32 {
     guard let statePath else { return ExitCode.ok }
-    var next = SignalState(last: current, checkedAt: Int64(Date().timeIntervalSince1970))
+    let checkedAt = Int64(Date().timeIntervalSince1970)
+    var text = state(false, 0, checkedAt)
     var status = ExitCode.ok
     if changed, let onChange {
       if let problem = onChange.problem(onChange.run(input: document + "\n")) {
-        let attempts = (stored?.failedAttempts ?? 0) + 1
+        let attempts = stored + 1
         var message = "\(Program.name): error: the --on-change command \(problem)"
         if attempts < SignalState.maximumAttempts {
-          // Keep the stored signal: the next check sees the same change and notifies again.
-          next = SignalState(last: stored?.last, failedAttempts: attempts, checkedAt: next.checkedAt)
+          // Keep the stored result: the next check sees the same change and notifies again.
+          text = state(true, attempts, checkedAt)
           message += "; the next check tries again (attempt \(attempts) of \(SignalState.maximumAttempts))"
         } else {
           message += "; giving up after \(attempts) attempts: the change is saved and will not be sent again"
@@ -148,8 +163,54 @@ struct SignalCommand {
       }
     }
     let folder = (statePath as NSString).deletingLastPathComponent
-    try AtomicWriter.write([ReportFile(name: (statePath as NSString).lastPathComponent, contents: next.text)], into: folder.isEmpty ? "." : folder)
+    try AtomicWriter.write([ReportFile(name: (statePath as NSString).lastPathComponent, contents: text)], into: folder.isEmpty ? "." : folder)
     return status
+  }
+
+  /// `signal` for a strategy over several assets: the targets of its newest decision, each asset's score and rank
+  /// there, and what the run holds at the newest close (the bars closed by `--now` only).
+  func targets(_ config: PortfolioRunConfig) throws -> Int32 {
+    if positionFile != nil || journalFile != nil {
+      throw UsageError(message: "--position and --journal apply to a strategy over one asset; \(config.strategy.name) allocates among several")
+    }
+    let nowInstant: Int64
+    if let now {
+      guard let t = Self.instant(now) else { throw UsageError(message: "expected an ISO 8601 time for '--now', found '\(now)'") }
+      nowInstant = t
+    } else {
+      nowInstant = Int64(Date().timeIntervalSince1970)
+    }
+    var (assets, ledger, manifest) = try PortfolioBacktest.loadInputs(config)
+    for a in assets.indices {
+      assets[a].bars = try Self.closed(assets[a].bars, by: nowInstant, data: DataSettings(bars: config.assets[a].bars, timeZone: config.timeZone))
+    }
+    let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger, manifest: manifest)
+    let signal = AllocationSignal(output, description: PortfolioReport.strategyText(output))
+    let stored = try statePath.flatMap { path in
+      FileManager.default.fileExists(atPath: path) ? try TargetsState.parse(try readInputFile(path), file: path) : nil
+    }
+    let current = TargetsState.Summary(signal)
+    let changed = stored?.last.map { current.differs(from: $0) } ?? true
+    let document = signal.json(state: statePath.map { _ in (changed, stored?.last?.json ?? .null) }).rendered()
+    if json {
+      print(document)
+    } else {
+      print("\(config.name): targets \(signal.decidedAt.map { "decided at the close of \($0)" } ?? "held from the start")"
+        + " (newest bar \(signal.time))")
+      print("  \(signal.description)")
+      if signal.newDecision { print("  " + TextStyle.bold.stdout("new decision") + ": the account trades to these targets at the next open") }
+      printTable(["", "target", "score", "rank", "held now", "close"], signal.targets.map { t in
+        [t.symbol, HumanFormat.percent(t.weight), t.score.isNaN ? "—" : formatPlain((t.score * 10_000).rounded() / 10_000),
+         t.rank.map(String.init) ?? "—", HumanFormat.percent(t.held), t.close.isNaN ? "—" : HumanFormat.price(t.close)]
+      })
+      if statePath != nil {
+        print(stored?.last.map { "  changed since the last check: \(changed ? "yes (the targets at \($0.time) differ)" : "no")" }
+          ?? "  first check: nothing stored yet")
+      }
+    }
+    return try deliver(document, changed: changed, failedAttempts: stored?.failedAttempts ?? 0) { keep, attempts, checkedAt in
+      TargetsState(last: keep ? stored?.last : current, failedAttempts: attempts, checkedAt: checkedAt).text
+    }
   }
 
   /// The bars that closed by `now`: a bar still forming (or after `--now`) is no

@@ -192,7 +192,8 @@ struct SweepCommand {
         + (seconds > 0 && todo.count > 0 ? String(format: " (%.1f M bar-combinations/s)", barCombos / seconds / 1e6) : ""))
       if let best = ranked.first {
         print("  best by \(settings.metric): " + zip(settings.parameters.map(\.name), best.values).map { "\($0)=\($1)" }.joined(separator: " ")
-          + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric))), trades \(Int(best.metric("total_trades") ?? 0))")
+          + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric)))"
+          + (base.isPortfolio ? "" : ", trades \(Int(best.metric("total_trades") ?? 0))"))
       }
       print("wrote \(files.map(\.name).joined(separator: ", ")) to \(folder)/")
     }

@@ -212,6 +212,11 @@ public enum AnyRunConfig: Sendable {
     }
   }
 
+  /// Whether the run holds several assets (an allocation strategy).
+  public var isPortfolio: Bool {
+    if case .portfolio = self { true } else { false }
+  }
+
   /// The cash the account starts with.
   public var initialCash: Double {
     switch self {

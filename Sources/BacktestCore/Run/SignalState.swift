@@ -90,6 +90,18 @@ public struct SignalState: Sendable, Equatable {
     ]).rendered() + "\n"
   }
 
+  /// A state file's `failed_attempts`: a whole number from 0 to 1,000,000 (0 when absent).
+  ///
+  /// - Throws: `InputError` at the value for anything else (a negative, fractional or huge count).
+  static func attempts(_ node: JSONNode?) throws -> Int {
+    guard let node, !node.isNull else { return 0 }
+    guard let n = node.number, n >= 0, n <= 1_000_000, n == n.rounded() else {
+      let found = if case .number(let text) = node.kind { "'\(text)'" } else { node.typeDescription }
+      throw InputError("expected 'failed_attempts' to be a whole number from 0 to 1000000, found \(found)", at: node.location)
+    }
+    return Int(n)
+  }
+
   /// Reads a state file.
   ///
   /// - Throws: `InputError` for anything but this schema (a file that is not a state file is never overwritten silently).
@@ -99,7 +111,7 @@ public struct SignalState: Sendable, Equatable {
       throw InputError("expected a signal state file (\"schema\": \"\(schema)\"); refusing to overwrite it", at: root.location)
     }
     func fail(_ node: JSONNode, _ what: String) -> InputError { InputError("expected \(what), found \(node.typeDescription)", at: node.location) }
-    let attempts = root["failed_attempts"]?.number.map { Int($0) } ?? 0
+    let attempts = try attempts(root["failed_attempts"])
     guard let lastNode = root["last"], !lastNode.isNull else { return SignalState(last: nil, failedAttempts: attempts) }
     guard let signalText = lastNode["signal"]?.string, let signal = LiveSignal.Action(rawValue: signalText) else {
       throw fail(lastNode["signal"] ?? lastNode, "'signal' BUY, SELL or HOLD")

@@ -52,7 +52,12 @@ public enum SweepData: Sendable {
       let traded = range.map { r in bars.filtered { r.contains($0) } } ?? bars
       return Trial(summary: PerformanceSummary(result: result, bars: traded), equity: result.equity, day: traded.day,
                    invested: ContiguousArray(result.shares.map { $0 != 0 }), trades: result.trades, initialCash: broker.initialCash)
-    case (.portfolio(let assets, let ledger, _), .portfolio(let config)):
+    case (.portfolio(var assets, let ledger, _), .portfolio(let config)):
+      // The files are shared; the weights and expense ratios are the combination's own.
+      for a in assets.indices {
+        assets[a].weight = config.assets[a].weight
+        assets[a].expenseRatio = config.assets[a].expenseRatio
+      }
       var settings = PortfolioBacktest.settings(config, assets: assets, ledger: ledger)
       if let initialCash { settings.initialCash = initialCash }
       let result = config.strategy.run(assets, settings: settings, trading: range)
