@@ -162,6 +162,9 @@ public final class AtomicBatch: @unchecked Sendable {
       case .folder(_, let staging):
         temporary = staging + "/" + file.name
         final = temporary
+        // A name with a folder in it (a universe's symbols/SYMBOL/trades.csv): the folder is made inside the new
+        // version first (a failure shows as the file's).
+        if file.name.contains("/") { try? makeFolder((final as NSString).deletingLastPathComponent) }
       }
       let shown = ReportFolder.finalName(of: file.name, mode)
       self.files.append((temporary, final, OnOtherThread {
@@ -222,7 +225,7 @@ public enum ReportFolder {
   /// Files some report writes (besides charts, `*.svg`). A folder holding
   /// anything else is not replaced: it is not only a report.
   public static let reportFileNames: Set<String> = [
-    "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv", "rotation.csv", "targets.csv",
+    "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv", "rotation.csv", "targets.csv", "universe.csv",
     "cashflow.csv", "results.csv", "sweep.json", "sweep.md", "sweep.html", "validation.csv", "walkforward.csv",
     "montecarlo.json",
   ]
@@ -251,6 +254,7 @@ public enum ReportFolder {
     for name in entries where !name.hasPrefix(".") {
       var entry = stat()
       let isFile = lstat(folder + "/" + name, &entry) == 0 && Int(entry.st_mode) & Int(S_IFMT) == Int(S_IFREG)
+      if !isFile, name == "symbols", Int(entry.st_mode) & Int(S_IFMT) == Int(S_IFDIR), try isSymbolsFolder(folder + "/" + name) { continue }
       guard isFile, allowed.contains(name) || name.hasSuffix(".svg") else {
         throw OutputError(path: folder, message: "holds '\(escapingControlCharacters(name))', which is not part of a report; expected a report folder to replace as a whole (choose another folder, or move that away)")
       }
@@ -259,6 +263,20 @@ public enum ReportFolder {
     if !signed && entries.contains(where: { !$0.hasPrefix(".") }) {
       throw OutputError(path: folder, message: "holds no report (no trades.csv, summary.json, report.md, report.html or results.csv); expected a report folder to replace as a whole (choose another folder)")
     }
+  }
+
+  /// Whether `folder` is a universe's `symbols/`: only folders, each holding only report files (and charts).
+  static func isSymbolsFolder(_ folder: String) throws -> Bool {
+    for symbol in try folderEntries(folder) where !symbol.hasPrefix(".") {
+      var info = stat()
+      guard lstat(folder + "/" + symbol, &info) == 0, Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) else { return false }
+      for name in try folderEntries(folder + "/" + symbol) where !name.hasPrefix(".") {
+        var entry = stat()
+        guard lstat(folder + "/" + symbol + "/" + name, &entry) == 0, Int(entry.st_mode) & Int(S_IFMT) == Int(S_IFREG),
+          reportFileNames.contains(name) || name.hasSuffix(".svg") else { return false }
+      }
+    }
+    return true
   }
 
   /// Puts `staging` where `folder` is: one rename when `folder` is absent or

@@ -60,6 +60,8 @@ struct MonteCarloCommand {
       daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
       trades = output.run.result.trades.map(\.returnFraction)
       inputs = config.data.bars
+    case .universe(let config):
+      throw InputError(config.universe.oneAtATime("montecarlo resamples one run's returns"), file: configPath)
     case .portfolio(let config):
       let output = try PortfolioBacktest.run(config)
       inputs = config.assets.map(\.bars).joined(separator: ", ")

@@ -45,6 +45,7 @@ struct RegressCommand {
       switch try AnyRunConfig.parse(document: root, file: path, catalog: catalog) {
       case .portfolio(let config): return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
       case .swing(let config): return (config.name, RunReport.files(try Backtest.run(config)))
+      case .universe(let config): return (config.name, UniverseReport.files(try UniverseBacktest.run(config)))
       }
     }
     let (base, settings) = try SweepRunner.parse(text, file: path, catalog: catalog)
@@ -87,7 +88,8 @@ struct RegressCommand {
       compared += 1
       let folder = reference + "/" + name
       if update {
-        try AtomicWriter.write(files, into: folder)
+        // The folder is replaced as a whole: a file no longer produced goes with it.
+        try AtomicWriter.replaceFolder(folder, with: files)
         if !quiet { print("updated \(folder)/ (\(files.count) files)") }
         continue
       }
@@ -102,7 +104,8 @@ struct RegressCommand {
           ? ReportComparison.summaryDifferences(file: file.name, expected: expected, actual: file.contents, tolerance: tolerance)
           : ReportComparison.differences(file: file.name, expected: expected, actual: file.contents, tolerance: tolerance)
       }
-      let produced = Set(files.map(\.name))
+      // A universe's symbols/ folder counts as produced with its files; each of them is compared above.
+      let produced = Set(files.map { String($0.name.prefix { $0 != "/" }) })
       let referenced = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
       for extra in referenced.sorted() where !produced.contains(extra) && !extra.hasPrefix(".") {
         differences.append("\(extra): in the reference but no longer produced")

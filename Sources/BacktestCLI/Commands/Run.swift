@@ -56,6 +56,9 @@ struct RunCommand {
     case .portfolio(var portfolio):
       if let out { portfolio.report.out = out }
       return try runPortfolio(portfolio)
+    case .universe(var universe):
+      if let out { universe.report.out = out }
+      return try runUniverse(universe)
     }
     if let out { config.report.out = out }
     let parsed = clock.now
@@ -153,6 +156,41 @@ struct RunCommand {
       print("  \(PortfolioReport.comparisonName(output).lowercased()): TWR \(HumanFormat.percent(b.twr)), XIRR \(HumanFormat.percent(b.xirr)), max drawdown \(HumanFormat.percent(b.performance.maxDrawdown))")
     }
     print("wrote \(files.map(\.name).joined(separator: ", ")) to \(config.report.out)/")
+    return ExitCode.ok
+  }
+
+  /// A strategy over each symbol of a universe: every symbol's own run under `symbols/SYMBOL/`, and the ranking.
+  func runUniverse(_ config: RunConfig) throws -> Int32 {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let output = try UniverseBacktest.run(config)
+    if !quiet { for notice in output.notices { printError("note: " + notice) } }
+    for (_, member) in output.members {
+      try Self.requireFinite(member.run.result.equity, "the equity", bars: member.bars, input: member.config.data.bars)
+    }
+    let ran = clock.now
+    if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
+    let files = UniverseReport.files(output)
+    try AtomicWriter.replaceFolder(config.report.out, with: files)
+    if timing {
+      func ms(_ d: Duration) -> String { String(format: "%.1f ms", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1000) }
+      printError("timing: load and engine \(ms(ran - start)) (\(output.members.count) symbols), reports \(ms(clock.now - ran))")
+    }
+    guard !quiet else { return ExitCode.ok }
+    print("\(config.name): \(UniverseReport.subtitle(output))")
+    if let d = config.data.description { print("  \(d)") }
+    let ranked = UniverseReport.ranking(output).prefix(5).map { k in
+      "\(output.members[k].symbol) \(HumanFormat.ratio(output.members[k].output.summary.sharpe))"
+    }
+    print("  best Sharpe: " + ranked.joined(separator: ", ") + (output.members.count > 5 ? ", …" : ""))
+    if let total = UniverseReport.across(output, "total_return"), let sharpe = UniverseReport.across(output, "sharpe") {
+      print("  across symbols: total return mean \(HumanFormat.percent(total.mean)), median \(HumanFormat.percent(total.median)), "
+        + "worst \(HumanFormat.percent(total.worst)); Sharpe median \(HumanFormat.ratio(sharpe.median)), worst \(HumanFormat.ratio(sharpe.worst)); "
+        + "beat buy & hold on \(UniverseReport.beatBuyAndHold(output)) of \(output.members.count)")
+    }
+    let top = Set(files.map { String($0.name.prefix { $0 != "/" }) })
+    print("wrote \(files.filter { !$0.name.contains("/") }.map(\.name).joined(separator: ", "))"
+      + (top.contains("symbols") ? " and symbols/SYMBOL/ (\(output.members.count) folders)" : "") + " to \(config.report.out)/")
     return ExitCode.ok
   }
 }

@@ -92,6 +92,8 @@ struct SignalCommand {
     switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog) {
     case .swing(let swing): config = swing
     case .portfolio(let portfolio): return try targets(portfolio)
+    case .universe(let universe):
+      throw InputError(universe.universe.oneAtATime("signal answers for one asset"), file: configPath)
     }
     var source = LiveSignalAnalyzer.PositionSource.backtest
     if let positionFile {

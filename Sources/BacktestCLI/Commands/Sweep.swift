@@ -115,7 +115,9 @@ struct SweepCommand {
     var records: [SweepRecord] = []
     // A changed sweep (other data, settings or grid) that costs less than about a second to run again
     // (at the general engine's 20 M bar-combinations/s on this kind of machine) starts over by itself.
-    let cheap = shard == nil && Double(bars.count) * Double(jobs.count) < 20e6
+    // Bar-combinations to run (a universe's combinations run on their own symbol's bars).
+    let work = jobs.reduce(0.0) { $0 + Double(inSample.timeline(of: $1).count) }
+    let cheap = shard == nil && work < 20e6
     if let data = previous {
       let (old, complete) = try SweepReport.parse(String(decoding: data, as: UTF8.self), file: resultsPath, settings: settings)
       let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
@@ -126,7 +128,7 @@ struct SweepCommand {
         if !quiet {
           printError("note: results.csv was made from other \(other != nil ? "data or settings" : "combinations"); "
                      + "running all \(jobs.count) combinations again instead of resuming (they take about "
-                     + String(format: "%.2f", Double(bars.count) * Double(jobs.count) / 20e6) + " s)")
+                     + String(format: "%.2f", work / 20e6) + " s)")
         }
         try AtomicWriter.write([ReportFile(name: "results.csv", contents: SweepReport.header(settings) + "\n")], into: folder)
       } else if let other {
@@ -186,14 +188,20 @@ struct SweepCommand {
     mark("reports")
     let ranked = SweepRanking.ranking(all, settings: settings)
     if !quiet {
-      let barCombos = Double(bars.count) * Double(todo.count)
+      let barCombos = todo.reduce(0.0) { $0 + Double(inSample.timeline(of: $1).count) }
       print("\(base.name): \(todo.count) combinations run" + (records.isEmpty ? "" : ", \(records.count) resumed")
-        + " on \(HumanFormat.integer(bars.count)) bars with \(self.jobs) jobs in \(String(format: "%.3f", seconds)) s"
+        + (settings.overUniverse ? " over \(settings.parameters[0].values.count) symbols" : " on \(HumanFormat.integer(bars.count)) bars")
+        + " with \(self.jobs) jobs in \(String(format: "%.3f", seconds)) s"
         + (seconds > 0 && todo.count > 0 ? String(format: " (%.1f M bar-combinations/s)", barCombos / seconds / 1e6) : ""))
       if let best = ranked.first {
         print("  best by \(settings.metric): " + zip(settings.parameters.map(\.name), best.values).map { "\($0)=\($1)" }.joined(separator: " ")
           + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric)))"
           + (base.isPortfolio ? "" : ", trades \(Int(best.metric("total_trades") ?? 0))"))
+      }
+      if let robust = SweepRanking.acrossSymbols(all, settings: settings).first {
+        print("  across symbols, best mean: " + zip(settings.parameters.dropFirst().map(\.name), robust.values).map { "\($0)=\($1)" }.joined(separator: " ")
+          + " → \(settings.metric) mean \(SweepReport.formatMetric(robust.mean)), median \(SweepReport.formatMetric(robust.median)), "
+          + "worst \(SweepReport.formatMetric(robust.worst)) over \(robust.symbols) symbols")
       }
       print("wrote \(files.map(\.name).joined(separator: ", ")) to \(folder)/")
     }

@@ -142,6 +142,7 @@ extension AnyRunConfig {
     if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
       return .portfolio(try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog))
     }
-    return .swing(try RunConfig.parse(document: root, file: file, catalog: catalog))
+    let config = try RunConfig.parse(document: root, file: file, catalog: catalog)
+    return config.universe.isEmpty ? .swing(config) : .universe(config)
   }
 }

@@ -27,8 +27,10 @@ extension RunConfig {
 
     let name = try table.string("name", default: ((file as NSString).lastPathComponent as NSString).deletingPathExtension)!
     let dataTable = try table.table("data")
-    guard let barsPath = try dataTable.path("bars") else {
-      throw InputError("missing 'data.bars'; expected the path of a bar CSV file", at: dataTable.location)
+    let universe = try universe(in: dataTable)
+    guard let barsPath = try dataTable.path("bars") ?? universe.first?.bars else {
+      throw InputError("missing 'data.bars'; expected the path of a bar CSV file (or data.universe: the bar files of several symbols)",
+                       at: dataTable.location)
     }
     let zone = try dataTable.timeZone("timezone", default: "UTC")
     let sessionText = try dataTable.string("session", default: "all")!
@@ -45,7 +47,7 @@ extension RunConfig {
       resample = r
     }
     // Bars given on the command line are not the ones the run file's description describes.
-    let description = dataTable.node("bars")!.location.isCommandLine && dataTable.node("description")?.location.isCommandLine != true
+    let description = dataTable.node("bars")?.location.isCommandLine == true && dataTable.node("description")?.location.isCommandLine != true
       ? nil : try dataTable.string("description")
     let startDay = try dataTable.date("start"), endDay = try dataTable.date("end")
     var holidays: Set<Int> = []
@@ -105,6 +107,7 @@ extension RunConfig {
     var config = RunConfig(name: name, configFile: file, data: data, strategy: strategy, broker: broker,
                            report: report, cycle: cycle, alerts: alerts, journal: journal)
     config.expenseRatio = expenseRatio
+    config.universe = universe
     config.settingsHash = RunManifest.settingsHash(root)
     return config
   }

@@ -13,7 +13,23 @@ extension SweepRunner {
     guard case .mapping(var entries) = root.kind, let at = entries.firstIndex(where: { $0.key == "sweep" }) else {
       throw InputError("no 'sweep:' section; expected sweep.parameters with the values to try", at: root.location)
     }
-    let settings = try SweepSettings.read(entries[at].value, strategy: try strategyParameters(root, catalog: catalog))
+    var settings = try SweepSettings.read(entries[at].value, strategy: try strategyParameters(root, catalog: catalog))
+    // A universe adds the symbol as the first axis: each combination runs on each symbol's bars.
+    if !PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
+      let universe = try RunConfig.universe(in: try ConfigTable(root, path: "").table("data"))
+      if !universe.isEmpty {
+        let sweep = try ConfigTable(entries[at].value, path: "sweep")
+        if let node = sweep.node("validation") {
+          throw InputError("sweep.validation over data.universe is not supported: each symbol has bars of its own to split; "
+                           + "validate the chosen combination on each symbol with --set data.bars=FILE", at: node.location)
+        }
+        if let clash = settings.parameters.first(where: { $0.name == "symbol" }) {
+          throw InputError("'symbol' names the universe's symbols in a universe sweep; expected another name than '\(clash.path)'", at: sweep.location)
+        }
+        settings.parameters.insert(SweepSettings.Parameter(name: "symbol", path: SweepSettings.symbolPath, values: universe.map(\.symbol)), at: 0)
+        settings.heatmap = settings.heatmap.map { ($0.x + 1, $0.y + 1) }
+      }
+    }
     entries.remove(at: at)
     return (YAMLNode(.mapping(entries), at: root.location), settings)
   }
@@ -56,7 +72,15 @@ extension SweepRunner {
                        + "or run single combinations with backtest run", at: root.location)
     }
     // When only strategy parameters vary, only the strategy section needs reading per combination.
-    let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") }
+    let strategyOnly = settings.parameters.allSatisfy { $0.path.hasPrefix("strategy.") || $0.path == SweepSettings.symbolPath }
+    // A universe's combinations run on the symbol their first value names.
+    let symbols = base.universe.map(\.symbol)
+    func job(_ c: SweepCombination, _ config: RunConfig) -> SweepJob {
+      guard settings.overUniverse, let k = symbols.firstIndex(of: c.values[0]) else { return SweepJob(combination: c, config: config) }
+      var job = SweepJob(combination: c, config: config.member(k))
+      job.member = k
+      return job
+    }
     guard case .mapping(let entries) = root.kind else { return [] }
     let strategyNode = entries.first { $0.key == "strategy" }?.value ?? YAMLNode(.null, at: root.location)
     // Each parameter value's override is read once (a grid repeats each many times).
@@ -73,9 +97,9 @@ extension SweepRunner {
         let table = try ConfigTable(node, path: "").table("strategy")
         table.dataTimeZone = base.data.timeZone
         config.strategy = try catalog.configure(table)
-        return SweepJob(combination: c, config: config)
+        return job(c, config)
       }
-      return SweepJob(combination: c, config: try RunConfig.parse(document: node, file: file, catalog: catalog))
+      return job(c, try RunConfig.parse(document: node, file: file, catalog: catalog))
     }
   }
 }

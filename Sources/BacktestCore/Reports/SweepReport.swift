@@ -23,13 +23,17 @@ public enum SweepReport {
     }
     for (k, v) in r.metrics.enumerated() {
       separate()
-      // Integer counts as integers, other numbers as `description` writes them, undefined as empty.
-      guard let v, v.isFinite else { continue }
-      if integerMetric[k] { out.append(integer: Int64(v)) } else { out.append(v) }
+      appendMetric(v, integer: integerMetric[k], to: &out)
     }
     separate()
     out.append(r.fingerprint)
     return out.string
+  }
+
+  /// A metric as a CSV field: an integer count as an integer, another number as `description` writes it, undefined empty.
+  static func appendMetric(_ v: Double?, integer: Bool, to out: inout TextBuffer) {
+    guard let v, v.isFinite else { return }
+    if integer { out.append(integer: Int64(v)) } else { out.append(v) }
   }
 
   /// Whether each of `metricKeys` is an integer count.
@@ -102,6 +106,7 @@ public enum SweepReport {
     } else {
       md += "\nNo combination meets the constraints.\n"
     }
+    md += acrossSymbolsMarkdown(records, settings: settings)
     if settings.heatmap != nil { md += "\n![Heatmap of \(settings.metric)](heatmap.svg)\n" }
     md += "\n## Sensitivity\n\nThe ranking metric (`\(settings.metric)`) over the combinations that meet the constraints, per value of each parameter.\n"
     for (k, p) in settings.parameters.enumerated() {
@@ -110,6 +115,24 @@ public enum SweepReport {
         let group = ranked.filter { $0.values[k] == v }.compactMap { $0.metric(settings.metric) }
         md += "| \(v) | \(group.count) | \(formatMetric(mean(group))) | \(formatMetric(group.max())) |\n"
       }
+    }
+    return md
+  }
+
+  /// A universe sweep's ranking across symbols (nothing for another sweep).
+  static func acrossSymbolsMarkdown(_ records: [SweepRecord], settings: SweepSettings) -> String {
+    let rows = SweepRanking.acrossSymbols(records, settings: settings)
+    guard let best = rows.first else { return "" }
+    let names = settings.parameters.dropFirst().map(\.name), symbols = settings.parameters[0].values.count
+    var md = "\n## Across symbols\n\nEach combination's `\(settings.metric)` over the \(symbols) symbols (the rows that meet the constraints), "
+    md += "those defined on every symbol first, then best mean: the robust choice is the first, not the best single row above.\n\n"
+    md += "| # | " + names.joined(separator: " | ") + " | symbols | mean | median | worst |\n|---:|" + String(repeating: "---:|", count: names.count + 4) + "\n"
+    for (k, r) in rows.prefix(settings.top).enumerated() {
+      md += "| \(k + 1) | " + r.values.joined(separator: " | ") + " | \(r.symbols) | **\(formatMetric(r.mean))** | \(formatMetric(r.median)) | \(formatMetric(r.worst)) |\n"
+    }
+    if let sturdy = rows.max(by: { $0.worst < $1.worst }), sturdy.values != best.values {
+      md += "\nThe best worst case: " + zip(names, sturdy.values).map { "`\($0)` = \($1)" }.joined(separator: ", ")
+        + " (worst \(formatMetric(sturdy.worst)), mean \(formatMetric(sturdy.mean))).\n"
     }
     return md
   }

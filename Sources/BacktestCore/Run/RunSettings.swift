@@ -71,6 +71,9 @@ public struct RunConfig: Sendable {
   public var expenseRatio = 0.0
   /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
   public var settingsHash: String?
+  /// With `data.universe`: the symbols the strategy runs over, each on its own cash (`member(_:)`); empty for one
+  /// asset, `data.bars`.
+  public var universe: [UniverseMember] = []
 
   /// A run configuration as a value (an app needs no run file): every part given.
   public init(name: String, configFile: String = "", data: DataSettings, strategy: ConfiguredStrategy,
@@ -108,6 +111,20 @@ public struct CycleRunSettings: Sendable {
     self.filter = filter
     self.buyStages = buyStages
     self.exitStages = exitStages
+  }
+}
+
+/// One symbol of a universe (`data.universe`), paths resolved.
+public struct UniverseMember: Sendable, Equatable {
+  public var symbol: String
+  public var bars: String
+  /// Its own dividend file; without one, the run file's `data.dividends` (its rows for this symbol) if any.
+  public var dividends: String?
+
+  public init(symbol: String, bars: String, dividends: String? = nil) {
+    self.symbol = symbol
+    self.bars = bars
+    self.dividends = dividends
   }
 }
 
@@ -183,15 +200,18 @@ extension PortfolioRunConfig {
   public var rotation: Rotation.Parameters? { strategy.parameters as? Rotation.Parameters }
 }
 
-/// A run file of either kind: one asset with a strategy, or a portfolio of several.
+/// A run file of any kind: a strategy over one asset, the same strategy over each symbol of a universe, or an
+/// allocation strategy over several assets (a portfolio). Every command takes one.
 public enum AnyRunConfig: Sendable {
   case swing(RunConfig)
+  /// A single-asset strategy over each symbol of `data.universe` (`RunConfig.universe`), each on its own cash.
+  case universe(RunConfig)
   case portfolio(PortfolioRunConfig)
 
   /// The run's name (`name:`, else the file's).
   public var name: String {
     switch self {
-    case .swing(let c): c.name
+    case .swing(let c), .universe(let c): c.name
     case .portfolio(let c): c.name
     }
   }
@@ -200,13 +220,14 @@ public enum AnyRunConfig: Sendable {
   public var report: ReportSettings {
     get {
       switch self {
-      case .swing(let c): c.report
+      case .swing(let c), .universe(let c): c.report
       case .portfolio(let c): c.report
       }
     }
     set {
       switch self {
       case .swing(var c): c.report = newValue; self = .swing(c)
+      case .universe(var c): c.report = newValue; self = .universe(c)
       case .portfolio(var c): c.report = newValue; self = .portfolio(c)
       }
     }
@@ -217,10 +238,10 @@ public enum AnyRunConfig: Sendable {
     if case .portfolio = self { true } else { false }
   }
 
-  /// The cash the account starts with.
+  /// The cash the account starts with (each symbol's, for a universe).
   public var initialCash: Double {
     switch self {
-    case .swing(let c): c.broker.initialCash
+    case .swing(let c), .universe(let c): c.broker.initialCash
     case .portfolio(let c): c.settings.initialCash
     }
   }
@@ -228,16 +249,17 @@ public enum AnyRunConfig: Sendable {
   /// The strategy's name (`strategy.type`).
   public var strategyName: String {
     switch self {
-    case .swing(let c): c.strategy.name
+    case .swing(let c), .universe(let c): c.strategy.name
     case .portfolio(let c): c.strategy.name
     }
   }
 
-  /// Every input file the run reads, in the order it reads them: bars, macro series and dividends for one asset; each
-  /// asset's bars and dividends, then the ledger, for several.
+  /// Every input file the run reads, in the order it reads them: bars, macro series and dividends for one asset (for
+  /// each symbol of a universe); each asset's bars and dividends, then the ledger, for several.
   public var inputFiles: [String] {
     switch self {
     case .swing(let c): [c.data.bars] + (c.cycle?.macroFiles ?? []) + (c.data.dividends.map { [$0] } ?? [])
+    case .universe(let c): c.universe.indices.flatMap { AnyRunConfig.swing(c.member($0)).inputFiles }
     case .portfolio(let c): c.assets.flatMap { [$0.bars] + ($0.dividends.map { [$0] } ?? []) } + (c.ledger.map { [$0] } ?? [])
     }
   }

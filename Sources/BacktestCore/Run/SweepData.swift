@@ -10,6 +10,8 @@ public enum SweepData: Sendable {
   case asset(bars: BarSeries, cycle: CycleGate?, dividends: [Dividend])
   /// Several assets: their bars and dividends, the ledger, and the timeline they merge into.
   case portfolio(assets: [PortfolioAsset], ledger: CashFlowLedger?, timeline: BarSeries)
+  /// A universe: each symbol's own data (`.asset`), in the universe's order; a job runs over its symbol's (`SweepJob.member`).
+  case universe(symbols: [String], members: [SweepData])
 
   /// A portfolio's data, its timeline merged from the assets' bars.
   public static func portfolio(_ assets: [PortfolioAsset], ledger: CashFlowLedger?) -> SweepData {
@@ -21,7 +23,14 @@ public enum SweepData: Sendable {
     switch self {
     case .asset(let bars, _, _): bars
     case .portfolio(_, _, let timeline): timeline
+    case .universe(_, let members): members[0].timeline
     }
+  }
+
+  /// The bars `job` runs over: its symbol's in a universe, else `timeline`.
+  public func timeline(of job: SweepJob) -> BarSeries {
+    if case .universe(_, let members) = self, let k = job.member { return members[k].timeline }
+    return timeline
   }
 
   /// The data of the timeline bars in `range` only (each asset's bars inside it): nothing before or after it exists.
@@ -37,12 +46,15 @@ public enum SweepData: Sendable {
         assets[a].bars = bars.filtered { bars.time[$0] >= first && bars.time[$0] <= last }
       }
       return .portfolio(assets: assets, ledger: ledger, timeline: timeline.filtered { range.contains($0) })
+    case .universe:
+      preconditionFailure("a universe's symbols have timelines of their own: it is not cut into windows (SweepRunner.parse refuses it)")
     }
   }
 
   /// Runs `job` over this data, trading the timeline bars in `range` only (all when `nil`; the bars before it warm the
   /// strategy), from `initialCash` when given (else the job's own).
   public func trial(_ job: SweepJob, trading range: Range<Int>? = nil, initialCash: Double? = nil) -> Trial {
+    if case .universe(_, let members) = self { return members[job.member!].trial(job, trading: range, initialCash: initialCash) }
     switch (self, job.run) {
     case (.asset(let bars, let cycle, let dividends), .swing(let config)):
       var broker = config.broker
@@ -102,6 +114,10 @@ extension SweepData {
     case .portfolio(let c):
       let (assets, ledger) = try PortfolioBacktest.load(c)
       return .portfolio(assets, ledger: ledger)
+    case .universe(let c):
+      return .universe(symbols: c.universe.map(\.symbol), members: try c.universe.indices.map { k in
+        try load(.swing(c.member(k)), barFile: k == 0 ? barFile : nil)
+      })
     }
   }
 

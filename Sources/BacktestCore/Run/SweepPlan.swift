@@ -24,6 +24,12 @@ public struct SweepSettings: Sendable {
   public var validation: HoldoutSplit?
   /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
   public var walkForward: WalkForwardSettings?
+
+  /// The path of a universe sweep's first parameter, `symbol`: which of `data.universe` a combination runs on.
+  public static let symbolPath = "data.universe"
+
+  /// Whether the first parameter is a universe's symbol.
+  public var overUniverse: Bool { parameters.first?.path == Self.symbolPath }
 }
 
 /// One combination of swept values.
@@ -58,8 +64,8 @@ public enum SweepPlan {
     all.filter { $0.index % n == i }
   }
 
-  /// The `--set`-style overrides of one combination.
+  /// The `--set`-style overrides of one combination (a universe's symbol is none: it picks the bars).
   public static func overrides(_ c: SweepCombination, _ s: SweepSettings) -> [String] {
-    zip(s.parameters, c.values).map { "\($0.path)=\($1)" }
+    zip(s.parameters, c.values).filter { $0.0.path != SweepSettings.symbolPath }.map { "\($0.path)=\($1)" }
   }
 }

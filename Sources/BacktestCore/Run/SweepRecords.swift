@@ -56,3 +56,44 @@ public enum SweepRanking {
     }
   }
 }
+
+/// A universe sweep's combination over its symbols: the ranking metric's mean, median and worst over the symbols
+/// whose row meets the constraints and defines it.
+public struct AcrossSymbols: Sendable, Equatable {
+  /// The combination's values without the symbol.
+  public var values: [String]
+  public var symbols: Int
+  public var mean: Double
+  public var median: Double
+  public var worst: Double
+}
+
+extension SweepRanking {
+  /// A universe sweep's combinations ranked across symbols: those with the metric on every symbol first, then by the
+  /// highest mean (then median, then worst, then plan order): the choice that does well on every symbol, not on one.
+  public static func acrossSymbols(_ records: [SweepRecord], settings: SweepSettings) -> [AcrossSymbols] {
+    guard settings.overUniverse else { return [] }
+    var order: [[String]] = [], values: [[String]: [Double]] = [:]
+    for r in records {
+      let key = Array(r.values.dropFirst())
+      if values[key] == nil { order.append(key); values[key] = [] }
+      guard isEligible(trades: r.metric("total_trades"), settings: settings), let v = r.metric(settings.metric), v.isFinite else { continue }
+      values[key]!.append(v)
+    }
+    let rows = order.compactMap { key -> AcrossSymbols? in
+      let v = values[key]!.sorted()
+      guard !v.isEmpty else { return nil }
+      let n = v.count
+      return AcrossSymbols(values: key, symbols: n, mean: v.reduce(0, +) / Double(n),
+                           median: n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, worst: v[0])
+    }
+    return rows.enumerated().sorted { a, b in
+      let (x, y) = (a.element, b.element)
+      if x.symbols != y.symbols { return x.symbols > y.symbols }
+      if x.mean != y.mean { return x.mean > y.mean }
+      if x.median != y.median { return x.median > y.median }
+      if x.worst != y.worst { return x.worst > y.worst }
+      return a.offset < b.offset
+    }.map(\.element)
+  }
+}

@@ -3,8 +3,10 @@ import Foundation
 /// One combination ready to run.
 public struct SweepJob: Sendable {
   public var combination: SweepCombination
-  /// The combination's run file, read: one asset's or a portfolio's.
+  /// The combination's run file, read: one asset's or a portfolio's (for a universe: its symbol's, `member`).
   public var run: AnyRunConfig
+  /// In a universe sweep, the index of the job's symbol (the plan's `symbol` parameter); `nil` otherwise.
+  public var member: Int?
 
   public init(combination: SweepCombination, run: AnyRunConfig) {
     self.combination = combination
@@ -45,6 +47,14 @@ public enum SweepRunner {
   public static func run(_ jobs: [SweepJob], data: SweepData, workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
+    // A universe runs each symbol's jobs over its own bars in turn, each symbol on every worker (its kernel shared).
+    if case .universe(_, let members) = data {
+      for (k, member) in members.enumerated() {
+        let mine = jobs.filter { $0.member == k }
+        if !mine.isEmpty { run(mine, data: member, workers: workers, blockSums: blockSums, best: best, onResult: onResult) }
+      }
+      return
+    }
     let bars = data.timeline
     let kernel: KernelDispatch? = if case .asset(_, nil, let dividends) = data, dividends.isEmpty { KernelDispatch(jobs, bars: bars) } else { nil }
     let counter = JobCounter()
@@ -91,6 +101,7 @@ extension SweepRunner {
 
   /// One combination's daily returns over `data`, as `run` computes them.
   public static func dailyReturns(of job: SweepJob, data: SweepData) -> [Double] {
+    if case .universe(_, let members) = data { return dailyReturns(of: job, data: members[job.member!]) }
     if case .asset(let bars, nil, let dividends) = data, dividends.isEmpty, let kernel = KernelDispatch([job], bars: bars), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
       kernel.simulate(0, &accumulator)

@@ -70,6 +70,16 @@ package enum SweepCharts {
       h += "<td>\(HumanFormat.percent(r.metric("total_return")))</td><td>\(HumanFormat.percent(r.metric("max_drawdown")))</td></tr>"
     }
     h += "</table></div>\n"
+    let across = SweepRanking.acrossSymbols(records, settings: settings)
+    if !across.isEmpty {
+      h += "<div class=\"card\"><h2>Across symbols</h2><p class=\"note\">Each combination's \(settings.metric) over the symbols, best mean first: the robust choice.</p><table><tr><th>#</th>"
+      h += settings.parameters.dropFirst().map { "<th>\(SVGBuilder.escape($0.name))</th>" }.joined() + "<th>symbols</th><th>mean</th><th>median</th><th>worst</th></tr>"
+      for (k, r) in across.prefix(settings.top).enumerated() {
+        h += "<tr><td>\(k + 1)</td>" + r.values.map { "<td>\(SVGBuilder.escape($0))</td>" }.joined()
+        h += "<td>\(r.symbols)</td><td>\(SweepReport.formatMetric(r.mean))</td><td>\(SweepReport.formatMetric(r.median))</td><td>\(SweepReport.formatMetric(r.worst))</td></tr>"
+      }
+      h += "</table></div>\n"
+    }
     if let significance { h += significance.html }
     if let v = validation {
       h += "<div class=\"card\"><h2>In-sample against out-of-sample</h2><p class=\"note\">Holdout: \(SVGBuilder.escape(v.split.description)); the top combinations in-sample, run unchanged out-of-sample.</p>"
