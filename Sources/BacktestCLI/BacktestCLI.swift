@@ -103,17 +103,11 @@ enum StrategiesCommand {
     arguments: [ArgumentSpec("NAME", "show only this strategy", count: .optional, completion: .strategy(prefix: ""))],
     examples: ["strategies", "strategies bollinger_rsi"])
 
-  /// The strategies over several assets, run by `backtest run` only (their keys: README, Docs/portfolio.md).
-  static let multiAsset = [
-    (name: "portfolio", summary: "target weights over several assets, rebalanced weekly, monthly, quarterly, annually, on drift or never; dividends (DRIP), expense drag, deposits and withdrawals (backtest run only)"),
-    (name: "rotation", summary: "the top k assets by a score written in the rule language (score, top, rebalance, weighting), re-ranked each week, month, quarter or year (backtest run only)"),
-  ]
-
   static func run(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws -> Int32 {
     let a = try Arguments(args, command: spec, path: "strategies")
     guard a.positionals.count <= 1 else { throw UsageError(message: "expected at most one strategy name") }
     let only = a.positionals.first
-    let names = catalog.names + multiAsset.map(\.name)
+    let names = catalog.allNames
     if let only, !names.contains(only) {
       let hint = closestMatch(to: only, in: names).map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "unknown strategy '\(only)'\(hint); expected one of \(names.joined(separator: ", "))")
@@ -124,14 +118,19 @@ enum StrategiesCommand {
 
   static func listing(_ catalog: StrategyCatalog, only: String? = nil) -> String {
     var out = ""
-    for e in catalog.entries where only == nil || only == e.name {
-      out += "\(e.name): \(e.summary)\n"
-      for p in e.parameters {
+    func list(_ name: String, _ summary: String, _ parameters: [ParameterInfo]) {
+      guard only == nil || only == name else { return }
+      out += "\(name): \(summary)\n"
+      for p in parameters {
         out += "    \(p.path)" + (p.alias.map { $0 == p.path ? "" : " (\($0))" } ?? "")
-          + ": \(p.type.name), default \(p.defaultText), \(p.type.rangeText); \(p.doc)\n"
+          + ": \(p.type.name)" + (p.defaultText.isEmpty ? "" : ", default \(p.defaultText)") + ", \(p.type.rangeText); \(p.doc)\n"
       }
     }
-    for s in multiAsset where only == nil || only == s.name { out += "\(s.name): \(s.summary)\n" }
+    for e in catalog.entries { list(e.name, e.summary, e.parameters) }
+    // The strategies over several assets (data.assets); portfolio's weights and rebalance are read with the assets.
+    for e in catalog.allocations {
+      list(e.name, e.summary + " (over several assets: data.assets)", e.name == FixedWeights.name ? [] : e.parameters)
+    }
     return out
   }
 }

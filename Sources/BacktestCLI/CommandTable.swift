@@ -145,7 +145,7 @@ enum CompletionsCommand {
       let hint = a.positionals.first.flatMap { closestMatch(to: $0, in: shells) }.map { "; did you mean '\($0)'?" } ?? ""
       throw UsageError(message: "expected one shell: \(listed(shells))\(found)\(hint)")
     }
-    let completions = ShellCompletions(program: Program.name, commands: CommandTable.commands.map(\.spec), strategies: catalog.names)
+    let completions = ShellCompletions(program: Program.name, commands: CommandTable.commands.map(\.spec), strategies: catalog.allNames)
     print(completions.script(for: shell), terminator: "")
     return ExitCode.ok
   }

@@ -99,6 +99,12 @@ import Testing
     #expect(rows.map { $0["symbol"] as? String } == last.map { $0[1] })
     #expect(rows.map { $0["weight"] as? Double } == last.map { Double($0[2]) })
     #expect(rows.allSatisfy { $0["score"] is Double } && json["changed"] as? Bool == true)
+    // The keys are those Docs/targets.schema.json requires, at the top and per asset.
+    let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: CLI.root + "/Docs/targets.schema.json")))
+                              as? [String: Any])
+    let itemSchema = try #require(((schema["properties"] as? [String: Any])?["targets"] as? [String: Any])?["items"] as? [String: Any])
+    #expect(Set(json.keys) == Set(try #require(schema["required"] as? [String])))
+    #expect(rows.allSatisfy { Set($0.keys) == Set((itemSchema["required"] as? [String]) ?? []) })
     // The same check again: nothing changed. A month earlier: other targets, so a change.
     let again = try CLI.run(["signal", "etf-rotation", "--json", "--now", "2024-12-01", "--state", dir + "/state.json"])
     #expect(again.status == 0 && again.stdout.contains("\"changed\": false"))

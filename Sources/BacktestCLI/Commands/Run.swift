@@ -16,7 +16,7 @@ struct RunCommand {
     arguments: [.config],
     options: [.out("the folder for the reports", default: "report.out of the run file"), .set, .quiet,
               .flag("timing", "print the time spent reading, loading, running and writing on stderr")],
-    details: "A swing strategy (bollinger_rsi, sma_cross, buy_and_hold or your own) or a portfolio (strategy type portfolio: target weights, rebalancing, dividends with DRIP, deposits and withdrawals). A sweep file runs its base settings.",
+    details: "A strategy over one asset (bollinger_rsi, sma_cross, buy_and_hold, rules, signals or your own), the same over each symbol of data.universe (each on its own cash: universe.csv, a ranking report and symbols/SYMBOL/), or an allocation strategy over data.assets (portfolio: fixed target weights; rotation; or your own), with dividends (DRIP), deposits and withdrawals. A sweep file runs its base settings.",
     examples: ["run Strategies/gpix.yaml", "run gpix.yaml --set strategy.stop_loss=1.5% --out /tmp/run"])
 
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {

@@ -33,6 +33,8 @@ struct SignalCommand {
       .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long", default: .value("30")),
     ],
     details: """
+      On a portfolio or rotation run file (an allocation strategy): the targets of its newest decision (traded at the next open when made at the newest close), each asset's score and rank, and what the run holds now; --json has schema backtest.targets/1, --state remembers the targets and says whether they changed.
+
       Runs the strategy over every bar and reports its decision at the newest close: the price and the day's change, when the next bar closes, the indicator panel, the cycle stage with the classifier's inputs, the position with its unrealized P&L, stop and target, and the alerts the close crossed. A stop or target the newest bar traded through sells your position (SELL, exit reason STOP_LOSS or PROFIT_TARGET). The signal goes to stdout, errors to stderr, so --json can be piped.
 
       A failed --on-change command (non-zero exit, a signal, the time limit) is reported with exit status 1 and tried again by the next check; after 3 failed attempts the change is saved and not sent again.
