@@ -52,25 +52,13 @@ struct MonteCarloCommand {
     let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
     let config = try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
     // The daily returns resampled: the account's for one asset; a portfolio's time-weighted ones (deposits are not gains).
-    let daily: [Double], trades: [Double], inputs: String
-    switch config {
-    case .swing(let config):
-      let output = try Backtest.run(config)
-      try RunCommand.requireFinite(output.run.result.equity, "the equity", bars: output.bars, input: config.data.bars)
-      daily = dailyReturns(equity: output.run.result.equity, day: output.bars.day)
-      trades = output.run.result.trades.map(\.returnFraction)
-      inputs = config.data.bars
-    case .universe(let config):
-      throw InputError(config.universe.oneAtATime("montecarlo resamples one run's returns"), file: configPath)
-    case .portfolio(let config):
-      let output = try PortfolioBacktest.run(config)
-      inputs = config.assets.map(\.bars).joined(separator: ", ")
-      let index = output.result.timeWeightedIndex
-      try RunCommand.requireFinite(index, "the time-weighted index", positive: true, bars: output.result.timeline, input: inputs)
-      daily = dailyReturns(equity: index, day: output.result.timeline.day)
-      trades = []
+    if case .universe(let c) = config { throw InputError(c.universe.oneAtATime("montecarlo resamples one run's returns"), file: configPath) }
+    let output = try config.run()
+    try output.requireFinite()
+    let daily = output.dailyReturns ?? [], trades = output.tradeReturns
+    guard daily.count >= 2 else {
+      throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.inputFiles.first ?? configPath)
     }
-    guard daily.count >= 2 else { throw InputError("fewer than 3 days of data; expected enough days to resample", file: inputs) }
     let initial = config.initialCash
     let blockLength = block ?? MonteCarlo.defaultBlockLength(days: daily.count)
     let boot = MonteCarlo.summarize(MonteCarlo.bootstrap(dailyReturns: daily, initial: initial, runs: runs, seed: seed,

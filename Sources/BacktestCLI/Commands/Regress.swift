@@ -42,11 +42,8 @@ struct RegressCommand {
   static func outputs(_ text: String, path: String, catalog: StrategyCatalog) throws -> (name: String, files: [ReportFile]) {
     let root = try YAMLReader.parse(text, file: path)
     guard case .mapping(let entries) = root.kind, entries.contains(where: { $0.key == "sweep" }) else {
-      switch try AnyRunConfig.parse(document: root, file: path, catalog: catalog) {
-      case .portfolio(let config): return (config.name, PortfolioReport.files(try PortfolioBacktest.run(config)))
-      case .swing(let config): return (config.name, RunReport.files(try Backtest.run(config)))
-      case .universe(let config): return (config.name, UniverseReport.files(try UniverseBacktest.run(config)))
-      }
+      let output = try AnyRunConfig.parse(document: root, file: path, catalog: catalog).run()
+      return (output.name, output.files)
     }
     let (base, settings) = try SweepRunner.parse(text, file: path, catalog: catalog)
     let config = try AnyRunConfig.parse(document: base, file: path, catalog: catalog)

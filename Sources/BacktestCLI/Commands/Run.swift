@@ -68,7 +68,7 @@ struct RunCommand {
     let loaded = clock.now
     let report = EarlyReport(folder: config.report.out, bars: bars, stages: inputs.cycle?.gate.stages)
     let output = Backtest.execute(config, inputs, indicatorsReady: config.report.formats.contains(.csv) ? report.start : nil)
-    try Self.requireFinite(output.run.result.equity, "the equity", bars: bars, input: config.data.bars)
+    try AnyRunOutput.single(output).requireFinite()
     let ran = clock.now
     if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let files = try report.finish(output)
@@ -82,16 +82,6 @@ struct RunCommand {
         + "engine \(ms(ran - loaded))\(early), reports \(ms(written - ran))\(early.isEmpty ? "" : " (the rest)")")
     }
     return ExitCode.ok
-  }
-
-  /// Refuses a run whose values left what a number holds: prices that swing by
-  /// factors near 1e24 bar after bar compound past 1e308 (or, falling, to 0),
-  /// and every figure from there would be infinite or undefined.
-  static func requireFinite(_ values: ContiguousArray<Double>, _ what: String, positive: Bool = false, bars: BarSeries,
-                            input: String) throws {
-    guard let i = values.firstIndex(where: { !$0.isFinite || (positive && $0 <= 0) }) else { return }
-    throw InputError("\(what) reaches \(values[i]) at \(bars.timeLabel(i)): these prices swing by factors too large to compound (a number holds 1e-308 to 1e308); expected prices that move as markets do",
-                     file: input)
   }
 
   func printSummary(_ output: RunOutput, files: [ReportFile]) {
@@ -122,9 +112,7 @@ struct RunCommand {
     let (assets, ledger, manifest) = try PortfolioBacktest.loadInputs(config)
     let loaded = clock.now
     let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger, manifest: manifest)
-    let inputs = config.assets.map(\.bars).joined(separator: ", ")
-    try Self.requireFinite(output.result.equity, "the equity", bars: output.result.timeline, input: inputs)
-    try Self.requireFinite(output.result.timeWeightedIndex, "the time-weighted index", positive: true, bars: output.result.timeline, input: inputs)
+    try AnyRunOutput.portfolio(output).requireFinite()
     let ran = clock.now
     let charged = assets.filter { $0.expenseRatio > 0 }
     if !charged.isEmpty {
@@ -165,9 +153,7 @@ struct RunCommand {
     let start = clock.now
     let output = try UniverseBacktest.run(config)
     if !quiet { for notice in output.notices { printError("note: " + notice) } }
-    for (_, member) in output.members {
-      try Self.requireFinite(member.run.result.equity, "the equity", bars: member.bars, input: member.config.data.bars)
-    }
+    try AnyRunOutput.universe(output).requireFinite()
     let ran = clock.now
     if config.expenseRatio > 0 { printError("backtest: " + ExpenseRatioNote.notice(charged: formatPercentPlain(config.expenseRatio))) }
     let files = UniverseReport.files(output)

@@ -156,3 +156,14 @@ public enum UniverseReport {
     return h + HTMLReport.closing
   }
 }
+
+extension AnyRunOutput {
+  /// Every report file of the run, as `backtest run` writes them.
+  public var files: [ReportFile] {
+    switch self {
+    case .single(let o): RunReport.files(o)
+    case .universe(let o): UniverseReport.files(o)
+    case .portfolio(let o): PortfolioReport.files(o)
+    }
+  }
+}
