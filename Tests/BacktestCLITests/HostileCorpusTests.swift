@@ -6,25 +6,33 @@ import Testing
 import Glibc
 #endif
 
-/// One line of `Corpus2/cases.tsv`: a command, its exit code, its one error line or a line of its output.
+/// One line of a corpus's `cases*.tsv` (`Corpus2/`, `Corpus3/`): a command, its exit code, its one error line or a line
+/// of its output; `{dir}` in them is the case's own corpus folder.
 struct HostileCase: CustomTestStringConvertible, Sendable {
   var name: String
   var arguments: [String]
   var status: Int32
   var error: String
   var output: String
+  /// The corpus folder the case's `{dir}` names.
+  var folder: String
   var testDescription: String { name }
 
   static let folder = CLI.root + "/Tests/BacktestCLITests/Corpus2"
+  static let folders = [folder, CLI.root + "/Tests/BacktestCLITests/Corpus3"]
 
-  static let all: [HostileCase] = {
-    let text = (try? String(contentsOfFile: folder + "/cases.tsv", encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-      let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-      return HostileCase(name: parts[0], arguments: parts[1].split(separator: " ").map(String.init), status: Int32(parts[2])!,
-                         error: parts[3], output: parts.count > 4 ? parts[4] : "")
+  static let all: [HostileCase] = folders.flatMap { folder in
+    let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+      .filter { $0.hasPrefix("cases") && $0.hasSuffix(".tsv") }.sorted()
+    return files.flatMap { file in
+      let text = (try? String(contentsOfFile: folder + "/" + file, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+        let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        return HostileCase(name: parts[0], arguments: parts[1].split(separator: " ").map(String.init), status: Int32(parts[2])!,
+                           error: parts[3], output: parts.count > 4 ? parts[4] : "", folder: folder)
+      }
     }
-  }()
+  }
 }
 
 /// Runs the binary, killing it after `seconds` (a hang is a failure, not a stuck test run).
@@ -63,7 +71,7 @@ func runBounded(_ arguments: [String], seconds: Double = 60, environment: [Strin
         arguments: HostileCase.all)
   func corpus(_ c: HostileCase) throws {
     let out = try CLI.temporaryFolder() + "/out"
-    let fill = { (text: String) in text.replacingOccurrences(of: "{dir}", with: HostileCase.folder).replacingOccurrences(of: "{out}", with: out) }
+    let fill = { (text: String) in text.replacingOccurrences(of: "{dir}", with: c.folder).replacingOccurrences(of: "{out}", with: out) }
     let (r, timedOut) = try runBounded(c.arguments.map(fill), seconds: 60)
     #expect(!timedOut, "still running after 60 s")
     #expect(r.status == c.status, "\(r.stderr)")
