@@ -99,6 +99,12 @@ import Testing
     #expect(ReportComparison.differences(file: "r.md", expected: "| 1.0 |\n", actual: "| 1.00000000001 |\n").count == 1)
     #expect(ReportComparison.differences(file: "s.json", expected: "  \"sharpe\": null,", actual: "  \"sharpe\": 0.1,").count == 1)
     #expect(ReportComparison.differences(file: "s.json", expected: "  \"a\": -1.5e-05,", actual: "  \"a\": -1.5000000000001e-05,").isEmpty)
+    // A reference number replaced by one that reads as infinity matches nothing else (it matched everything).
+    for infinite in ["1e999", "-1e999"] {
+      #expect(ReportComparison.differences(file: "e.csv", expected: "2024-01-02,\(infinite)\n", actual: "2024-01-02,100000.0\n").count == 1)
+      #expect(ReportComparison.differences(file: "e.csv", expected: "2024-01-02,100000.0\n", actual: "2024-01-02,\(infinite)\n").count == 1)
+    }
+    #expect(ReportComparison.differences(file: "e.csv", expected: "a,1e999\n", actual: "a,1e999\n").isEmpty)
   }
 }
 

@@ -87,6 +87,17 @@ import Testing
     #expect(r.fills.map { [$0.bar, Int($0.shares)] } == [[1, 100], [8, -100]] && r.equity.last == 10_000)
   }
 
+  @Test("scores near the largest number: weighted by score without overflowing their sum, and written as numbers, not inf")
+  func hugeScores() throws {
+    let r = Self.run([[1.5e308, 0, 0, 0, 0, 0, 0], [0.5e308, 0, 0, 0, 0, 0, 0]], top: 2, weighting: .score)
+    // 1.5e308 + 0.5e308 overflows; weighed by their share of the largest: 1 and 1/3, so 75% and 25%.
+    #expect(r.decisions[0].weights == [0.75, 0.25] && r.fills.map { Int($0.shares) } == [75, 25])
+    let output = try Self.shipped(["score=close * 1e306", "weighting=score", "top=2"])
+    #expect(output.result.decisions.last.map { $0.weights.filter { $0 > 0 }.count } == 2)
+    let rows = PortfolioReport.rotationRows(output)
+    #expect(!rows.contains { $0.chosen.contains("inf") } && rows.last?.chosen.contains("e+30") == true, "\(rows.last!)")
+  }
+
   @Test("an asset without a bar at the decision has no score there; the order waits for a bar where every chosen asset trades")
   func missingBars() {
     // BBB has no bars on its 2nd and 3rd days: CCC drops them. Give BBB only 1 bar in week 2 by short rows.

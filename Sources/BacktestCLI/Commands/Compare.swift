@@ -33,16 +33,28 @@ struct CompareCommand {
     let comparison: RunComparison
     if isSweep.allSatisfy({ $0 }) {
       let plan = try JSONReader.parse(try readInputFile(names[0] + "/sweep.json"), file: names[0] + "/sweep.json")
-      guard let metric = plan["metric"]?.string else {
+      guard let metric = plan["metric"]?.string, plan.members != nil else {
         throw InputError("expected the sweep's metric ('metric')", file: names[0] + "/sweep.json")
       }
-      let results = try names.map { String(decoding: try readInputFile($0 + "/results.csv"), as: UTF8.self) }
+      guard SweepRanking.metricKeys.contains(metric) else {
+        throw InputError("expected the sweep's metric to be one of the statistics (sharpe, cagr, total_return, …), found '\(excerpt(metric))'",
+                         at: plan["metric"]!.location)
+      }
+      let results = try names.map { name in
+        let text = String(decoding: try readInputFile(name + "/results.csv"), as: UTF8.self)
+        try RunComparison.check(results: text, metric: metric, file: name + "/results.csv")
+        return text
+      }
       comparison = RunComparison(names: names, results: results, metric: metric, top: top)
     } else if isSweep.contains(true) {
       throw UsageError(message: "expected only runs or only sweeps; \(zip(names, isSweep).filter(\.1).map(\.0).joined(separator: ", ")) "
                          + "hold a sweep, the others a run")
     } else {
-      let summaries = try names.map { try JSONReader.parse(try readInputFile($0 + "/summary.json"), file: $0 + "/summary.json") }
+      let summaries = try names.map { name in
+        let summary = try JSONReader.parse(try readInputFile(name + "/summary.json"), file: name + "/summary.json")
+        try RunComparison.check(summary: summary, file: name + "/summary.json")
+        return summary
+      }
       comparison = RunComparison(names: names, summaries: summaries)
     }
     print(json ? comparison.json.rendered() : markdown ? comparison.markdown : comparison.text, terminator: json ? "\n" : "")

@@ -90,7 +90,13 @@ struct MergeCommand {
     for s in shards {
       let path = s.folder + "/results.csv"
       let (rows, _) = try SweepReport.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path, settings: settings)
-      for r in rows {
+      for (line, r) in rows.enumerated() {
+        // A row computed on other data carries another fingerprint, whatever its sweep.json says.
+        guard r.fingerprint == fingerprint else {
+          throw InputError("combination \(r.values.joined(separator: ",")) was computed on other data or settings (fingerprint "
+                           + "\(r.fingerprint), \(first.file) and its data have \(fingerprint)); run that shard again with --fresh",
+                           at: SourceLocation(file: path, line: line + 2, column: 1))
+        }
         guard let k = order[r.key] else {
           throw InputError("combination \(r.values.joined(separator: ",")) is not in the sweep's plan", file: path)
         }

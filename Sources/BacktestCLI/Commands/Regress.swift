@@ -115,6 +115,10 @@ struct RegressCommand {
         for d in differences { print("  " + d.replacingOccurrences(of: "\n", with: "\n  ")) }
       }
     }
+    if compared == 0 {
+      throw InputError("holds no run file to compare (*.yaml besides analyze and screen files); expected the folder of run files, such as Strategies",
+                       file: directory, kind: .missingInput)
+    }
     if update || (quiet && failed == 0) { return ExitCode.ok }
     print(failed == 0 ? "\(compared) run files match their references (numbers within \(tolerance) relative)"
                       : "\(failed) of \(compared) run files differ from their references; after a deliberate change run: backtest regress --update")

@@ -120,6 +120,9 @@ struct SignalCommand {
                                   intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
                                   explain: LiveSignalAnalyzer.question(for: source, bars: bars))
     let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
+    // One check of a state file at a time: from reading it to writing it (with the notifier between), others wait.
+    let lock = try lockState()
+    defer { lock?.unlock() }
     // Read before anything is printed: a state file that cannot be read stops the check.
     let stored = try statePath.flatMap { path in
       FileManager.default.fileExists(atPath: path) ? try SignalState.parse(try readInputFile(path), file: path) : nil
@@ -140,6 +143,16 @@ struct SignalCommand {
     return try deliver(document, changed: changed, failedAttempts: stored?.failedAttempts ?? 0) { keep, attempts, checkedAt in
       SignalState(last: keep ? stored?.last : current, failedAttempts: attempts, checkedAt: checkedAt).text
     }
+  }
+
+  /// With `--state FILE`: the lock on `.FILE.lock` beside it, held from reading the state to writing it, so that checks
+  /// at once notify a change once.
+  func lockState() throws -> ExclusiveLock? {
+    guard let statePath else { return nil }
+    let folder = (statePath as NSString).deletingLastPathComponent
+    try makeFolder(folder.isEmpty ? "." : folder)
+    let path = (folder.isEmpty ? "" : folder + "/") + "." + (statePath as NSString).lastPathComponent + ".lock"
+    return try ExclusiveLock(path, create: true)
   }
 
   /// With `--state`: runs `--on-change` with `document` when something `changed`, and writes the state file made by
@@ -190,6 +203,8 @@ struct SignalCommand {
     }
     let output = PortfolioBacktest.execute(config, assets: assets, ledger: ledger, manifest: manifest)
     let signal = AllocationSignal(output, description: PortfolioReport.strategyText(output))
+    let lock = try lockState()
+    defer { lock?.unlock() }
     let stored = try statePath.flatMap { path in
       FileManager.default.fileExists(atPath: path) ? try TargetsState.parse(try readInputFile(path), file: path) : nil
     }

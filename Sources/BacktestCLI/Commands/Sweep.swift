@@ -122,11 +122,14 @@ struct SweepCommand {
       let (old, complete) = try SweepReport.parse(String(decoding: data, as: UTF8.self), file: resultsPath, settings: settings)
       let mineKeys = Set(mine.map { $0.values.joined(separator: "\u{1F}") })
       let other = old.first(where: { $0.fingerprint != fingerprint })
-      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's.
+      // Rows of another shard or of combinations no longer in the sweep would be kept and ranked as this run's; a row
+      // written twice (two files joined by hand) would count twice.
       let foreign = old.filter { !mineKeys.contains($0.key) }
-      if cheap && (other != nil || !foreign.isEmpty) {
+      var seen = Set<String>()
+      let repeated = old.first { !seen.insert($0.key).inserted }
+      if cheap && (other != nil || !foreign.isEmpty || repeated != nil) {
         if !quiet {
-          printError("note: results.csv was made from other \(other != nil ? "data or settings" : "combinations"); "
+          printError("note: results.csv was made from other \(other != nil ? "data or settings" : repeated != nil && foreign.isEmpty ? "runs (a combination appears twice)" : "combinations"); "
                      + "running all \(jobs.count) combinations again instead of resuming (they take about "
                      + String(format: "%.2f", work / 20e6) + " s)")
         }
@@ -138,6 +141,10 @@ struct SweepCommand {
         throw InputError("\(foreign.count) of its results are not in this \(shard == nil ? "sweep" : "shard") (for example "
                          + zip(settings.parameters.map(\.name), first.values).map { "\($0)=\($1)" }.joined(separator: " ")
                          + "): it was made by another shard or with another grid; run with --fresh to start over, or choose another --out",
+                         file: resultsPath)
+      } else if let repeated {
+        throw InputError("combination " + zip(settings.parameters.map(\.name), repeated.values).map { "\($0)=\($1)" }.joined(separator: " ")
+                         + " appears twice in results.csv (two files joined?); run with --fresh to start over, or choose another --out",
                          file: resultsPath)
       } else {
         records = old

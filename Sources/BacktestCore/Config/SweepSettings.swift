@@ -26,6 +26,17 @@ extension SweepSettings {
                            + (names.isEmpty ? "" : "one of \(names.joined(separator: ", ")) or ") + "a key path such as \(example)",
                          at: entry.keyLocation)
       }
+      // A param the strategy does not declare would be set and never read: the axis would change nothing.
+      if path.hasPrefix("strategy.params."), !strategy.contains(where: { "strategy." + $0.path == path }) {
+        let declared = strategy.filter { $0.path.hasPrefix("params.") }.map { $0.alias ?? $0.path }
+        throw InputError("unknown sweep parameter '\(entry.key)': the strategy declares no param '\(path.dropFirst("strategy.params.".count))'; expected "
+                           + (declared.isEmpty ? "a param written under strategy.params" : "one of \(declared.joined(separator: ", "))"),
+                         at: entry.keyLocation)
+      }
+      // Two names for one key (`n` and `strategy.params.n`): the second would overwrite the first in every combination.
+      if let other = parameters.first(where: { $0.path == path }) {
+        throw InputError("'\(entry.key)' and '\(other.name)' both set \(path); expected each parameter once", at: entry.keyLocation)
+      }
       parameters.append(Parameter(name: entry.key, path: path, values: try values(entry)))
     }
     if parameters.isEmpty {

@@ -360,7 +360,7 @@ public enum PortfolioReport {
     var previous = [Double](repeating: 0, count: symbols.count)
     return r.decisions.map { d in
       let chosen = d.ranks.indices.filter { d.weights[$0] > 0 }.sorted { d.ranks[$0] < d.ranks[$1] }
-        .map { "\(symbols[$0]) \(formatPlain((d.scores[$0] * 10_000).rounded() / 10_000)) (\(formatPercentPlain(d.weights[$0])))" }
+        .map { "\(symbols[$0]) \(formatPlain(abs(d.scores[$0]) < 1e15 ? (d.scores[$0] * 10_000).rounded() / 10_000 : d.scores[$0])) (\(formatPercentPlain(d.weights[$0])))" }
       let sold = symbols.indices.filter { previous[$0] > 0 && d.weights[$0] == 0 }.map { symbols[$0] }
       previous = d.weights
       return (r.timeline.timeLabel(d.bar), chosen.isEmpty ? "— (" + noTargetReason(output, d) + ")" : chosen.joined(separator: ", "),

@@ -99,6 +99,37 @@ public struct RunComparison: Sendable {
     }
   }
 
+  /// Checks that `summary` is a run's `summary.json`: an object whose known figures are numbers (or null), holding at
+  /// least one of them (a universe's holds its figures across symbols).
+  ///
+  /// - Throws: `InputError` at the value that is not what a run writes.
+  public static func check(summary: JSONNode, file: String) throws {
+    guard let members = summary.members else {
+      throw InputError("expected the summary.json of a run (a JSON object of figures), found \(summary.typeDescription)", at: summary.location)
+    }
+    let known = Set(SweepRanking.metricKeys + ["deposited", "withdrawn", "dividends_pending", "commissions", "rebalances", "fills"])
+    for m in members where known.contains(m.key) && m.value.number == nil && !m.value.isNull {
+      throw InputError("expected a number or null for '\(m.key)', found \(m.value.typeDescription)", at: m.value.location)
+    }
+    guard members.contains(where: { known.contains($0.key) && $0.value.number != nil }) || summary["across_symbols"]?.members != nil else {
+      throw InputError("expected the summary.json of a run (final_equity, total_return, …), found none of its figures", at: summary.location)
+    }
+  }
+
+  /// Checks that `text` is a sweep's `results.csv` ranked by `metric`: every row has the header's fields.
+  ///
+  /// - Throws: `InputError` at a torn row, or without the metric's column.
+  public static func check(results text: String, metric: String, file: String) throws {
+    let t = table(text)
+    guard t.header.contains(metric) else {
+      throw InputError("expected a results.csv with a '\(metric)' column, found none", at: SourceLocation(file: file, line: 1, column: 1))
+    }
+    if let k = t.rows.firstIndex(where: { $0.count != t.header.count }) {
+      throw InputError("expected \(t.header.count) fields as the header has, found \(t.rows[k].count) (a line cut short?)",
+                       at: SourceLocation(file: file, line: k + 2, column: 1))
+    }
+  }
+
   static func row(_ key: String, _ values: [Double?]) -> Row {
     Row(key: key, values: values, differences: values.enumerated().map { k, v in
       guard k > 0, let v, let base = values[0] else { return nil }
@@ -132,7 +163,10 @@ public struct RunComparison: Sendable {
     let fractions: Set<String> = ["total_return", "cagr", "max_drawdown", "win_rate", "avg_win", "avg_loss", "best_trade", "worst_trade",
                                   "exposure", "twr", "xirr"]
     let money: Set<String> = ["total_pnl", "final_equity", "fees", "dividend_income", "expense_drag"]
-    if fractions.contains(key) { return difference ? sign + String(format: "%.2f", v * 100) + " pts" : HumanFormat.percent(v) }
+    if fractions.contains(key) {
+      // Percentage points as a percentage reads them (1e308 is 1.00e+310, not inf).
+      return difference ? sign + HumanFormat.percent(v).dropLast().replacingOccurrences(of: ",", with: "") + " pts" : HumanFormat.percent(v)
+    }
     if money.contains(key) { return sign + HumanFormat.money(v) }
     if v == v.rounded() && abs(v) < 1e15 { return sign + HumanFormat.integer(Int(v)) }
     return sign + String(format: "%.4g", v)

@@ -66,7 +66,17 @@ public enum SweepReport {
         throw InputError("expected \(p + metricKeys.count + 1) fields, found \(fields.count)",
                          at: SourceLocation(file: file, line: k + 2, column: 1))
       }
-      let metrics = fields[p..<(p + metricKeys.count)].map { $0.isEmpty ? nil : Double($0) }
+      // Every value a sweep writes is a finite number or empty: `nan`, `inf` or text is a damaged line.
+      var metrics: [Double?] = []
+      for (j, text) in fields[p..<(p + metricKeys.count)].enumerated() {
+        if text.isEmpty { metrics.append(nil); continue }
+        guard text.utf8.allSatisfy({ (48...57).contains($0) || $0 == 45 || $0 == 43 || $0 == 46 || $0 == 101 || $0 == 69 }),
+          let v = Double(text), v.isFinite else {
+          throw InputError("expected a finite number or nothing for '\(metricKeys[j])', found '\(excerpt(text))'",
+                           at: SourceLocation(file: file, line: k + 2, column: 1))
+        }
+        metrics.append(v)
+      }
       records.append(SweepRecord(values: Array(fields[0..<p]), metrics: Array(metrics), fingerprint: fields[fields.count - 1]))
     }
     return (records, complete)

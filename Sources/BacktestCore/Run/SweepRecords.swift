@@ -48,6 +48,8 @@ public enum SweepRanking {
   /// Whether metric value `x` of the combination at plan position `i` ranks
   /// before `y` at `j`: higher first, undefined last, then plan order.
   public static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
+    // A value that is not a number ranks as undefined (NaN would break the order).
+    let x = x.flatMap { $0.isNaN ? nil : $0 }, y = y.flatMap { $0.isNaN ? nil : $0 }
     switch (x, y) {
     case (let x?, let y?) where x != y: return x > y
     case (_?, nil): return true

@@ -124,6 +124,11 @@ package enum HumanFormat {
   /// `3.79%`; `—` for `nil`.
   package static func percent(_ x: Double?, decimals: Int = 2) -> String {
     guard let x, x.isFinite else { return "—" }
+    // A fraction whose percentage leaves what a number holds (1e308 is 1e310%): its mantissa and exponent.
+    guard (x * 100).isFinite else {
+      let exponent = Int(log10(abs(x)).rounded(.down))
+      return String(format: "%.\(decimals)fe%+d%%", x / pow(10, Double(exponent)), exponent + 2)
+    }
     let text = FixedDecimal.text(x * 100, decimals: decimals)
     return grouped(text == "-0.\(String(repeating: "0", count: decimals))" ? String(text.dropFirst()) : text) + "%"
   }

@@ -195,8 +195,13 @@ public struct Rotation: AllocationStrategy {
     case .equal:
       for a in chosen { weights[a] = 1 / Double(chosen.count) }
     case .score:
-      let total = chosen.reduce(0) { $0 + max(0, score[$1]) }
-      if total > 0 { for a in chosen { weights[a] = max(0, score[a]) / total } }
+      var total = chosen.reduce(0) { $0 + max(0, score[$1]) }, scale = 1.0
+      // Scores near the largest number overflow their sum: weigh them by their share of the largest instead.
+      if !total.isFinite, let largest = chosen.map({ score[$0] }).max(), largest > 0 {
+        scale = largest
+        total = chosen.reduce(0) { $0 + max(0, score[$1] / largest) }
+      }
+      if total > 0 { for a in chosen { weights[a] = max(0, score[a] / scale) / total } }
     }
     return Allocation(weights: weights, scores: score)
   }
