@@ -39,6 +39,23 @@ import Testing
     #expect(parts.flatMap { $0 }.map(\.index).sorted() == plan.map(\.index))
   }
 
+  @Test("shards are contiguous runs of the plan made of whole groups sharing every value but the last, about equal in size")
+  func contiguousShards() throws {
+    // 180 combinations in groups of 4 (oversold varies fastest): 4 shards cut at the group starts nearest 45, 90 and 135.
+    let plan = SweepPlan.combinations(try Self.settings("sweep:\n  parameters:\n    bb_period: [10, 15, 20, 25, 30]\n    bb_std: [1.5, 2.0, 2.5]\n"
+                                                        + "    rsi_period: [7, 14, 21]\n    oversold: [20, 25, 30, 35]\n"))
+    #expect(SweepPlan.shardRanges(plan, shards: 4) == [0..<44, 44..<88, 88..<136, 136..<180])
+    for n in [2, 3, 10, 45] {
+      let ranges = SweepPlan.shardRanges(plan, shards: n)
+      #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == 180 && zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+      #expect(ranges.allSatisfy { $0.lowerBound % 4 == 0 }, "\(n): a group cut in two")
+      #expect(ranges.allSatisfy { abs($0.count - 180 / n) <= 4 }, "\(n): \(ranges.map(\.count))")
+    }
+    // More shards than groups: equal shares, groups cut.
+    let small = SweepPlan.combinations(try Self.settings("sweep:\n  parameters:\n    bb_period: [10, 15]\n    oversold: [20, 25, 30]\n"))
+    #expect(SweepPlan.shardRanges(small, shards: 3) == [0..<2, 2..<4, 4..<6])
+  }
+
   @Test("sweep section errors", arguments: [
     ("sweep:\n  parameters:\n    bb_perod: [1]\n", "s.yaml:6:5: error: unknown sweep parameter 'bb_perod'; did you mean 'bb_period'?; expected one of bb_period, bb_std, overbought, oversold, profit_target, rsi_period, stop_loss or a key path such as strategy.rsi.period"),
     ("sweep:\n  parameters: {}\n", "s.yaml:5:15: error: expected at least one parameter under 'sweep.parameters'"),

@@ -26,7 +26,11 @@ struct MergeCommand {
   }
 
   func run() throws -> Int32 {
-    struct Shard { var folder: String; var file: String; var overrides: [String]; var fingerprint: String; var plan: String; var index: Int; var count: Int }
+    struct Shard {
+      var folder: String, file: String, overrides: [String], fingerprint: String, plan: String, index: Int, count: Int
+      /// The plan positions the shard ran.
+      var range: Range<Int>
+    }
     var shards: [Shard] = []
     for folder in folders {
       let path = folder + "/sweep.json"
@@ -34,12 +38,14 @@ struct MergeCommand {
       guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
         let file = json["sweep_file"] as? String, let overrides = json["overrides"] as? [String],
         let fingerprint = json["fingerprint"] as? String, let plan = json["plan"] as? String,
-        let index = json["shard"] as? Int, let count = json["shards"] as? Int
+        let index = json["shard"] as? Int, let count = json["shards"] as? Int, let first = json["first"] as? Int, let end = json["end"] as? Int,
+        0 <= first, first <= end
       else {
-        throw InputError("expected the sweep.json a sweep shard writes (sweep_file, overrides, fingerprint, plan, shard, shards); "
-                         + "a shard from an older backtest writes it anew when run again (it resumes)", file: path)
+        throw InputError("expected the sweep.json a sweep shard writes (sweep_file, overrides, fingerprint, plan, shard, shards, first, end); "
+                         + "a shard from an older backtest (every n-th combination) must run again with --fresh", file: path)
       }
-      shards.append(Shard(folder: folder, file: file, overrides: overrides, fingerprint: fingerprint, plan: plan, index: index, count: count))
+      shards.append(Shard(folder: folder, file: file, overrides: overrides, fingerprint: fingerprint, plan: plan, index: index, count: count,
+                          range: first..<end))
     }
     // The shards must be the slices of one plan, run on the same data and settings (the sweep file's path may differ).
     let first = shards[0]
@@ -84,6 +90,12 @@ struct MergeCommand {
       throw InputError("the shards (\(shardList)) ran another plan of combinations than \(first.file) has now "
                        + "(its sweep: section changed); restore it, or run the shards again", file: first.file)
     }
+    // Each shard ran its contiguous part of the plan, as this backtest divides it.
+    let ranges = SweepPlan.shardRanges(plan, shards: first.count)
+    for s in shards where s.range != ranges[s.index] {
+      throw InputError("shard \(s.index)/\(s.count) ran the plan positions \(s.range.lowerBound)..<\(s.range.upperBound), but this backtest "
+                       + "gives it \(ranges[s.index].lowerBound)..<\(ranges[s.index].upperBound); run it again with --fresh", file: s.folder + "/sweep.json")
+    }
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
     var seen: [String: String] = [:]
     var records: [SweepRecord] = []
@@ -100,8 +112,9 @@ struct MergeCommand {
         guard let k = order[r.key] else {
           throw InputError("combination \(r.values.joined(separator: ",")) is not in the sweep's plan", file: path)
         }
-        guard k % s.count == s.index else {
-          throw InputError("combination \(r.values.joined(separator: ",")) belongs to shard \(k % s.count), not \(s.index)", file: path)
+        guard s.range.contains(k) else {
+          let owner = ranges.firstIndex { $0.contains(k) } ?? 0
+          throw InputError("combination \(r.values.joined(separator: ",")) belongs to shard \(owner), not \(s.index)", file: path)
         }
         if let other = seen[r.key] {
           throw InputError("combination \(r.values.joined(separator: ",")) appears twice (also in \(other))", file: path)
@@ -113,7 +126,7 @@ struct MergeCommand {
     let missing = plan.filter { seen[$0.values.joined(separator: "\u{1F}")] == nil }
     if !missing.isEmpty {
       let sample = missing.prefix(3).map { $0.values.joined(separator: ",") }.joined(separator: "; ")
-      let lacking = Dictionary(grouping: missing) { $0.index % first.count }
+      let lacking = Dictionary(grouping: missing) { m in ranges.firstIndex { $0.contains(m.index) } ?? 0 }
       let unfinished = shards.filter { lacking[$0.index] != nil }.sorted { $0.index < $1.index }
         .map { "\($0.folder) lacks \(lacking[$0.index]!.count)" }.joined(separator: ", ")
       throw InputError("\(missing.count) of \(plan.count) combinations have no result (for example \(sample)): \(unfinished); "

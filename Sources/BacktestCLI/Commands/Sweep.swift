@@ -26,7 +26,7 @@ struct SweepCommand {
     options: [
       .out("the folder for results.csv and the reports", default: "report.out of the file, plus /shard-i-of-n for a shard"),
       .jobs,
-      .option("shard", "I/N", "run every N-th combination from I (0-based), for a job array; merge combines the shards"),
+      .option("shard", "I/N", "run the I-th of N contiguous parts of the plan (0-based; whole groups of combinations that share indicators), for a job array; merge combines the shards"),
       .set,
       .flag("fresh", "start over instead of resuming from DIR/results.csv"),
       .flag("quiet", "print nothing on success, and no progress"),
@@ -182,11 +182,12 @@ struct SweepCommand {
                                                               fingerprint: fingerprint, shard: shard).rendered() + "\n"),
     ]
     batch.add(first)
-    // A shard ranks only its slice: merge makes the holdout, walk-forward and significance of the whole sweep.
+    // A shard writes its rows only: merge makes the reports, holdout, walk-forward and significance of the whole sweep
+    // (a shard's own ranking of its slice would be work for nothing, paid by every shard).
     let files = first + (shard == nil
       ? SweepReport.studyFiles(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
                                title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best)
-      : SweepReport.reportFiles(all, settings: settings, title: title, total: mine.count))
+      : [])
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
     try batch.commit()
@@ -241,12 +242,27 @@ struct SweepCommand {
   /// the fingerprints of its inputs and of its plan, and which shard it is.
   static func planJSON(settings: SweepSettings, plan: [SweepCombination], path: String, overrides: [String], fingerprint: String,
                        shard: (index: Int, count: Int)?) -> JSONValue {
-    .object([
-      ("sweep_file", .string(path)), ("overrides", .array(overrides.map { .string($0) })), ("fingerprint", .string(fingerprint)),
+    let range = shard.map { SweepPlan.shardRanges(plan, shards: $0.count)[$0.index] } ?? 0..<plan.count
+    return .object([
+      ("sweep_file", .string(absolutePath(path))), ("overrides", .array(overrides.map { .string($0) })), ("fingerprint", .string(fingerprint)),
       ("plan", .string(planFingerprint(settings: settings, plan: plan))), ("combinations", .integer(plan.count)),
       ("shard", .integer(shard?.index ?? 0)), ("shards", .integer(shard?.count ?? 1)),
+      ("first", .integer(range.lowerBound)), ("end", .integer(range.upperBound)),
       ("parameters", .array(settings.parameters.map { .string($0.name) })), ("metric", .string(settings.metric)),
     ])
+  }
+
+  /// `path` from the root, lexically (`..` and `.` resolved, links kept): the same whichever folder the sweep was
+  /// launched from, so that shards launched from different places record one file.
+  static func absolutePath(_ path: String) -> String {
+    let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    var parts: [Substring] = []
+    for part in full.split(separator: "/") {
+      if part == "." || part.isEmpty { continue }
+      if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+      parts.append(part)
+    }
+    return "/" + parts.joined(separator: "/")
   }
 }
 

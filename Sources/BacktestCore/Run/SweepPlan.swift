@@ -59,9 +59,37 @@ public enum SweepPlan {
     return all.enumerated().map { SweepCombination(index: $0.offset, values: $0.element) }
   }
 
-  /// The combinations of shard `i` of `n` (0-based): every `n`-th, starting at `i`.
+  /// The combinations of shard `i` of `n` (0-based): the plan positions `shardRanges(all, shards: n)[i]`.
   public static func shard(_ all: [SweepCombination], index i: Int, of n: Int) -> [SweepCombination] {
-    all.filter { $0.index % n == i }
+    Array(all[shardRanges(all, shards: n)[i]])
+  }
+
+  /// How `n` shards divide the plan: contiguous runs of it, so that the combinations that share their indicators
+  /// (in the plan's order they sit together: every parameter but the last, the fastest varying, the same) run in one
+  /// process, which computes them once. Each shard starts at the group start nearest to an equal share of the
+  /// combinations (ties to the earlier), so shards hold whole groups and about as many combinations each; with fewer
+  /// groups than shards, the shards are equal shares and groups are cut. Deterministic: a shard's range is written in
+  /// its sweep.json and `merge` checks it.
+  public static func shardRanges(_ all: [SweepCombination], shards n: Int) -> [Range<Int>] {
+    let total = all.count
+    // Where each group of combinations sharing every value but the last starts.
+    var starts: [Int] = []
+    for k in 0..<total where k == 0 || all[k].values.dropLast() != all[k - 1].values.dropLast() { starts.append(k) }
+    var bounds = [0]
+    for i in 1..<max(1, n) {
+      let target = total * i / n
+      var cut = target
+      if starts.count >= n {
+        // The group start nearest the target (binary search for the first start at or after it).
+        var lo = 0, hi = starts.count
+        while lo < hi { let mid = (lo + hi) / 2; if starts[mid] < target { lo = mid + 1 } else { hi = mid } }
+        let after = lo < starts.count ? starts[lo] : total, before = lo > 0 ? starts[lo - 1] : 0
+        cut = target - before <= after - target ? before : after
+      }
+      bounds.append(max(bounds[bounds.count - 1], cut))
+    }
+    bounds.append(total)
+    return (0..<max(1, n)).map { bounds[$0]..<bounds[$0 + 1] }
   }
 
   /// The `--set`-style overrides of one combination (a universe's symbol is none: it picks the bars).
