@@ -132,10 +132,15 @@ struct MergeCommand {
       throw InputError("\(missing.count) of \(plan.count) combinations have no result (for example \(sample)): \(unfinished); "
                        + "run those shards again: they resume", file: "backtest merge")
     }
-    records.sort { order[$0.key]! < order[$1.key]! }
+    // In plan order: each row's position looked up once (a key made at every comparison cost n log n joins).
+    records = records.map { (order[$0.key]!, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     let data = try SweepData.load(base, barFile: barFile)
     let (inSample, outOfSampleStart) = try data.split(settings, file: first.file)
-    let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: plan, catalog: catalog)
+    // The reports run again only the top combinations (holdout) and the best (significance), unless a walk-forward or
+    // the overfitting test (up to 2,000 combinations) runs them all: a large sweep's jobs are made for those only.
+    let needed = settings.walkForward != nil || plan.count <= SweepSignificance.overfittingLimit
+      ? plan : SweepRanking.ranking(records, settings: settings).prefix(max(1, settings.top)).map { plan[order[$0.key]!] }
+    let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: needed, catalog: catalog)
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,

@@ -171,7 +171,7 @@ struct SweepCommand {
 
     // Final files, in plan order whatever the job count.
     let order = Dictionary(uniqueKeysWithValues: plan.map { ($0.values.joined(separator: "\u{1F}"), $0.index) })
-    let all = (records + sink.records).sorted { order[$0.key]! < order[$1.key]! }
+    let all = (records + sink.records).map { (order[$0.key]!, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     let title = (base.name) + (shard.map { " (shard \($0.index)/\($0.count))" } ?? "")
     // The first files are written and flushed while the others are made, into a
     // new folder that replaces the old one as a whole.

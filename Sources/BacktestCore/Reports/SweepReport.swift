@@ -121,8 +121,11 @@ public enum SweepReport {
     md += "\n## Sensitivity\n\nThe ranking metric (`\(settings.metric)`) over the combinations that meet the constraints, per value of each parameter.\n"
     for (k, p) in settings.parameters.enumerated() {
       md += "\n### \(p.name)\n\n| value | combinations | mean | best |\n|---|---:|---:|---:|\n"
+      // One pass over the ranking per parameter (a filter per value was values × records).
+      var groups: [String: [Double]] = [:]
+      for r in ranked { if let m = r.metric(settings.metric) { groups[r.values[k], default: []].append(m) } }
       for v in p.values {
-        let group = ranked.filter { $0.values[k] == v }.compactMap { $0.metric(settings.metric) }
+        let group = groups[v] ?? []
         md += "| \(v) | \(group.count) | \(formatMetric(mean(group))) | \(formatMetric(group.max())) |\n"
       }
     }

@@ -84,6 +84,9 @@ public enum SweepValidation {
 
 /// The significance of a sweep's best combination (probabilistic and deflated Sharpe ratios).
 public struct SweepSignificance: Sendable {
+  /// The most combinations the overfitting test (PBO) runs over.
+  public static let overfittingLimit = 2000
+
   public var trials: Int
   public var observations: Int
   /// Per-day Sharpe ratio of the best combination, and the variance of the per-day Sharpe ratios across trials.
@@ -116,7 +119,7 @@ public struct SweepSignificance: Sendable {
       let job = jobs.first(where: { $0.combination.values == best.values }) else { return nil }
     let daily = bestReturns?.returns(of: best.values) ?? SweepRunner.dailyReturns(of: job, data: data)
     var overfitting: BacktestOverfitting.Result?
-    if jobs.count <= 2000 {
+    if records.count <= overfittingLimit && jobs.count == records.count {
       let all = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: jobs.count)
       DispatchQueue.concurrentPerform(iterations: jobs.count) { k in
         all.set(k, known?.peek(jobs[k].combination.index)

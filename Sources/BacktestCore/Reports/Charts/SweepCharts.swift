@@ -46,10 +46,19 @@ package enum SweepCharts {
   static func cells(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int)
     -> [(x: String, y: String, combinations: [SweepRecord], value: Double?)] {
     let ranked = SweepRanking.ranking(records, settings: settings)
-    return settings.parameters[y].values.flatMap { yv in
-      settings.parameters[x].values.map { xv in
-        let group = ranked.filter { $0.values[x] == xv && $0.values[y] == yv }
-        return (xv, yv, group, mean(group.compactMap { $0.metric(settings.metric) }))
+    let xs = settings.parameters[x].values, ys = settings.parameters[y].values
+    let xIndex = Dictionary(xs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    let yIndex = Dictionary(ys.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    // One pass over the ranking, each record into its cell in ranking order (a filter per cell was cells × records).
+    var groups = [[SweepRecord]](repeating: [], count: xs.count * ys.count)
+    for r in ranked {
+      guard let i = xIndex[r.values[x]], let j = yIndex[r.values[y]] else { continue }
+      groups[j * xs.count + i].append(r)
+    }
+    return ys.indices.flatMap { j in
+      xs.indices.map { i in
+        let group = groups[j * xs.count + i]
+        return (xs[i], ys[j], group, mean(group.compactMap { $0.metric(settings.metric) }))
       }
     }
   }
