@@ -159,8 +159,9 @@ struct SweepCommand {
 
     let sink = try ResultSink(path: resultsPath, fingerprint: fingerprint)
     let progress = ProgressLine(total: todo.count, label: "sweep", enabled: !quiet)
-    let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
-    let best = BestReturns(settings: settings)
+    // What the significance tests keep of each run; a shard has none (merge runs them on the whole sweep).
+    let blockSums = shard == nil ? ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count) : nil
+    let best = shard == nil ? BestReturns(settings: settings) : nil
     SweepRunner.run(todo, data: inSample, workers: self.jobs, blockSums: blockSums, best: best) { combination, summary in
       sink.append(SweepRanking.record(combination, summary, fingerprint: fingerprint), progress: progress)
     }
