@@ -93,6 +93,35 @@ import Testing
     #expect(Self.contents(log) == "x\n", "notified \(Self.contents(log).count / 2) times")
   }
 
+  @Test("invalid combinations are skipped with their reason, not fatal; shards record them and merge checks them; constraints.where leaves points out")
+  func skippedCombinations() throws {
+    let file = try Self.sweepFile(), folder = (file as NSString).deletingLastPathComponent
+    // fast 5, 10, 30 against slow 20, 30: fast 30 is not below either slow, so two of six are invalid.
+    try Self.contents(file).replacingOccurrences(of: "fast: [5, 10]", with: "fast: [5, 10, 30]").write(toFile: file, atomically: false, encoding: .utf8)
+    let r = try CLI.run(["sweep", file, "--out", folder + "/one"])
+    #expect(r.status == 0 && r.stdout.contains("2 combinations skipped as invalid, for example fast=30 slow=20: expected 'strategy.fast' < 'strategy.slow', found 30 and 20"),
+            "\(r.stdout) \(r.stderr)")
+    #expect(Self.contents(folder + "/one/results.csv").split(separator: "\n").count == 5)
+    #expect(Self.contents(folder + "/one/sweep.md").contains("2 combinations skipped as invalid"))
+    for i in 0..<2 { #expect(try CLI.run(["sweep", file, "--shard", "\(i)/2", "--out", folder + "/s\(i)", "--quiet"]).status == 0) }
+    #expect(try CLI.run(["merge", folder + "/s0", folder + "/s1", "--out", folder + "/m", "--quiet"]).status == 0)
+    #expect(Self.contents(folder + "/m/results.csv") == Self.contents(folder + "/one/results.csv"))
+    // A shard that claims a valid combination was invalid is refused.
+    let json = Self.contents(folder + "/s0/sweep.json").replacingOccurrences(of: "\"skipped\": [],", with: "\"skipped\": [0],")
+    try json.write(toFile: folder + "/s0/sweep.json", atomically: false, encoding: .utf8)
+    let bad = try CLI.run(["merge", folder + "/s0", folder + "/s1", "--out", folder + "/m2"])
+    #expect(bad.status == 65 && bad.stderr.contains("skipped combination 5,20 as invalid, but it is valid"), "\(bad.stderr)")
+    // The same grid with constraints.where: fast < slow runs the four points and says two were left out.
+    try (Self.contents(file) + "  constraints: {where: fast < slow}\n").write(toFile: file, atomically: false, encoding: .utf8)
+    let c = try CLI.run(["sweep", file, "--out", folder + "/where"])
+    #expect(c.status == 0 && c.stdout.contains("2 grid points left out by sweep.constraints.where (fast < slow)") && !c.stdout.contains("skipped as invalid"))
+    // Every combination invalid: an error, not an empty sweep.
+    try Self.contents(file).replacingOccurrences(of: "slow: [20, 30]", with: "slow: [2, 3]").replacingOccurrences(of: "  constraints: {where: fast < slow}\n", with: "")
+      .write(toFile: file, atomically: false, encoding: .utf8)
+    let none = try CLI.run(["sweep", file, "--out", folder + "/none"])
+    #expect(none.status == 65 && none.stderr.contains("error: every combination is invalid, for example fast=5 slow=2: "), "\(none.stderr)")
+  }
+
   @Test("compare writes a fraction beyond what a percentage holds as a number, not inf")
   func hugeFraction() throws {
     let r = try CLI.run(["compare", Self.corpus + "/good/compare-run", Self.corpus + "/bad/compare-huge"])

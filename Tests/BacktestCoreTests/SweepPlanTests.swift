@@ -32,6 +32,35 @@ import Testing
     #expect(a.allSatisfy { gridKeys.contains($0.values.joined(separator: ",")) })
   }
 
+  @Test("constraints.where leaves out the grid points it is false for, before a random sample is drawn; percentages read as fractions")
+  func constraintWhere() throws {
+    let grid = "sweep:\n  parameters:\n    bb_period: [10, 20, 30]\n    rsi_period: [7, 14, 21]\n    stop_loss: [1%, 3%]\n"
+    let s = try Self.settings(grid + "  constraints: {where: 'rsi_period < bb_period and stop_loss * 100 >= 2'}\n")
+    let plan = SweepPlan.combinations(s)
+    // rsi_period < bb_period: (10: 7), (20: 7, 14), (30: 7, 14, 21) = 6 pairs; stop_loss 3% only.
+    #expect(plan.map { $0.values } == [["10", "7", "3%"], ["20", "7", "3%"], ["20", "14", "3%"], ["30", "7", "3%"], ["30", "14", "3%"], ["30", "21", "3%"]])
+    #expect(plan.map(\.index) == Array(0..<6) && SweepPlan.constrainedOut(s) == 12)
+    // A random sample is drawn from the points the constraint keeps.
+    let r = try Self.settings(grid + "  mode: random\n  samples: 4\n  constraints: {where: rsi_period < bb_period}\n")
+    let sample = SweepPlan.combinations(r)
+    #expect(sample.count == 4 && sample.allSatisfy { Int($0.values[1])! < Int($0.values[0])! })
+  }
+
+  @Test("constraints.where is refused where it is wrong", arguments: [
+    ("constraints: {where: rsi_period < bb_perod}", "unknown name 'bb_perod'"),
+    ("constraints: {where: rsi_period < close}", "expected a condition over the swept parameters (bb_period, rsi_period) and numbers only in 'sweep.constraints.where', found one that reads the bars"),
+    ("constraints: {where: rsi_period + bb_period}", "expected a condition (true or false) for 'sweep.constraints.where', found a number"),
+    ("constraints: {where: [a]}", "expected a condition over the swept parameters, such as 'fast < slow', for 'sweep.constraints.where', found a list"),
+  ])
+  func constraintErrors(_ line: String, _ message: String) {
+    do {
+      _ = try Self.settings("sweep:\n  parameters:\n    bb_period: [10, 20]\n    rsi_period: [7, 14]\n  " + line + "\n")
+      Issue.record("accepted: \(line)")
+    } catch {
+      #expect("\(error)".contains(message) && "\(error)".contains("s.yaml:"), "\(error)")
+    }
+  }
+
   @Test("shards partition the plan: every combination in exactly one", arguments: [1, 2, 3, 7, 200])
   func shards(n: Int) throws {
     let plan = SweepPlan.combinations(try Self.settings("sweep:\n  parameters:\n    bb_period: [10, 15, 20, 25, 30]\n    oversold: [20, 25, 30, 35]\n"))

@@ -28,8 +28,9 @@ struct MergeCommand {
   func run() throws -> Int32 {
     struct Shard {
       var folder: String, file: String, overrides: [String], fingerprint: String, plan: String, index: Int, count: Int
-      /// The plan positions the shard ran.
+      /// The plan positions the shard ran, and those it skipped as invalid.
       var range: Range<Int>
+      var skipped: [Int]
     }
     var shards: [Shard] = []
     for folder in folders {
@@ -45,7 +46,7 @@ struct MergeCommand {
                          + "a shard from an older backtest (every n-th combination) must run again with --fresh", file: path)
       }
       shards.append(Shard(folder: folder, file: file, overrides: overrides, fingerprint: fingerprint, plan: plan, index: index, count: count,
-                          range: first..<end))
+                          range: first..<end, skipped: json["skipped"] as? [Int] ?? []))
     }
     // The shards must be the slices of one plan, run on the same data and settings (the sweep file's path may differ).
     let first = shards[0]
@@ -123,7 +124,22 @@ struct MergeCommand {
         records.append(r)
       }
     }
-    let missing = plan.filter { seen[$0.values.joined(separator: "\u{1F}")] == nil }
+    // A combination a shard skipped as invalid must be one (a run file with its values is refused) and in its part.
+    var skipped: [SweepRunner.Skipped] = []
+    for s in shards where !s.skipped.isEmpty {
+      guard s.skipped.allSatisfy({ s.range.contains($0) && $0 < plan.count }) else {
+        throw InputError("lists skipped combinations outside its part of the plan", file: s.folder + "/sweep.json")
+      }
+      let checked = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: s.skipped.map { plan[$0] },
+                                         catalog: catalog, skippingInvalid: true)
+      if let valid = checked.jobs.first {
+        throw InputError("skipped combination \(valid.combination.values.joined(separator: ",")) as invalid, but it is valid with the sweep file as it is now; run that shard again with --fresh",
+                         file: s.folder + "/sweep.json")
+      }
+      skipped += checked.skipped
+    }
+    let skippedKeys = Set(skipped.map { $0.combination.values.joined(separator: "\u{1F}") })
+    let missing = plan.filter { seen[$0.values.joined(separator: "\u{1F}")] == nil && !skippedKeys.contains($0.values.joined(separator: "\u{1F}")) }
     if !missing.isEmpty {
       let sample = missing.prefix(3).map { $0.values.joined(separator: ",") }.joined(separator: "; ")
       let lacking = Dictionary(grouping: missing) { m in ranges.firstIndex { $0.contains(m.index) } ?? 0 }
@@ -138,16 +154,19 @@ struct MergeCommand {
     let (inSample, outOfSampleStart) = try data.split(settings, file: first.file)
     // The reports run again only the top combinations (holdout) and the best (significance), unless a walk-forward or
     // the overfitting test (up to 2,000 combinations) runs them all: a large sweep's jobs are made for those only.
-    let needed = settings.walkForward != nil || plan.count <= SweepSignificance.overfittingLimit
-      ? plan : SweepRanking.ranking(records, settings: settings).prefix(max(1, settings.top)).map { plan[order[$0.key]!] }
+    let needed = (settings.walkForward != nil || plan.count <= SweepSignificance.overfittingLimit
+      ? plan : SweepRanking.ranking(records, settings: settings).prefix(max(1, settings.top)).map { plan[order[$0.key]!] })
+      .filter { !skippedKeys.contains($0.values.joined(separator: "\u{1F}")) }
     let jobs = try SweepRunner.jobs(root: root, file: first.file, settings: settings, combinations: needed, catalog: catalog)
     try AtomicWriter.write([
       ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings)),
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,
-                                                                     fingerprint: first.fingerprint, shard: nil).rendered() + "\n"),
+                                                                     fingerprint: first.fingerprint, shard: nil,
+                                                                     skipped: skipped.sorted { $0.combination.index < $1.combination.index }).rendered() + "\n"),
     ] + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
                                title: "merged from \(shards.count) shards", total: plan.count, initialCash: base.initialCash,
-                               workers: ProcessInfo.processInfo.activeProcessorCount), into: out)
+                               workers: ProcessInfo.processInfo.activeProcessorCount, skipped: skipped.sorted { $0.combination.index < $1.combination.index }),
+      into: out)
     let best = SweepRanking.ranking(records, settings: settings).first
     if quiet { return ExitCode.ok }
     print("merged \(records.count) combinations from \(shards.count) shards into \(out)/"

@@ -48,7 +48,8 @@ struct RegressCommand {
     let (base, settings) = try SweepRunner.parse(text, file: path, catalog: catalog)
     let config = try AnyRunConfig.parse(document: base, file: path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
-    let jobs = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog)
+    let (jobs, skipped) = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog,
+                                               skippingInvalid: true)
     let data = try SweepData.load(config)
     let (inSample, outOfSampleStart) = try data.split(settings, file: path)
     let collected = RecordCollector()
@@ -62,7 +63,7 @@ struct RegressCommand {
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
       + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
                                title: config.name, total: plan.count, initialCash: config.initialCash, workers: workers, known: blockSums,
-                               best: best))
+                               best: best, skipped: skipped))
   }
 
   func run() throws -> Int32 {

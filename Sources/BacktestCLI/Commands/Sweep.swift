@@ -76,7 +76,9 @@ struct SweepCommand {
 
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
-    let pendingJobs = OnOtherThread { Result { try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog) } }
+    let pendingJobs = OnOtherThread { Result {
+      try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog, skippingInvalid: true)
+    } }
     // One sweep at a time in a folder: another waits, then resumes from what this one wrote.
     // (The folder is replaced as a whole at the end; refuse now one that is not a report.)
     try ReportFolder.checkReplaceable(folder)
@@ -104,7 +106,10 @@ struct SweepCommand {
       let (inSample, outOfSampleStart) = try data.split(settings, file: path)
       return (data, inSample, outOfSampleStart)
     }
-    let jobs = try pendingJobs.value.get()
+    let (jobs, skipped) = try pendingJobs.value.get()
+    if jobs.isEmpty, let first = skipped.first {
+      throw InputError("every combination is invalid, for example " + Self.describe(first.combination, settings) + ": " + first.reason, file: path)
+    }
     let (data, inSample, outOfSampleStart) = try loaded.get()
     let bars = inSample.timeline
     mark("load")
@@ -180,14 +185,15 @@ struct SweepCommand {
     let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
       ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: path, overrides: overrides,
-                                                              fingerprint: fingerprint, shard: shard).rendered() + "\n"),
+                                                              fingerprint: fingerprint, shard: shard, skipped: skipped).rendered() + "\n"),
     ]
     batch.add(first)
     // A shard writes its rows only: merge makes the reports, holdout, walk-forward and significance of the whole sweep
     // (a shard's own ranking of its slice would be work for nothing, paid by every shard).
     let files = first + (shard == nil
       ? SweepReport.studyFiles(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
-                               title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best)
+                               title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best,
+                               skipped: skipped)
       : [])
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
@@ -206,6 +212,14 @@ struct SweepCommand {
         print("  best by \(settings.metric): " + zip(settings.parameters.map(\.name), best.values).map { "\($0)=\($1)" }.joined(separator: " ")
           + " → \(settings.metric) \(SweepReport.formatMetric(best.metric(settings.metric)))"
           + (base.isPortfolio ? "" : ", trades \(Int(best.metric("total_trades") ?? 0))"))
+      }
+      let constrained = SweepPlan.constrainedOut(settings)
+      if constrained > 0, let constraint = settings.constraint {
+        print("  \(constrained) grid point\(constrained == 1 ? "" : "s") left out by sweep.constraints.where (\(constraint.text))")
+      }
+      if let first = skipped.first {
+        print("  \(skipped.count) combination\(skipped.count == 1 ? "" : "s") skipped as invalid, for example "
+          + Self.describe(first.combination, settings) + ": " + first.reason)
       }
       if let robust = SweepRanking.acrossSymbols(all, settings: settings).first {
         print("  across symbols, best mean: " + zip(settings.parameters.dropFirst().map(\.name), robust.values).map { "\($0)=\($1)" }.joined(separator: " ")
@@ -241,14 +255,21 @@ struct SweepCommand {
 
   /// What `backtest merge` needs to know of a shard: the sweep file and `--set` overrides it ran with,
   /// the fingerprints of its inputs and of its plan, and which shard it is.
+  /// `name=value name=value` of a combination.
+  static func describe(_ c: SweepCombination, _ settings: SweepSettings) -> String {
+    zip(settings.parameters.map(\.name), c.values).map { "\($0)=\($1)" }.joined(separator: " ")
+  }
+
   static func planJSON(settings: SweepSettings, plan: [SweepCombination], path: String, overrides: [String], fingerprint: String,
-                       shard: (index: Int, count: Int)?) -> JSONValue {
+                       shard: (index: Int, count: Int)?, skipped: [SweepRunner.Skipped] = []) -> JSONValue {
     let range = shard.map { SweepPlan.shardRanges(plan, shards: $0.count)[$0.index] } ?? 0..<plan.count
     return .object([
       ("sweep_file", .string(absolutePath(path))), ("overrides", .array(overrides.map { .string($0) })), ("fingerprint", .string(fingerprint)),
       ("plan", .string(planFingerprint(settings: settings, plan: plan))), ("combinations", .integer(plan.count)),
       ("shard", .integer(shard?.index ?? 0)), ("shards", .integer(shard?.count ?? 1)),
       ("first", .integer(range.lowerBound)), ("end", .integer(range.upperBound)),
+      // The combinations of the part not run because a run file with their values is refused (merge checks each).
+      ("skipped", .array(skipped.map { .integer($0.combination.index) })),
       ("parameters", .array(settings.parameters.map { .string($0.name) })), ("metric", .string(settings.metric)),
     ])
   }

@@ -28,6 +28,7 @@ extension SweepRunner {
         }
         settings.parameters.insert(SweepSettings.Parameter(name: "symbol", path: SweepSettings.symbolPath, values: universe.map(\.symbol)), at: 0)
         settings.heatmap = settings.heatmap.map { ($0.x + 1, $0.y + 1) }
+        settings.constraint = settings.constraint?.shifted(by: 1)
       }
     }
     entries.remove(at: at)
@@ -50,20 +51,48 @@ extension SweepRunner {
     return (try? catalog.configure(table))?.parameterInfo ?? entry.parameters
   }
 
-  /// Builds each combination's configuration, checking every value as a run file would.
+  /// Builds each combination's configuration, checking every value as a run file would; the first invalid one is
+  /// an error.
   public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> [SweepJob] {
+    try jobs(root: root, file: file, settings: settings, combinations: combinations, catalog: catalog, skippingInvalid: false).jobs
+  }
+
+  /// Builds each combination's configuration; with `skippingInvalid`, a combination whose values are each valid but
+  /// do not go together (`fast` not below `slow`, `top` above the assets, weights above 100%) is skipped with its
+  /// reason instead of stopping the sweep. A value outside its own range, and the base settings' errors, are errors.
+  public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
+                          catalog: StrategyCatalog = BuiltInStrategies.catalog,
+                          skippingInvalid: Bool) throws -> (jobs: [SweepJob], skipped: [Skipped]) {
+    var skipped: [Skipped] = []
+    // One combination's job, or (skipping) nil with its reason kept.
+    func each(_ c: SweepCombination, _ make: () throws -> SweepJob) throws -> SweepJob? {
+      guard skippingInvalid else { return try make() }
+      do { return try make() } catch let error as InputError where error.isConflict {
+        skipped.append(Skipped(combination: c, reason: error.message))
+        return nil
+      }
+    }
+    let jobs = try buildJobs(root: root, file: file, settings: settings, combinations: combinations, catalog: catalog, each: each)
+    return (jobs, skipped)
+  }
+
+  private static func buildJobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
+                                catalog: StrategyCatalog,
+                                each: (SweepCombination, () throws -> SweepJob) throws -> SweepJob?) throws -> [SweepJob] {
     if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
       _ = try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog)  // the base settings' errors first
       var overrides: [String: ConfigOverride] = [:]
-      return try combinations.map { c in
-        var node = root
-        for text in SweepPlan.overrides(c, settings) {
-          let override = try overrides[text] ?? ConfigOverride(text)
-          overrides[text] = override
-          node = try override.apply(to: node)
+      return try combinations.compactMap { c in
+        try each(c) {
+          var node = root
+          for text in SweepPlan.overrides(c, settings) {
+            let override = try overrides[text] ?? ConfigOverride(text)
+            overrides[text] = override
+            node = try override.apply(to: node)
+          }
+          return SweepJob(combination: c, run: .portfolio(try PortfolioRunConfig.parse(document: node, file: file, catalog: catalog)))
         }
-        return SweepJob(combination: c, run: .portfolio(try PortfolioRunConfig.parse(document: node, file: file, catalog: catalog)))
       }
     }
     let base = try RunConfig.parse(document: root, file: file, catalog: catalog)
@@ -85,21 +114,23 @@ extension SweepRunner {
     let strategyNode = entries.first { $0.key == "strategy" }?.value ?? YAMLNode(.null, at: root.location)
     // Each parameter value's override is read once (a grid repeats each many times).
     var overrides: [String: ConfigOverride] = [:]
-    return try combinations.map { c in
-      var node = strategyOnly ? YAMLNode(.mapping([YAMLEntry(key: "strategy", keyLocation: root.location, value: strategyNode)]), at: root.location) : root
-      for text in SweepPlan.overrides(c, settings) {
-        let override = try overrides[text] ?? ConfigOverride(text)
-        overrides[text] = override
-        node = try override.apply(to: node)
+    return try combinations.compactMap { c in
+      try each(c) {
+        var node = strategyOnly ? YAMLNode(.mapping([YAMLEntry(key: "strategy", keyLocation: root.location, value: strategyNode)]), at: root.location) : root
+        for text in SweepPlan.overrides(c, settings) {
+          let override = try overrides[text] ?? ConfigOverride(text)
+          overrides[text] = override
+          node = try override.apply(to: node)
+        }
+        if strategyOnly {
+          var config = base
+          let table = try ConfigTable(node, path: "").table("strategy")
+          table.dataTimeZone = base.data.timeZone
+          config.strategy = try catalog.configure(table)
+          return job(c, config)
+        }
+        return job(c, try RunConfig.parse(document: node, file: file, catalog: catalog))
       }
-      if strategyOnly {
-        var config = base
-        let table = try ConfigTable(node, path: "").table("strategy")
-        table.dataTimeZone = base.data.timeZone
-        config.strategy = try catalog.configure(table)
-        return job(c, config)
-      }
-      return job(c, try RunConfig.parse(document: node, file: file, catalog: catalog))
     }
   }
 }

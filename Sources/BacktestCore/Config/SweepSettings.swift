@@ -51,6 +51,18 @@ extension SweepSettings {
     let metric = try t.choice("metric", rankable, default: "sharpe")!
     let constraints = try t.table("constraints")
     let minTrades = try constraints.int("min_trades", default: 0, in: 0...Int.max)!
+    var constraint: SweepConstraint?
+    if let node = constraints.node("where") {
+      guard case .scalar(let text, _) = node.kind else {
+        throw InputError("expected a condition over the swept parameters, such as 'fast < slow', for 'sweep.constraints.where', found \(node.typeDescription)",
+                         at: node.location)
+      }
+      do {
+        constraint = try SweepConstraint(text, parameters: parameters.map { ($0.name, $0.values) }, key: "sweep.constraints.where")
+      } catch {
+        throw InputError(error.message, at: node.location(ofCharacter: error.offset), excerpt: node.markedLine(atCharacter: error.offset, width: error.width))
+      }
+    }
     try constraints.finish()
     let top = try t.int("top", default: 10, in: 1...10_000)!
     var heatmap: (x: Int, y: Int)? = parameters.count >= 2 ? (0, 1) : nil
@@ -76,8 +88,10 @@ extension SweepSettings {
       }
     }
     try t.finish()
-    return SweepSettings(parameters: parameters, mode: mode, samples: samples, seed: seed, metric: metric,
-                         minTrades: minTrades, top: top, heatmap: heatmap, validation: validation, walkForward: walkForward)
+    var settings = SweepSettings(parameters: parameters, mode: mode, samples: samples, seed: seed, metric: metric,
+                                 minTrades: minTrades, top: top, heatmap: heatmap, validation: validation, walkForward: walkForward)
+    settings.constraint = constraint
+    return settings
   }
 
   /// A parameter's values: a list of scalars, or `{from, to, step}`.

@@ -195,7 +195,9 @@ public struct ConfiguredAllocation: Sendable {
     do {
       try S.check(parameters, symbols: symbols)
     } catch {
-      throw InputError(error.message, at: S.Parameters.location(of: error.path, in: table))
+      var conflict = InputError(error.message, at: S.Parameters.location(of: error.path, in: table))
+      conflict.isConflict = true
+      throw conflict
     }
     return ConfiguredAllocation(type, parameters: parameters)
   }
@@ -234,7 +236,9 @@ extension FixedWeights {
       }
       let total = weights.reduce(0, +)
       if total > 1 + 1e-9 {
-        throw InputError("the weights add up to \(formatPercentPlain(total)); expected at most 100% (the rest stays in cash)", at: node.location)
+        var conflict = InputError("the weights add up to \(formatPercentPlain(total)); expected at most 100% (the rest stays in cash)", at: node.location)
+        conflict.isConflict = true
+        throw conflict
       }
     } else if symbols.count == 1 {
       weights[0] = 1

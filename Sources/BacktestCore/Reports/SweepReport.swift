@@ -150,6 +150,23 @@ public enum SweepReport {
     return md
   }
 
+  /// The grid points `constraints.where` left out and the combinations skipped as invalid (with the first reasons).
+  static func skippedMarkdown(settings: SweepSettings, skipped: [SweepRunner.Skipped]) -> String {
+    var lines: [String] = []
+    let constrained = SweepPlan.constrainedOut(settings)
+    if constrained > 0, let c = settings.constraint {
+      lines.append("\(HumanFormat.integer(constrained)) grid point\(constrained == 1 ? "" : "s") left out by `constraints.where: \(c.text)`.")
+    }
+    if !skipped.isEmpty {
+      lines.append("\(HumanFormat.integer(skipped.count)) combination\(skipped.count == 1 ? "" : "s") skipped as invalid (a run file with their values is refused):")
+      for s in skipped.prefix(5) {
+        lines.append("- " + zip(settings.parameters.map(\.name), s.combination.values).map { "`\($0)` = \($1)" }.joined(separator: ", ") + ": " + s.reason)
+      }
+      if skipped.count > 5 { lines.append("- … and \(skipped.count - 5) more") }
+    }
+    return lines.joined(separator: "\n")
+  }
+
   public static func formatMetric(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }
     return String(format: "%.4f", x)
@@ -213,7 +230,7 @@ extension SweepReport {
   public static func studyFiles(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
                                 inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
                                 workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
-                                best: BestReturns? = nil) -> [ReportFile] {
+                                best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> [ReportFile] {
     let significance = OnOtherThread {
       SweepSignificance.evaluate(records, settings: settings, jobs: jobs, data: inSample, known: known, bestReturns: best)
     }
@@ -223,7 +240,18 @@ extension SweepReport {
     let walkForward = settings.walkForward.map {
       (WalkForward.run($0, jobs: jobs, settings: settings, data: inSample, initialCash: initialCash, workers: workers), inSample.timeline)
     }
-    return reportFiles(records, settings: settings, title: title, total: total, validation: validation, significance: significance.value,
-                       walkForward: walkForward)
+    var files = reportFiles(records, settings: settings, title: title, total: total, validation: validation,
+                            significance: significance.value, walkForward: walkForward)
+    // What the plan left out and what could not run, said where the counts are.
+    let note = skippedMarkdown(settings: settings, skipped: skipped)
+    if !note.isEmpty, let k = files.firstIndex(where: { $0.name == "sweep.md" }) {
+      var text = files[k].contents
+      // After the paragraph that counts the combinations (the second blank line).
+      if let title = text.range(of: "\n\n"), let end = text.range(of: "\n\n", range: title.upperBound..<text.endIndex) {
+        text.insert(contentsOf: "\n\n" + note, at: end.lowerBound)
+      }
+      files[k].contents = text
+    }
+    return files
   }
 }

@@ -24,6 +24,8 @@ public struct SweepSettings: Sendable {
   public var validation: HoldoutSplit?
   /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
   public var walkForward: WalkForwardSettings?
+  /// `constraints.where`: the grid points it is false for are not run.
+  public var constraint: SweepConstraint?
 
   /// The path of a universe sweep's first parameter, `symbol`: which of `data.universe` a combination runs on.
   public static let symbolPath = "data.universe"
@@ -48,6 +50,8 @@ public enum SweepPlan {
     for p in s.parameters {
       all = all.flatMap { prefix in p.values.map { prefix + [$0] } }
     }
+    // The points `constraints.where` excludes are not part of the plan (a random sample draws from the others).
+    if let constraint = s.constraint { all = all.filter(constraint.holds) }
     if s.mode == .random, let samples = s.samples, samples < all.count {
       var rng = SplitMix64(seed: s.seed)
       var order = Array(all.indices)
@@ -57,6 +61,14 @@ public enum SweepPlan {
       all = order.prefix(samples).sorted().map { all[$0] }
     }
     return all.enumerated().map { SweepCombination(index: $0.offset, values: $0.element) }
+  }
+
+  /// How many grid points `constraints.where` leaves out (0 without one).
+  public static func constrainedOut(_ s: SweepSettings) -> Int {
+    guard let constraint = s.constraint else { return 0 }
+    var all: [[String]] = [[]]
+    for p in s.parameters { all = all.flatMap { prefix in p.values.map { prefix + [$0] } } }
+    return all.filter { !constraint.holds($0) }.count
   }
 
   /// The combinations of shard `i` of `n` (0-based): the plan positions `shardRanges(all, shards: n)[i]`.

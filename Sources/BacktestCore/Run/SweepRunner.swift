@@ -26,6 +26,12 @@ public struct SweepJob: Sendable {
 
 /// Runs sweep combinations in parallel, sharing bars and indicators.
 public enum SweepRunner {
+  /// A combination a sweep does not run: its values and why (what a run file with them would be refused for).
+  public struct Skipped: Sendable {
+    public var combination: SweepCombination
+    public var reason: String
+  }
+
   /// Runs `jobs` on `workers` threads; `onResult` is called from the workers
   /// as each combination finishes (in no particular order).
   ///

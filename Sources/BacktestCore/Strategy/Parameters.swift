@@ -220,7 +220,9 @@ extension StrategyParameters {
     do {
       try values.validate()
     } catch {
-      throw InputError(error.message, at: location(of: error.path, in: section))
+      var conflict = InputError(error.message, at: location(of: error.path, in: section))
+      conflict.isConflict = true
+      throw conflict
     }
     return values
   }

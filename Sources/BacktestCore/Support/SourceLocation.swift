@@ -33,6 +33,9 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
   /// Optional lines shown under the message (a source excerpt with a caret).
   public var excerpt: String?
+  /// Whether the values are each valid but do not go together (`fast` not below `slow`, weights above 100%): a sweep
+  /// skips such a combination instead of stopping.
+  public var isConflict = false
 
   /// The longest message kept, in characters: a message quoting a whole line of a
   /// hostile file is cut there (readers quote short excerpts; this bounds the rest).
