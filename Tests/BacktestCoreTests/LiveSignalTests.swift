@@ -239,6 +239,20 @@ import Testing
     }
   }
 
+  @Test("the schema allows every signal the engine gives, in the result and in the stored previous one, and every exit reason a SELL can have")
+  func schemaEnums() throws {
+    let schema = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Repo.path("Docs/signal.schema.json"))))
+                              as? [String: Any])
+    let properties = try #require(schema["properties"] as? [String: Any])
+    func options(_ node: Any?) -> Set<String> { Set(((node as? [String: Any])?["enum"] as? [Any] ?? []).compactMap { $0 as? String }) }
+    let actions: Set<String> = ["BUY", "SELL", "HOLD", "SHORT", "COVER"]
+    #expect(actions == Set([LiveSignal.Action.buy, .sell, .hold, .short, .cover].map(\.rawValue)))
+    #expect(options(properties["signal"]) == actions)
+    let previous = try #require((properties["previous"] as? [String: Any])?["properties"] as? [String: Any])
+    #expect(options(previous["signal"]) == actions, "a stored SHORT or COVER must pass the schema at the next check")
+    #expect(Set(ExitReason.allCases.filter { $0 != .endOfData }.map(\.rawValue)).isSubset(of: options(properties["exit_reason"])))
+  }
+
   /// A small JSON Schema checker: required keys, types, enums and consts.
   static func check(_ value: Any, against schema: [String: Any], path: String) throws {
     if let c = schema["const"] as? String { #expect(value as? String == c, "\(path)") }

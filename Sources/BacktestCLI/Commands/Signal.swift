@@ -244,16 +244,18 @@ struct SignalCommand {
 
   static func closed(_ bars: BarSeries, by now: Int64, data: DataSettings) throws -> BarSeries {
     let step = NextBarClose.interval(bars)
-    var resolver = TimeZoneResolver(data.timeZone)
-    let sessionEnd: Int64 = switch data.session { case .all: 86_400; case .window(_, let end): Int64(end) * 60 }
     func close(_ i: Int) -> Int64 {
-      if bars.isDateOnly { return resolver.instant(ofLocal: Int64(bars.day[i]) * 86_400 + sessionEnd, after: nil) ?? bars.time[i] + 86_400 }
+      // A date-only bar closes at its session's close, as the next close is told (16:00 for daily bars with session all).
+      if bars.isDateOnly { return NextBarClose.close(of: i, bars: bars, session: data.session, timeZone: data.timeZone) }
       return step < 86_400 ? bars.time[i] + step : bars.time[i]
     }
     var n = bars.count
     while n > 0 && close(n - 1) > now { n -= 1 }
     if n == 0 {
       throw InputError("no bar closes by \(isoInstant(now)) (the first closes at \(isoInstant(close(0)))); expected a later --now", file: data.bars)
+    }
+    if n < bars.count {
+      printError("note: \(bars.count - n) bar\(bars.count - n == 1 ? "" : "s") of \(data.bars) close\(bars.count - n == 1 ? "s" : "") after \(isoInstant(now)) (the newest from \(bars.timeLabel(bars.count - 1))): left out, not yet closed")
     }
     return n == bars.count ? bars : bars.prefix(n)
   }
