@@ -27,8 +27,12 @@ struct MutualFundFetchCommand {
 
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: .mutualFund, path: "fetch mf")
-    guard a.positionals.count == 1, let code = a.positionals.first, !code.isEmpty, code.allSatisfy(\.isNumber) else {
+    guard a.positionals.count == 1, let code = a.positionals.first else {
       throw UsageError(message: "expected one scheme code: \(Program.name) fetch mf 119551 --out FILE.json (find codes with: \(Program.name) funds search NAME)")
+    }
+    // ASCII digits only: `½` and `١٢٣` are numbers to Swift, not scheme codes.
+    guard (1...12).contains(code.utf8.count), code.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+      throw UsageError(message: "expected a scheme code of 1 to 12 digits 0-9, like 119551, found '\(escapingControlCharacters(excerpt(code)))' (find codes with: \(Program.name) funds search NAME)")
     }
     self.code = code
     out = a.option("out")!
