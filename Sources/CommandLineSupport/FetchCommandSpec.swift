@@ -22,12 +22,15 @@ extension CommandSpec {
       .flag("quiet", "print nothing on success"),
     ],
     subcommands: [mutualFund],
-    details: "The API key comes from POLYGON_API_KEY (or FRED_API_KEY with --source fred) and is never printed or written. Pages are followed to the end; the bars are sorted, and only those newer than the file's last one are appended. FRED series are written as the FRED CSV the cycle filter reads.",
+    details: "The API key comes from POLYGON_API_KEY (or FRED_API_KEY with --source fred) and is never printed or written. Pages are followed to the end; the bars are sorted, and only those newer than the file's last one are appended. FRED series are written as the FRED CSV the cycle filter reads. \(limitsNote)",
     examples: [
       "fetch GPIX --interval 30min --from 2024-01-01 --to 2024-06-30 --out Data/gpix_30min.csv",
       "fetch UNRATE --source fred --from 1990-01-01 --to 2024-12-31 --out Data/UNRATE.csv",
       "fetch mf 122639 --out Data/funds/ppfas.json",
     ])
+
+  /// What every fetching command's help says of the limits of one request.
+  static let limitsNote = "Each request must end within 60 s (BACKTEST_FETCH_TIMEOUT=SECONDS sets another time, from 0.1 to 3600) and its answer hold at most 64 MB; neither is retried."
 
   /// The options of every request to mfapi.in (`fetch mf`, `funds search`).
   static let mutualFundClientOptions: [OptionSpec] = [
@@ -43,7 +46,7 @@ extension CommandSpec {
     arguments: [ArgumentSpec("SCHEME_CODE", "the scheme's number (find it with: funds search NAME)")],
     options: [.option("out", "FILE.json", "the JSON to write, or to merge the NAVs of new dates into", required: true, completion: .file)]
       + mutualFundClientOptions + [.flag("quiet", "print nothing on success")],
-    details: "No key is needed. The file is the API's own JSON (meta and data, newest first); a NAV the file already has for a date is kept. The file is written atomically.",
+    details: "No key is needed. The file is the API's own JSON (meta and data, newest first); a NAV the file already has for a date is kept. The file is written atomically. \(limitsNote)",
     examples: ["fetch mf 122639 --out Data/funds/ppfas.json", "fetch mf 119551 --out Data/funds/119551.json --base-url http://localhost:8080"])
 
   /// `backtest funds search TEXT`: here because `backtest-fetch` (which links the HTTP client) runs it.
@@ -56,6 +59,6 @@ extension CommandSpec {
               completion: .file),
       .option("top", "N", "show at most N matches", default: .value("30")),
     ] + mutualFundClientOptions,
-    details: "The list is fetched page by page the first time (and with --refresh) and cached with its date. The fund house, category, plan (Direct or Regular) and option (Growth or IDCW) are read from each scheme's name.",
+    details: "The list is fetched page by page the first time (and with --refresh) and cached with its date. The fund house, category, plan (Direct or Regular) and option (Growth or IDCW) are read from each scheme's name. \(limitsNote)",
     examples: ["funds search flexi cap direct", "funds search parag parikh --refresh"])
 }

@@ -24,6 +24,7 @@ struct FetchCommand {
   var requestsPerMinute: Double
   var retries: Int
   var backoffSeconds: Double
+  var limits: RequestLimits
   var quiet: Bool
 
   init(_ args: ArraySlice<String>) throws {
@@ -46,6 +47,7 @@ struct FetchCommand {
     requestsPerMinute = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
     retries = try a.integer("retries", minimum: 0)!
     backoffSeconds = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
+    limits = try RequestLimits.fromEnvironment()
     quiet = a.flag("quiet")
   }
 
@@ -64,7 +66,7 @@ struct FetchCommand {
     guard let origin = Self.origin(baseURL) else {
       throw UsageError(message: "expected --base-url like https://api.polygon.io, found '\(excerpt(baseURL))'")
     }
-    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds, origin: origin)
+    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds, origin: origin, limits: limits)
     let encodedKey = Self.queryValue(key)
     return source == "polygon" ? try fetchPolygon(key: encodedKey, client: client) : try fetchFRED(key: encodedKey, client: client)
   }

@@ -13,7 +13,8 @@ struct MutualFundClientOptions {
     while base.hasSuffix("/") { base.removeLast() }
     let r = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
     let b = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
-    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b)
+    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b,
+                               limits: try RequestLimits.fromEnvironment())
   }
 }
 

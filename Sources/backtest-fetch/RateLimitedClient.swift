@@ -5,28 +5,62 @@ import Foundation
 import FoundationNetworking
 #endif
 
+/// What one request may take: a whole answer within `seconds`, at most
+/// `maximumBytes` of body (counted after decompression, so a gzip bomb stops
+/// there too) and at most `maximumHeaders` header fields.
+///
+/// The header fields are counted once they have all arrived: URLSession shows
+/// none before. libcurl (under FoundationNetworking, on Linux) refuses more
+/// than 300 KB of them, which FoundationNetworking takes 5 to 11 s to read
+/// (its time grows with the square of their number); that failure is not
+/// retried, and `seconds` bounds it too.
+struct RequestLimits: Sendable {
+  /// Seconds for a whole request: `BACKTEST_FETCH_TIMEOUT`, else 60.
+  var seconds: Double
+  var maximumBytes = 64 << 20
+  var maximumHeaders = 200
+
+  static let variable = "BACKTEST_FETCH_TIMEOUT"
+
+  /// The limits, with `BACKTEST_FETCH_TIMEOUT` (seconds, 0.1 to 3600) when set.
+  ///
+  /// - Throws: `UsageError` when that variable is not such a number.
+  static func fromEnvironment() throws -> RequestLimits {
+    guard let text = ProcessInfo.processInfo.environment[variable], !text.isEmpty else { return RequestLimits(seconds: 60) }
+    guard let seconds = parseDecimal(text), seconds >= 0.1, seconds <= 3600 else {
+      throw UsageError(message: "expected seconds from 0.1 to 3600 in \(variable), found '\(excerpt(escapingControlCharacters(text)))'")
+    }
+    return RequestLimits(seconds: seconds)
+  }
+}
+
 /// GET requests with a client-side rate limit and retries with exponential
 /// backoff on 429 and 5xx (honouring `Retry-After`); keys are redacted from every message.
+/// Each request is bounded by `RequestLimits`; a request over them is not retried.
 final class RateLimitedClient: @unchecked Sendable {
   let interval: Double
   let retries: Int
   let backoff: Double
+  let limits: RequestLimits
   /// `scheme://host:port`: the only place requests (and so the key) go; `nil` when no key is sent.
   let origin: String?
   private let clock = ContinuousClock()
   private var last: ContinuousClock.Instant?
   private let session: URLSession
-  private let redirects: SameOriginRedirects
+  private let transfers: Transfers
 
-  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String? = nil) {
+  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String? = nil, limits: RequestLimits) {
     interval = 60 / requestsPerMinute
     self.retries = retries
     backoff = backoffSeconds
     self.origin = origin
+    self.limits = limits
     let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = 60
-    redirects = SameOriginRedirects(origin: origin)
-    session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
+    // The deadline is kept here (`perform`); the session's own timeouts only back it up.
+    configuration.timeoutIntervalForRequest = limits.seconds + 30
+    configuration.timeoutIntervalForResource = limits.seconds + 30
+    transfers = Transfers(origin: origin, maximumBytes: limits.maximumBytes)
+    session = URLSession(configuration: configuration, delegate: transfers, delegateQueue: nil)
   }
 
   func get(_ url: String) throws -> Data {
@@ -38,10 +72,7 @@ final class RateLimitedClient: @unchecked Sendable {
         if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       }
       last = clock.now
-      let (status, headers, body, failure) = perform(u)
-      if let refused = redirects.takeRefused() {
-        throw OutputError(path: redactingKeys(url), message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
-      }
+      let (status, headers, body, failure) = try perform(u, shownAs: url)
       if let failure {
         if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
         throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
@@ -67,56 +98,161 @@ final class RateLimitedClient: @unchecked Sendable {
     }
   }
 
-  private func perform(_ url: URL) -> (Int, [String: String], Data, String?) {
-    let done = DispatchSemaphore(value: 0)
-    let box = ResponseBox()
-    let task = session.dataTask(with: url) { data, response, error in
-      box.set(data: data, response: response as? HTTPURLResponse, error: error)
-      done.signal()
-    }
+  /// One request: its status, headers (lower-cased names) and body, or a failure worth retrying (a connection
+  /// refused or reset).
+  ///
+  /// - Throws: `OutputError` when the answer breaks `limits`, is redirected to another host or fails otherwise
+  ///   (none of these is retried).
+  private func perform(_ url: URL, shownAs shown: String) throws -> (Int, [String: String], Data, String?) {
+    let transfer = Transfer()
+    let task = session.dataTask(with: url)
+    transfers.begin(task.taskIdentifier, transfer)
+    defer { transfers.end(task.taskIdentifier) }
+    let start = clock.now
     task.resume()
-    done.wait()
-    return box.result
+    let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? url.host ?? ""
+    let path = redactingKeys(shown)
+    while transfer.done.wait(timeout: .now() + 0.05) == .timedOut {
+      let (answered, bytes) = transfer.progress
+      if ProgressLine.seconds(clock.now - start) >= limits.seconds {
+        Transfers.cancel(task)
+        let seconds = formatNumber(limits.seconds)
+        if !answered {
+          throw OutputError(path: path, message: "no answer from \(host) within \(seconds) s; expected an answer in that time")
+        }
+        throw OutputError(path: path, message: "the response from \(host) did not end within \(seconds) s (answered, then \(bytes) bytes); expected a whole answer in that time")
+      }
+    }
+    let state = transfer.final
+    if let refused = state.refusedRedirect {
+      throw OutputError(path: path, message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
+    }
+    if state.tooLarge {
+      throw OutputError(path: path, message: "the response from \(host) exceeds \(limits.maximumBytes >> 20) MB; expected a smaller answer")
+    }
+    if let error = state.error {
+      // Only a failure to connect may go better the next time; a malformed or oversized answer is not asked for again.
+      guard Self.retried.contains((error as NSError).code) else {
+        throw OutputError(path: path, message: "request failed: \(redactingKeys(error.localizedDescription))")
+      }
+      return (0, [:], Data(), error.localizedDescription)
+    }
+    guard let response = state.response else { return (0, [:], Data(), "no response") }
+    if response.allHeaderFields.count > limits.maximumHeaders {
+      throw OutputError(path: path, message: "the response from \(host) has \(response.allHeaderFields.count) header fields; expected at most \(limits.maximumHeaders)")
+    }
+    var headers: [String: String] = [:]
+    for (k, v) in response.allHeaderFields { headers[String(describing: k).lowercased()] = String(describing: v) }
+    return (response.statusCode, headers, state.body, nil)
+  }
+
+  /// The failures retried: those of reaching the server (URLError codes).
+  static let retried: Set<Int> = [
+    NSURLErrorTimedOut, NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost, NSURLErrorNetworkConnectionLost,
+    NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet, NSURLErrorSecureConnectionFailed,
+  ]
+}
+
+/// What one request has received so far (written on the session's queue, read by the waiting thread).
+private final class Transfer: @unchecked Sendable {
+  struct State {
+    var response: HTTPURLResponse?
+    var body = Data()
+    var bytes = 0
+    var error: Error?
+    /// The body passed the size cap (or its announced length did); the request was cancelled.
+    var tooLarge = false
+    /// A redirect to another origin, not followed.
+    var refusedRedirect: String?
+  }
+
+  let done = DispatchSemaphore(value: 0)
+  private let lock = NSLock()
+  private var state = State()
+
+  /// Whether the response headers have arrived, and the body's bytes so far (the body is not copied).
+  var progress: (answered: Bool, bytes: Int) { lock.lock(); defer { lock.unlock() }; return (state.response != nil, state.bytes) }
+
+  /// Everything received, once the transfer has ended.
+  var final: State { lock.lock(); defer { lock.unlock() }; return state }
+
+  func update<T>(_ change: (inout State) -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return change(&state)
   }
 }
 
-/// Follows a redirect only within one origin (scheme, host and port): the
-/// request URL carries the key, and a server's `Location` may carry it on.
-private final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+/// The session's delegate: collects each task's answer into its `Transfer` up to the size cap, and follows a
+/// redirect only within one origin (scheme, host and port): the request URL carries the key, and a server's
+/// `Location` may carry it on.
+private final class Transfers: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   let origin: String?
+  let maximumBytes: Int
   private let lock = NSLock()
-  private var refused: String?
+  private var running: [Int: Transfer] = [:]
 
-  init(origin: String?) { self.origin = origin }
+  init(origin: String?, maximumBytes: Int) {
+    self.origin = origin
+    self.maximumBytes = maximumBytes
+  }
+
+  /// Cancels `task` without waiting: `URLSessionTask.cancel` waits for the session's queue, which is busy for as
+  /// long as libcurl reads what the socket holds (inflating a gzip bomb, parsing a flood of headers).
+  static func cancel(_ task: URLSessionTask) {
+    DispatchQueue.global().async { task.cancel() }
+  }
+
+  func begin(_ task: Int, _ transfer: Transfer) { lock.lock(); running[task] = transfer; lock.unlock() }
+  func end(_ task: Int) { lock.lock(); running[task] = nil; lock.unlock() }
+  private func transfer(_ task: URLSessionTask) -> Transfer? { lock.lock(); defer { lock.unlock() }; return running[task.taskIdentifier] }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                   newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
     let target = request.url?.absoluteString ?? ""
     if origin == nil || FetchCommand.origin(target) == origin { return completionHandler(request) }
-    lock.lock()
-    refused = target
-    lock.unlock()
+    transfer(task)?.update { $0.refusedRedirect = target }
     completionHandler(nil)
   }
 
-  /// The redirect target refused during the last request, if any (cleared).
-  func takeRefused() -> String? {
-    lock.lock()
-    defer { refused = nil; lock.unlock() }
-    return refused
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                  completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+    let announced = response.expectedContentLength
+    guard let transfer = transfer(dataTask) else { return completionHandler(.cancel) }
+    let tooLarge = transfer.update { state -> Bool in
+      state.response = response as? HTTPURLResponse
+      state.tooLarge = announced > Int64(maximumBytes)
+      return state.tooLarge
+    }
+    completionHandler(tooLarge ? .cancel : .allow)
+    if tooLarge { transfer.done.signal() }
   }
-}
 
-private final class ResponseBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: (Int, [String: String], Data, String?) = (0, [:], Data(), "no response")
-  func set(data: Data?, response: HTTPURLResponse?, error: Error?) {
-    lock.lock()
-    defer { lock.unlock() }
-    if let error { value = (0, [:], Data(), error.localizedDescription); return }
-    var headers: [String: String] = [:]
-    for (k, v) in response?.allHeaderFields ?? [:] { headers[String(describing: k).lowercased()] = String(describing: v) }
-    value = (response?.statusCode ?? 0, headers, data ?? Data(), nil)
+  /// Keeps the body up to `maximumBytes`; past that, the request ends at once for its caller (`done`) and the
+  /// rest is dropped as fast as it comes (the session hands it over however much there is).
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    guard let transfer = transfer(dataTask) else { return }
+    let maximumBytes = self.maximumBytes
+    let passedCap = transfer.update { state -> Bool in
+      if state.tooLarge { return false }
+      state.bytes += data.count
+      guard state.bytes > maximumBytes else {
+        state.body.append(data)
+        return false
+      }
+      state.tooLarge = true
+      state.body = Data()
+      return true
+    }
+    if passedCap {
+      transfer.done.signal()
+      Self.cancel(dataTask)
+    }
   }
-  var result: (Int, [String: String], Data, String?) { lock.lock(); defer { lock.unlock() }; return value }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    guard let transfer = transfer(task) else { return }
+    transfer.update { $0.error = error }
+    transfer.done.signal()
+  }
 }

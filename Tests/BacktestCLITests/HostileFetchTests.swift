@@ -1,0 +1,303 @@
+import BacktestCore
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw HTTP server on 127.0.0.1 for hostile answers: each connection gets its own thread and a
+/// script that writes whatever bytes it likes (slowly, endlessly, compressed, with 30,000 headers),
+/// until it returns or the client goes away.
+final class HostileHTTPServer: @unchecked Sendable {
+  /// One accepted connection, as the script sees it.
+  struct Connection {
+    let fd: Int32
+
+    /// Sends `bytes`; `false` once the client has gone (no SIGPIPE).
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+      var offset = 0
+      while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { return false }
+        offset += n
+      }
+      return true
+    }
+
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Waits until the client closes the connection (or `seconds` pass).
+    func waitForClose(seconds: Double = 120) {
+      var byte: UInt8 = 0
+      let end = Date().addingTimeInterval(seconds)
+      while Date() < end {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        if poll(&p, 1, 100) > 0 && recv(fd, &byte, 1, 0) <= 0 { return }
+      }
+    }
+
+    /// A complete response with `body` and a `Content-Length`.
+    func respond(status: Int = 200, _ body: String, headers: String = "") {
+      send("HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\(headers)\r\n" + body)
+    }
+  }
+
+  private let lock = NSLock()
+  private var recorded: [String] = []
+  private let socketFD: Int32
+  private(set) var port: UInt16 = 0
+  private let script: @Sendable (_ path: String, _ index: Int, _ connection: Connection) -> Void
+
+  init(script: @escaping @Sendable (_ path: String, _ index: Int, _ connection: Connection) -> Void) throws {
+    self.script = script
+    socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var yes: Int32 = 1
+    setsockopt(socketFD, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(socketFD, 16) == 0 else { throw NSError(domain: "HostileHTTPServer", code: 1) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    Thread { [self] in accepting() }.start()
+  }
+
+  var baseURL: String { "http://127.0.0.1:\(port)" }
+  var host: String { "127.0.0.1:\(port)" }
+  var requests: [String] { lock.lock(); defer { lock.unlock() }; return recorded }
+
+  func stop() {
+    shutdown(socketFD, Int32(SHUT_RDWR))
+    close(socketFD)
+  }
+
+  private func accepting() {
+    while true {
+      let client = accept(socketFD, nil, nil)
+      if client < 0 { return }
+      Thread { [self] in serve(client) }.start()
+    }
+  }
+
+  private func serve(_ client: Int32) {
+    defer { close(client) }
+    var request = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !request.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) && request.count < 65_536 {
+      let n = read(client, &buffer, buffer.count)
+      if n <= 0 { return }
+      request += buffer[0..<n]
+    }
+    let line = String(decoding: request, as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+    let path = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+    lock.lock()
+    recorded.append(path)
+    let index = recorded.count - 1
+    lock.unlock()
+    script(path, index, Connection(fd: client))
+  }
+}
+
+/// A gzip stream that inflates to `megabytes` MB of zero bytes: one literal and then matches
+/// of 258 bytes at distance 1, in a fixed-Huffman deflate block (about 1/1300 of its inflated size).
+/// Its trailer (CRC and length) is zeros: a client that stops at its size cap never reads it.
+func gzipOfZeros(megabytes: Int) -> [UInt8] {
+  var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]
+  var bits: UInt64 = 0, count = 0
+  func put(_ value: UInt32, _ n: Int) {
+    bits |= UInt64(value) << count
+    count += n
+    while count >= 8 { out.append(UInt8(bits & 0xFF)); bits >>= 8; count -= 8 }
+  }
+  // Huffman codes go most significant bit first.
+  func code(_ value: UInt32, _ n: Int) {
+    var reversed: UInt32 = 0
+    for i in 0..<n { reversed |= ((value >> i) & 1) << (n - 1 - i) }
+    put(reversed, n)
+  }
+  put(1, 1)  // the last block
+  put(1, 2)  // fixed Huffman codes
+  code(0x30, 8)  // the literal 0
+  for _ in 0..<((megabytes << 20) / 258) {
+    code(0xC5, 8)  // length 258 (code 285)
+    code(0, 5)  // distance 1
+  }
+  code(0, 7)  // end of block
+  if count > 0 { out.append(UInt8(bits & 0xFF)) }
+  return out + [UInt8](repeating: 0, count: 8)
+}
+
+/// Runs the binary like `runBounded`, sampling the peak resident memory of the process
+/// (Linux, from /proc) while it runs; stops it after `seconds`, or once that peak passes 1 GB.
+func runMeasured(_ arguments: [String], seconds: Double, environment: [String: String] = [:])
+  throws -> (result: CLI.Result, timedOut: Bool, elapsed: Double, peakMegabytes: Int) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: CLI.binary)
+  process.arguments = arguments
+  process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  let out = try CLI.temporaryFolder()
+  _ = FileManager.default.createFile(atPath: out + "/stdout", contents: nil)
+  _ = FileManager.default.createFile(atPath: out + "/stderr", contents: nil)
+  process.standardOutput = FileHandle(forWritingAtPath: out + "/stdout")
+  process.standardError = FileHandle(forWritingAtPath: out + "/stderr")
+  let start = Date()
+  try process.run()
+  let deadline = start.addingTimeInterval(seconds)
+  var peak = 0
+  // `backtest` becomes `backtest-fetch` (exec), whose memory is what grows.
+  func currentPeak() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
+    return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 / 1024 } ?? 0
+  }
+  // A client that grows without bound is stopped at 1 GB (the test fails on its peak, the machine lives).
+  while process.isRunning && Date() < deadline && peak < 1_024 {
+    peak = max(peak, currentPeak())
+    usleep(5_000)
+  }
+  let timedOut = process.isRunning
+  if timedOut {
+    kill(process.processIdentifier, SIGKILL)
+  }
+  process.waitUntilExit()
+  let elapsed = Date().timeIntervalSince(start)
+  let text = { (name: String) in (try? String(contentsOfFile: out + "/" + name, encoding: .utf8)) ?? "" }
+  return (CLI.Result(status: process.terminationStatus, stdout: text("stdout"), stderr: text("stderr")), timedOut, elapsed, peak)
+}
+
+/// `fetch`, `fetch mf` and `funds search` against servers that misbehave: slow, silent, endless,
+/// compressed, looping, or sending what must not reach the terminal or a data file.
+@Suite(.serialized) struct HostileFetchTests {
+  static let key = FetchTests.key
+  static let env = FetchTests.env
+
+  static func mf(_ server: HostileHTTPServer, out: String, extra: [String] = []) -> [String] {
+    ["fetch", "mf", "119551", "--out", out, "--base-url", server.baseURL, "--rate", "6000", "--backoff", "0.05"] + extra
+  }
+
+  static func polygon(_ server: HostileHTTPServer, out: String, extra: [String] = []) -> [String] {
+    ["fetch", "GPIX", "--interval", "30min", "--from", "2024-01-02", "--to", "2024-01-03", "--out", out,
+     "--base-url", server.baseURL, "--rate", "60000", "--backoff", "0.05"] + extra
+  }
+
+  static func fred(_ server: HostileHTTPServer, out: String, extra: [String] = []) -> [String] {
+    ["fetch", "UNRATE", "--source", "fred", "--from", "2024-01-01", "--to", "2024-12-31", "--out", out,
+     "--base-url", server.baseURL, "--rate", "60000", "--backoff", "0.05"] + extra
+  }
+
+  // MARK: Deadlines and size caps
+
+  @Test("a server sending a byte every half second is given up at the deadline, in words, without retries")
+  func drippingServer() throws {
+    let server = try HostileHTTPServer { _, _, c in
+      c.send("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+      while c.send("[") { usleep(500_000) }
+    }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/f.json"
+    let (r, timedOut, elapsed, _) = try runMeasured(Self.mf(server, out: out), seconds: 60, environment: ["BACKTEST_FETCH_TIMEOUT": "2"])
+    #expect(!timedOut && elapsed < 15, "took \(elapsed) s")
+    #expect(r.status == 1)
+    // A byte every half second: some 4 in 2 s.
+    #expect(r.stderr.hasPrefix("\(server.baseURL)/mf/119551: error: the response from \(server.host) did not end within 2 s (answered, then ")
+            && r.stderr.hasSuffix(" bytes); expected a whole answer in that time\n") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    #expect(server.requests.count == 1)
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("a server that never answers: 'no answer from HOST within N s', not an NSURLErrorDomain code")
+  func silentServer() throws {
+    let server = try HostileHTTPServer { _, _, c in c.waitForClose() }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/f.json"
+    let (r, timedOut, elapsed, _) = try runMeasured(Self.mf(server, out: out), seconds: 60, environment: ["BACKTEST_FETCH_TIMEOUT": "1.5"])
+    #expect(!timedOut && elapsed < 10, "took \(elapsed) s")
+    #expect(r.status == 1 && r.stderr == "\(server.baseURL)/mf/119551: error: no answer from \(server.host) within 1.5 s; expected an answer in that time\n", "\(r.stderr)")
+  }
+
+  @Test("BACKTEST_FETCH_TIMEOUT that is not seconds from 0.1 to 3600 is a usage error")
+  func badTimeoutVariable() throws {
+    for value in ["soon", "0", "1e9"] {
+      let r = try CLI.run(["fetch", "mf", "119551", "--out", try CLI.temporaryFolder() + "/f.json", "--base-url", "http://127.0.0.1:9", "--retries", "0"],
+                          environment: ["BACKTEST_FETCH_TIMEOUT": value])
+      #expect(r.status == 64 && r.stderr.hasPrefix("backtest: error: expected seconds from 0.1 to 3600 in BACKTEST_FETCH_TIMEOUT, found '\(value)'\n"), "\(r.stderr)")
+    }
+  }
+
+  @Test("an endless chunked body is refused at 64 MB, with bounded memory")
+  func endlessBody() throws {
+    let server = try HostileHTTPServer { _, _, c in
+      c.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+      let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "["), count: 65_536) + Array("\r\n".utf8)
+      while c.send(chunk) {}
+    }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/f.json"
+    let (r, timedOut, _, peak) = try runMeasured(Self.mf(server, out: out), seconds: 60)
+    #expect(!timedOut)
+    #expect(r.status == 1 && r.stderr == "\(server.baseURL)/mf/119551: error: the response from \(server.host) exceeds 64 MB; expected a smaller answer\n", "\(r.stderr)")
+    #expect(peak < 400, "peak memory \(peak) MB")
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("a body announced larger than 64 MB is refused before it is read")
+  func announcedTooLarge() throws {
+    let server = try HostileHTTPServer { _, _, c in
+      c.send("HTTP/1.1 200 OK\r\nContent-Length: 900000000000\r\n\r\n[")
+      c.waitForClose(seconds: 30)
+    }
+    defer { server.stop() }
+    let (r, timedOut, elapsed, _) = try runMeasured(Self.mf(server, out: try CLI.temporaryFolder() + "/f.json"), seconds: 60)
+    #expect(!timedOut && elapsed < 10, "took \(elapsed) s")
+    #expect(r.status == 1 && r.stderr == "\(server.baseURL)/mf/119551: error: the response from \(server.host) exceeds 64 MB; expected a smaller answer\n", "\(r.stderr)")
+  }
+
+  @Test("a gzip bomb (6 MB that inflate to 1 GB) is refused at 64 MB inflated, with bounded memory")
+  func gzipBomb() throws {
+    let bomb = gzipOfZeros(megabytes: 1_024)
+    let server = try HostileHTTPServer { _, _, c in
+      c.send(Array("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(bomb.count)\r\n\r\n".utf8) + bomb)
+      c.waitForClose(seconds: 30)
+    }
+    defer { server.stop() }
+    let (r, timedOut, _, peak) = try runMeasured(Self.mf(server, out: try CLI.temporaryFolder() + "/f.json"), seconds: 60)
+    #expect(!timedOut)
+    #expect(r.status == 1 && r.stderr == "\(server.baseURL)/mf/119551: error: the response from \(server.host) exceeds 64 MB; expected a smaller answer\n", "\(r.stderr)")
+    #expect(peak < 400, "peak memory \(peak) MB")
+  }
+
+  @Test("a response with 500 header fields is refused, and not asked for again")
+  func manyHeaders() throws {
+    let headers = (0..<500).map { "X-\($0): v\r\n" }.joined()
+    let server = try HostileHTTPServer { _, _, c in c.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + headers + "\r\n[]") }
+    defer { server.stop() }
+    let (r, _, _, _) = try runMeasured(Self.mf(server, out: try CLI.temporaryFolder() + "/f.json"), seconds: 60)
+    #expect(r.status == 1 && r.stderr == "\(server.baseURL)/mf/119551: error: the response from \(server.host) has 501 header fields; expected at most 200\n", "\(r.stderr)")
+    #expect(server.requests.count == 1)
+  }
+
+  @Test("30,000 response headers (300 KB, which libcurl refuses) fail once: not retried, so bounded by one read of them")
+  func headerFlood() throws {
+    let headers = (0..<30_000).map { "X-\($0): v\r\n" }.joined()
+    let server = try HostileHTTPServer { _, _, c in
+      c.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + headers + "\r\n[]")
+      c.waitForClose(seconds: 30)
+    }
+    defer { server.stop() }
+    let (r, timedOut, elapsed, _) = try runMeasured(["funds", "search", "flexi", "--cache", try CLI.temporaryFolder() + "/c.json",
+                                                     "--base-url", server.baseURL, "--rate", "6000", "--backoff", "0.05"], seconds: 90)
+    #expect(!timedOut && elapsed < 30, "took \(elapsed) s")
+    #expect(r.status == 1 && r.stderr.hasPrefix("\(server.baseURL)/mf?limit=5000&offset=0: error: request failed: "), "\(r.stderr)")
+    #expect(server.requests.count == 1, "retried \(server.requests.count - 1) times")
+  }
+}
