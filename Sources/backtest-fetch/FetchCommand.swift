@@ -44,9 +44,7 @@ struct FetchCommand {
     guard let tz = TimeZone(identifier: zone) else { throw UsageError(message: "expected an IANA time zone for '--timezone', found '\(zone)'") }
     timeZone = tz
     baseURL = a.option("base-url") ?? (source == "polygon" ? "https://api.polygon.io" : "https://api.stlouisfed.org")
-    requestsPerMinute = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
-    retries = try a.integer("retries", minimum: 0)!
-    backoffSeconds = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
+    (requestsPerMinute, retries, backoffSeconds) = try RateLimitedClient.options(a)
     limits = try RequestLimits.fromEnvironment()
     quiet = a.flag("quiet")
   }
@@ -89,21 +87,42 @@ struct FetchCommand {
     if !quiet { print(Secrets.redact(text)) }
   }
 
+  /// The most pages of one fetch: Polygon's pages hold up to 50,000 minutes of data each, so 1000 pages are
+  /// some 200 years of extended-hours minutes; FRED's hold 100,000 observations each.
+  static let maximumPolygonPages = 1000, maximumFREDPages = 100
+  /// The longest `next_url` followed (Polygon's are about 200 characters); each is kept to spot a repeat.
+  static let longestNextURL = 8192
+
   func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
     var url = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
     var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)] = []
+    // Each page's URL and its number: a next_url seen before would loop for ever.
+    var pageOfURL = [url: 1]
     var pages = 0
-    while pages < 10_000 {
+    let progress = PageProgress(label: "fetching \(name)", noun: "bars", enabled: !quiet)
+    while true {
       let separator = url.contains("?") ? "&" : "?"
       let data = try client.get(url + separator + "apiKey=" + key)
       let page = try PolygonAggregates.parse(data, file: redactingKeys(url))
       bars += page.bars
       pages += 1
+      progress.update(page: pages, items: bars.count)
       guard let next = page.nextURL, !next.isEmpty else { break }
       // The key goes only where --base-url points: a next page elsewhere is not followed.
       guard Self.origin(next) == client.origin else {
         throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
       }
+      guard next.utf8.count <= Self.longestNextURL else {
+        throw InputError("next_url of page \(pages) is \(next.utf8.count) characters long; expected a URL of at most \(Self.longestNextURL)", file: redactingKeys(url))
+      }
+      if let earlier = pageOfURL[next] {
+        throw InputError("page \(pages + 1) is page \(earlier) again (the same next_url); expected each page to lead to a new one", file: redactingKeys(next))
+      }
+      guard pages < Self.maximumPolygonPages else {
+        throw InputError("page \(pages + 1) of more than \(Self.maximumPolygonPages); expected the bars within \(Self.maximumPolygonPages) pages (fetch a shorter range with --from and --to)",
+                         file: redactingKeys(next))
+      }
+      pageOfURL[next] = pages + 1
       url = next
     }
     bars.sort { $0.time < $1.time }
@@ -128,11 +147,19 @@ struct FetchCommand {
   func fetchFRED(key: String, client: RateLimitedClient) throws -> Int32 {
     var rows: [(date: String, value: String)] = []
     var offset = 0
+    var pages = 0
+    let progress = PageProgress(label: "fetching \(name)", noun: "observations", enabled: !quiet)
     while true {
       let url = FREDObservations.url(base: baseURL, series: name, from: from, to: to, offset: offset)
+      guard pages < Self.maximumFREDPages else {
+        throw InputError("page \(pages + 1) of more than \(Self.maximumFREDPages); expected the observations within \(Self.maximumFREDPages) pages (fetch a shorter range with --from and --to)",
+                         file: redactingKeys(url))
+      }
       let (page, count) = try FREDObservations.parse(try client.get(url + "&api_key=" + key), file: redactingKeys(url))
       rows += page
       offset += page.count
+      pages += 1
+      progress.update(page: pages, items: rows.count)
       if page.isEmpty || offset >= count { break }
     }
     var existingRows: [(date: String, value: String)] = []

@@ -11,10 +11,8 @@ struct MutualFundClientOptions {
   init(_ a: Arguments) throws {
     base = a.option("base-url")!
     while base.hasSuffix("/") { base.removeLast() }
-    let r = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
-    let b = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
-    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b,
-                               limits: try RequestLimits.fromEnvironment())
+    let (rate, retries, backoff) = try RateLimitedClient.options(a)
+    client = RateLimitedClient(requestsPerMinute: rate, retries: retries, backoffSeconds: backoff, limits: try RequestLimits.fromEnvironment())
   }
 }
 
@@ -90,15 +88,25 @@ struct FundSearchCommand {
     }
   }
 
+  /// The most pages of the list: 250,000 schemes, some five times mfapi's list.
+  static let maximumPages = 50
+
   /// Every page of the list: `limit` schemes a page until a short (or an unpaged, longer) one.
+  ///
+  /// - Throws: `InputError` when the pages do not end within `maximumPages`.
   func fetchList() throws -> [MutualFundAPI.Listing] {
     var all: [MutualFundAPI.Listing] = []
     var seen = Set<String>()
-    for page in 0..<1_000 {
+    let progress = PageProgress(label: "fetching the scheme list", noun: "schemes", enabled: true)
+    for page in 0... {
       let url = MutualFundAPI.listURL(base: options.base, limit: Self.pageSize, offset: page * Self.pageSize)
+      guard page < Self.maximumPages else {
+        throw InputError("page \(page + 1) of more than \(Self.maximumPages); expected the scheme list within \(Self.maximumPages) pages of \(Self.pageSize)", file: url)
+      }
       let listings = try MutualFundAPI.parseList(try options.client.get(url), file: url)
       let fresh = listings.filter { seen.insert($0.code).inserted }
       all += fresh
+      progress.update(page: page + 1, items: all.count)
       // A server that ignores paging sends everything at once (or the same page again).
       if listings.count != Self.pageSize || fresh.isEmpty { break }
     }

@@ -74,7 +74,7 @@ final class RateLimitedClient: @unchecked Sendable {
       last = clock.now
       let (status, headers, body, failure) = try perform(u, shownAs: url)
       if let failure {
-        if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
+        if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoffWait(attempt)); continue }
         throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
       }
       switch status {
@@ -86,8 +86,8 @@ final class RateLimitedClient: @unchecked Sendable {
         if attempt < retries {
           attempt += 1
           // A server's wait, at most 5 minutes (a huge or infinite one would hang the fetch).
-          let retryAfter = headers["retry-after"].flatMap { parseDecimal($0) }.flatMap { $0 >= 0 ? min($0, 300) : nil }
-          Thread.sleep(forTimeInterval: retryAfter ?? backoff * pow(2, Double(attempt - 1)))
+          let retryAfter = headers["retry-after"].flatMap { parseDecimal($0) }.flatMap { $0 >= 0 ? min($0, Self.longestWait) : nil }
+          Thread.sleep(forTimeInterval: retryAfter ?? backoffWait(attempt))
           continue
         }
         throw OutputError(path: redactingKeys(url), message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
@@ -151,6 +151,26 @@ final class RateLimitedClient: @unchecked Sendable {
     NSURLErrorTimedOut, NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost, NSURLErrorNetworkConnectionLost,
     NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet, NSURLErrorSecureConnectionFailed,
   ]
+
+  /// The wait before retry `attempt` (1-based): `--backoff` doubled each time, at most `longestWait`.
+  private func backoffWait(_ attempt: Int) -> Double { min(backoff * pow(2, Double(attempt - 1)), Self.longestWait) }
+}
+
+extension RateLimitedClient {
+  /// The slowest `--rate`: a request every 100 minutes (a smaller one would wait for ever).
+  static let slowestRate = 0.01
+  /// The most `--retries`; each retry waits at most `longestWait`.
+  static let mostRetries = 100
+  static let longestWait = 300.0
+
+  /// Reads `--rate`, `--retries` and `--backoff`.
+  ///
+  /// - Throws: `UsageError` for a value out of its range.
+  static func options(_ a: Arguments) throws -> (requestsPerMinute: Double, retries: Int, backoffSeconds: Double) {
+    (try a.number("rate", expected: "requests per minute from \(formatNumber(slowestRate)) (one every 100 minutes)") { $0 >= slowestRate }!,
+     try a.integer("retries", minimum: 0, maximum: mostRetries)!,
+     try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!)
+  }
 }
 
 /// What one request has received so far (written on the session's queue, read by the waiting thread).

@@ -300,4 +300,102 @@ func runMeasured(_ arguments: [String], seconds: Double, environment: [String: S
     #expect(r.status == 1 && r.stderr.hasPrefix("\(server.baseURL)/mf?limit=5000&offset=0: error: request failed: "), "\(r.stderr)")
     #expect(server.requests.count == 1, "retried \(server.requests.count - 1) times")
   }
+
+  // MARK: Pagination
+
+  @Test("a Polygon next_url that repeats an earlier page is refused at once")
+  func repeatingNextURL() throws {
+    let holder = ServerHolder()
+    let server = try HostileHTTPServer { _, index, c in c.respond(FetchTests.page(index, 1, next: holder.base + "/v2/next?cursor=same")) }
+    holder.base = server.baseURL
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    let (r, timedOut, _, _) = try runMeasured(Self.polygon(server, out: out), seconds: 60, environment: Self.env)
+    #expect(!timedOut)
+    #expect(r.status == 65 && r.stderr == "\(server.baseURL)/v2/next?cursor=same: error: page 3 is page 2 again (the same next_url); expected each page to lead to a new one\n",
+            "\(r.stderr)")
+    #expect(server.requests.count == 2)
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("a next_url longer than 8192 characters is refused (each one is kept to spot a repeat)")
+  func longNextURL() throws {
+    let holder = ServerHolder()
+    let server = try HostileHTTPServer { _, index, c in
+      c.respond(FetchTests.page(index, 1, next: holder.base + "/v2/next?cursor=" + String(repeating: "x", count: 9_000)))
+    }
+    holder.base = server.baseURL
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    let (r, timedOut, _, _) = try runMeasured(Self.polygon(server, out: out), seconds: 60, environment: Self.env)
+    #expect(!timedOut)
+    #expect(r.status == 65 && r.stderr == "\(server.baseURL)/v2/aggs/ticker/GPIX/range/30/minute/2024-01-02/2024-01-03?adjusted=true&sort=asc&limit=50000: "
+            + "error: next_url of page 1 is \(server.baseURL.count + 9_016) characters long; expected a URL of at most 8192\n", "\(r.stderr.prefix(300))")
+    #expect(server.requests.count == 1 && !FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("Polygon pages that never end stop at 1000 pages with an error")
+  func endlessPolygonPages() throws {
+    let holder = ServerHolder()
+    let server = try HostileHTTPServer { _, index, c in c.respond(FetchTests.page(index, 1, next: holder.base + "/v2/next?cursor=\(index)")) }
+    holder.base = server.baseURL
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    let (r, timedOut, _, _) = try runMeasured(Self.polygon(server, out: out), seconds: 120, environment: Self.env)
+    #expect(!timedOut)
+    let lines = r.stderr.split(separator: "\n")
+    #expect(r.status == 65 && lines.last == "\(server.baseURL)/v2/next?cursor=999: error: page 1001 of more than 1000; expected the bars within 1000 pages (fetch a shorter range with --from and --to)",
+            "\(r.stderr.suffix(300))")
+    #expect(server.requests.count == 1000)
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("progress of a slow pagination shows on stderr, and not with --quiet")
+  func paginationProgress() throws {
+    let holder = ServerHolder()
+    let server = try HostileHTTPServer { _, index, c in
+      c.respond(FetchTests.page(index * 2, 2, next: index < 3 ? holder.base + "/v2/next?cursor=\(index)" : nil))
+    }
+    holder.base = server.baseURL
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    // 40 requests a minute: a page every 1.5 s.
+    let (r, _, _, _) = try runMeasured(Self.polygon(server, out: out, extra: ["--rate", "40"]), seconds: 60, environment: Self.env)
+    #expect(r.status == 0, "\(r.stderr)")
+    let progress = r.stderr.split(separator: "\n").filter { $0.hasPrefix("fetching GPIX: page ") }
+    #expect(!progress.isEmpty && progress.allSatisfy { $0.hasSuffix(" bars so far") }, "\(r.stderr)")
+    let quiet = try runMeasured(Self.polygon(server, out: out + "2", extra: ["--rate", "40", "--quiet"]), seconds: 60, environment: Self.env)
+    #expect(quiet.result.status == 0 && quiet.result.stderr.isEmpty && quiet.result.stdout.isEmpty, "\(quiet.result.stderr)")
+  }
+
+  @Test("FRED pages that never end (count 1e18, one observation a page) stop at 100 pages with an error")
+  func endlessFREDPages() throws {
+    let server = try HostileHTTPServer { _, index, c in
+      c.respond("{\"count\": 1e18, \"observations\": [{\"date\": \"\(CivilDate.isoDate(days: 18_000 + index))\", \"value\": \"1\"}]}")
+    }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/U.csv"
+    let (r, timedOut, _, _) = try runMeasured(Self.fred(server, out: out), seconds: 60, environment: Self.env)
+    #expect(!timedOut)
+    #expect(r.status == 65 && r.stderr.split(separator: "\n").last?.hasSuffix("&offset=100&limit=100000: error: page 101 of more than 100; expected the observations within 100 pages (fetch a shorter range with --from and --to)") == true,
+            "\(r.stderr.suffix(300))")
+    #expect(server.requests.count == 100)
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("a scheme list that keeps sending full pages stops at 50 pages with an error")
+  func endlessSchemeList() throws {
+    let server = try HostileHTTPServer { _, index, c in
+      let names = (0..<5_000).map { "{\"schemeCode\": \(index * 5_000 + $0), \"schemeName\": \"F\"}" }
+      c.respond("[" + names.joined(separator: ",") + "]")
+    }
+    defer { server.stop() }
+    let cache = try CLI.temporaryFolder() + "/c.json"
+    let (r, timedOut, _, _) = try runMeasured(["funds", "search", "flexi", "--cache", cache, "--base-url", server.baseURL, "--rate", "60000"], seconds: 120)
+    #expect(!timedOut)
+    #expect(r.status == 65 && r.stderr.split(separator: "\n").last == "\(server.baseURL)/mf?limit=5000&offset=250000: error: page 51 of more than 50; expected the scheme list within 50 pages of 5000",
+            "\(r.stderr.suffix(300))")
+    #expect(server.requests.count == 50)
+    #expect(!FileManager.default.fileExists(atPath: cache))
+  }
 }
