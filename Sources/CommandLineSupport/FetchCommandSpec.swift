@@ -22,7 +22,7 @@ extension CommandSpec {
       .flag("quiet", "print nothing on success"),
     ],
     subcommands: [mutualFund],
-    details: "The API key comes from POLYGON_API_KEY (or FRED_API_KEY with --source fred) and is never printed or written. Pages are followed to the end (at most 1000, or 100 from FRED; a next_url seen before is refused), with progress on stderr when it takes a while; the bars are sorted, and only those newer than the file's last one are appended. FRED series are written as the FRED CSV the cycle filter reads. \(limitsNote)",
+    details: "The API key comes from POLYGON_API_KEY (or FRED_API_KEY with --source fred) and is never printed or written. Pages are followed to the end (at most 1000, or 100 from FRED; a next_url seen before is refused), with progress on stderr when it takes a while; the bars are sorted, checked as every run checks them, and only those newer than the file's last one are appended. FRED series are written as the FRED CSV the cycle filter reads. \(limitsNote)",
     examples: [
       "fetch GPIX --interval 30min --from 2024-01-01 --to 2024-06-30 --out Data/gpix_30min.csv",
       "fetch UNRATE --source fred --from 1990-01-01 --to 2024-12-31 --out Data/UNRATE.csv",

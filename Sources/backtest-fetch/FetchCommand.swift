@@ -94,7 +94,8 @@ struct FetchCommand {
   static let longestNextURL = 8192
 
   func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
-    var url = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
+    let first = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
+    var url = first
     var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)] = []
     // Each page's URL and its number: a next_url seen before would loop for ever.
     var pageOfURL = [url: 1]
@@ -104,6 +105,7 @@ struct FetchCommand {
       let separator = url.contains("?") ? "&" : "?"
       let data = try client.get(url + separator + "apiKey=" + key)
       let page = try PolygonAggregates.parse(data, file: redactingKeys(url))
+      try PolygonAggregates.validate(page, data: data, file: redactingKeys(url))
       bars += page.bars
       pages += 1
       progress.update(page: pages, items: bars.count)
@@ -139,9 +141,31 @@ struct FetchCommand {
     let fresh = bars.filter { $0.time > after && seen.insert($0.time).inserted }
     let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
                                 : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
+    try checkReadsBack(text, fresh: fresh, firstFreshLine: existing.isEmpty ? 2 : existing.utf8.count { $0 == 0x0A } + 1,
+                       source: redactingKeys(first))
     try writeAtomically(text)
     say("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
     return ExitCode.ok
+  }
+
+  /// Checks that `text` reads back as bars, as every later run reads it: each page's bars were checked
+  /// (`PolygonAggregates.validate`), this catches what only shows once they are merged (two daily bars on
+  /// one date, none at all).
+  ///
+  /// - Throws: `InputError` naming `source` and the fetched bar at fault, or saying that there is none.
+  func checkReadsBack(_ text: String, fresh: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)],
+                      firstFreshLine: Int, source: String) throws {
+    let bytes = Array(text.utf8)
+    do {
+      _ = try bytes.withUnsafeBufferPointer { try BarCSVReader(timeZone: timeZone).read($0, file: out) }
+    } catch let error as InputError {
+      guard !fresh.isEmpty else {
+        throw InputError("no bars of \(escapingControlCharacters(excerpt(name))) from \(from) to \(to); expected at least one (check the symbol and the dates)", file: source)
+      }
+      let k = min(max((error.location?.line ?? firstFreshLine) - firstFreshLine, 0), fresh.count - 1)
+      let row = PolygonAggregates.csv([fresh[k]], timeZone: timeZone, daily: interval == .daily, header: false)
+      throw InputError("the fetched bar of \(row.prefix { $0 != "," }): \(error.message)", file: source)
+    }
   }
 
   func fetchFRED(key: String, client: RateLimitedClient) throws -> Int32 {

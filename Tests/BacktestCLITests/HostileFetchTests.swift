@@ -398,4 +398,72 @@ func runMeasured(_ arguments: [String], seconds: Double, environment: [String: S
     #expect(server.requests.count == 50)
     #expect(!FileManager.default.fileExists(atPath: cache))
   }
+
+  // MARK: Validation before writing
+
+  struct BadBar: CustomTestStringConvertible, Sendable {
+    var name: String
+    var fields: String
+    var message: String
+    var testDescription: String { name }
+
+    static let all = [
+      BadBar(name: "negative open", fields: "\"o\": -10, \"h\": 101, \"l\": 99, \"c\": 100", message: "expected a positive number for 'o' (open), found -10"),
+      BadBar(name: "high below low", fields: "\"o\": 100, \"h\": 98, \"l\": 99, \"c\": 100", message: "expected 'h' (high) >= max(open, close) = 100, found 98"),
+      BadBar(name: "low above close", fields: "\"o\": 100, \"h\": 101, \"l\": 100.5, \"c\": 100", message: "expected 'l' (low) <= min(open, close) = 100, found 100.5"),
+      BadBar(name: "close 1e300", fields: "\"o\": 100, \"h\": 101, \"l\": 99, \"c\": 1e300", message: "expected a price from 1e-12 to 1e12 for 'c' (close), found 1e+300"),
+      BadBar(name: "volume -5", fields: "\"o\": 100, \"h\": 101, \"l\": 99, \"c\": 100, \"v\": -5", message: "expected a non-negative number for 'v' (volume), found -5"),
+    ]
+  }
+
+  @Test("a fetched Polygon bar the bar reader would refuse is refused before writing, naming the page and the result", arguments: BadBar.all)
+  func badPolygonBar(_ bad: BadBar) throws {
+    let body = "{\"results\": [\n  {\"t\": 1704205800000, \"o\": 100, \"h\": 101, \"l\": 99, \"c\": 100.5, \"v\": 1000},\n  {\"t\": 1704207600000, \(bad.fields)}\n]}"
+    let server = try HostileHTTPServer { _, _, c in c.respond(body) }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/g.csv"
+    let (r, _, _, _) = try runMeasured(Self.polygon(server, out: out), seconds: 60, environment: Self.env)
+    #expect(r.status == 65)
+    #expect(r.stderr == "\(server.baseURL)/v2/aggs/ticker/GPIX/range/30/minute/2024-01-02/2024-01-03?adjusted=true&sort=asc&limit=50000:3:3: error: result 2: \(bad.message)\n",
+            "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test("two daily bars on one date, or no bar at all, are refused before writing (the file would not read back)")
+  func barsThatDoNotReadBack() throws {
+    // 05:00 and 15:00 UTC on 2024-01-02: one New York date.
+    let twice = "{\"results\": [{\"t\": 1704171600000, \"o\": 1, \"h\": 1, \"l\": 1, \"c\": 1}, {\"t\": 1704207600000, \"o\": 1, \"h\": 1, \"l\": 1, \"c\": 1}]}"
+    for (body, message) in [
+      (twice, "the fetched bar of 2024-01-02: duplicate timestamp '2024-01-02' (line 2 has the same instant); expected strictly increasing timestamps"),
+      ("{\"results\": [], \"status\": \"OK\"}", "no bars of GPIX from 2024-01-02 to 2024-01-03; expected at least one (check the symbol and the dates)"),
+    ] {
+      let server = try HostileHTTPServer { _, _, c in c.respond(body) }
+      defer { server.stop() }
+      let out = try CLI.temporaryFolder() + "/g.csv"
+      let (r, _, _, _) = try runMeasured(Self.polygon(server, out: out, extra: ["--interval", "1d"]), seconds: 60, environment: Self.env)
+      #expect(r.status == 65)
+      #expect(r.stderr == "\(server.baseURL)/v2/aggs/ticker/GPIX/range/1/day/2024-01-02/2024-01-03?adjusted=true&sort=asc&limit=50000: error: \(message)\n", "\(r.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: out))
+    }
+  }
+
+  @Test("a FRED date or value holding a line break (or not a date or number) is refused; nothing is written")
+  func badFREDObservations() throws {
+    let cases = [
+      ("\"2024-01-01\\n2024-02-01\"", "\"3.7\"", "observation 2: expected 'date' as YYYY-MM-DD, found '2024-01-01\\u{A}2024-02-01'"),
+      ("\"2024-01-01\"", "\"3.7\\n2024-05-01,9\"", "observation 2: expected 'value' as a number (at most 1e15 in size) or '.', found '3.7\\u{A}2024-05-01,9'"),
+      ("\"soon\"", "\"3.7\"", "observation 2: expected 'date' as YYYY-MM-DD, found 'soon'"),
+      ("\"2024-01-01\"", "\"1e999\"", "observation 2: expected 'value' as a number (at most 1e15 in size) or '.', found '1e999'"),
+    ]
+    for (date, value, message) in cases {
+      let body = "{\"count\": 2, \"observations\": [\n{\"date\": \"2023-12-01\", \"value\": \"3.6\"},\n{\"date\": \(date), \"value\": \(value)}]}"
+      let server = try HostileHTTPServer { _, _, c in c.respond(body) }
+      defer { server.stop() }
+      let out = try CLI.temporaryFolder() + "/U.csv"
+      let (r, _, _, _) = try runMeasured(Self.fred(server, out: out), seconds: 60, environment: Self.env)
+      #expect(r.status == 65)
+      #expect(r.stderr.hasSuffix("&offset=0&limit=100000:3:1: error: \(message)\n"), "\(r.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: out))
+    }
+  }
 }
