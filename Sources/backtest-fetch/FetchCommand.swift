@@ -112,7 +112,7 @@ struct FetchCommand {
       guard let next = page.nextURL, !next.isEmpty else { break }
       // The key goes only where --base-url points: a next page elsewhere is not followed.
       guard Self.origin(next) == client.origin else {
-        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
+        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(RateLimitedClient.shown(next, limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
       }
       guard next.utf8.count <= Self.longestNextURL else {
         throw InputError("next_url of page \(pages) is \(next.utf8.count) characters long; expected a URL of at most \(Self.longestNextURL)", file: redactingKeys(url))

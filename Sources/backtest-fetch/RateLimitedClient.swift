@@ -92,8 +92,7 @@ final class RateLimitedClient: @unchecked Sendable {
         }
         throw OutputError(path: redactingKeys(url), message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
       default:
-        let text = redactingKeys(String(decoding: body.prefix(200), as: UTF8.self))
-        throw OutputError(path: redactingKeys(url), message: "HTTP \(status): \(text)")
+        throw OutputError(path: redactingKeys(url), message: "HTTP \(status): \(Self.shown(String(decoding: body.prefix(65_536), as: UTF8.self), limit: 200))")
       }
     }
   }
@@ -125,7 +124,7 @@ final class RateLimitedClient: @unchecked Sendable {
     }
     let state = transfer.final
     if let refused = state.refusedRedirect {
-      throw OutputError(path: path, message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
+      throw OutputError(path: path, message: "redirected to another host (\(Self.shown(refused, limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
     }
     if state.tooLarge {
       throw OutputError(path: path, message: "the response from \(host) exceeds \(limits.maximumBytes >> 20) MB; expected a smaller answer")
@@ -151,6 +150,14 @@ final class RateLimitedClient: @unchecked Sendable {
     NSURLErrorTimedOut, NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost, NSURLErrorNetworkConnectionLost,
     NSURLErrorDNSLookupFailed, NSURLErrorNotConnectedToInternet, NSURLErrorSecureConnectionFailed,
   ]
+
+  /// `text` from a server (an error body, a URL) as a message quotes it: keys hidden first, by name and by
+  /// value (so that the cut cannot leave part of one), white space runs as one space, then cut to `limit`.
+  static func shown(_ text: String, limit: Int) -> String {
+    let hidden = Secrets.redact(redactingKeys(text))
+    let flat = hidden.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\r\n" }).joined(separator: " ")
+    return excerpt(flat, limit: limit)
+  }
 
   /// The wait before retry `attempt` (1-based): `--backoff` doubled each time, at most `longestWait`.
   private func backoffWait(_ attempt: Int) -> Double { min(backoff * pow(2, Double(attempt - 1)), Self.longestWait) }

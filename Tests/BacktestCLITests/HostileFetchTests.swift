@@ -466,4 +466,28 @@ func runMeasured(_ arguments: [String], seconds: Double, environment: [String: S
       #expect(!FileManager.default.fileExists(atPath: out))
     }
   }
+
+  // MARK: Keys in error bodies
+
+  @Test("an error body is redacted before it is cut: no part of the key survives at the cut")
+  func redactBeforeCutting() throws {
+    for filler in 180...199 {
+      let server = try HostileHTTPServer { _, _, c in c.respond(status: 400, String(repeating: "x", count: filler) + Self.key + " trailing") }
+      defer { server.stop() }
+      let (r, _, _, _) = try runMeasured(Self.polygon(server, out: try CLI.temporaryFolder() + "/g.csv"), seconds: 60, environment: Self.env)
+      #expect(r.status == 1 && r.stderr.contains("error: HTTP 400: xxxx"), "\(r.stderr)")
+      #expect(!r.stderr.contains("sek"), "filler \(filler): \(r.stderr)")
+    }
+  }
+
+  @Test("a server echoing the URL in another case (apikey=, API_KEY=) has the key hidden")
+  func redactAnyCase() throws {
+    for echo in ["apikey=\(Self.key.lowercased())&x=1", "API_KEY=\(Self.key.uppercased())", "ApiKey=\(Self.key)", "api-key: \(Self.key.lowercased())"] {
+      let server = try HostileHTTPServer { _, _, c in c.respond(status: 400, "{\"error\": \"bad request \(echo)\"}") }
+      defer { server.stop() }
+      let (r, _, _, _) = try runMeasured(Self.polygon(server, out: try CLI.temporaryFolder() + "/g.csv"), seconds: 60, environment: Self.env)
+      #expect(r.status == 1 && r.stderr.contains("error: HTTP 400: {\"error\": \"bad request "), "\(r.stderr)")
+      #expect(!r.stderr.lowercased().contains(Self.key.lowercased()), "\(r.stderr)")
+    }
+  }
 }

@@ -211,15 +211,40 @@ enum JSONPlace {
   }
 }
 
-/// Hides API keys in anything that might be shown: `apiKey=…` and `api_key=…` become `…=***`.
+/// Hides API keys in anything that might be shown: the value after `apiKey=`, `api_key=` or
+/// `api-key:`, in any case (a server may echo the URL lower-cased) and with JSON's quotes
+/// (`"apikey": "…"`), becomes `***`.
 package func redactingKeys(_ text: String) -> String {
-  var out = ""
-  var rest = Substring(text)
-  while let r = ["apiKey=", "api_key="].compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
-    out += rest[..<r.upperBound] + "***"
-    rest = rest[r.upperBound...]
-    let end = rest.firstIndex { $0 == "&" || $0 == " " || $0 == "\"" || $0 == "\n" || $0 == ")" } ?? rest.endIndex
-    rest = rest[end...]
+  let s = Array(text.unicodeScalars)
+  func lower(_ k: Int) -> Unicode.Scalar? {
+    guard k < s.count else { return nil }
+    return s[k].value >= 0x41 && s[k].value <= 0x5A ? Unicode.Scalar(s[k].value + 0x20) : s[k]
   }
-  return out + rest
+  func matches(_ word: String, at k: Int) -> Bool { word.unicodeScalars.enumerated().allSatisfy { lower(k + $0.offset) == $0.element } }
+  func skipQuotesAndSpaces(_ k: inout Int) { while k < s.count && (s[k] == " " || s[k] == "\"" || s[k] == "'") { k += 1 } }
+  let ends: Set<Unicode.Scalar> = ["&", " ", "\"", "'", "\n", "\r", "\t", ")", ",", ";", "<", ">", "#", "}", "]"]
+  var out = String.UnicodeScalarView()
+  var i = 0
+  while i < s.count {
+    if matches("api", at: i) {
+      var j = i + 3
+      if lower(j) == "_" || lower(j) == "-" { j += 1 }
+      if matches("key", at: j) {
+        j += 3
+        skipQuotesAndSpaces(&j)
+        if j < s.count && (s[j] == "=" || s[j] == ":") {
+          j += 1
+          skipQuotesAndSpaces(&j)
+          out.append(contentsOf: s[i..<j])
+          out.append(contentsOf: "***".unicodeScalars)
+          while j < s.count && !ends.contains(s[j]) { j += 1 }
+          i = j
+          continue
+        }
+      }
+    }
+    out.append(s[i])
+    i += 1
+  }
+  return String(out)
 }
