@@ -93,6 +93,9 @@ struct FetchCommand {
   /// The longest `next_url` followed (Polygon's are about 200 characters); each is kept to spot a repeat.
   static let longestNextURL = 8192
 
+  /// A page's URL as messages name it: keys hidden, cut (a server's next_url may be long).
+  static func shownURL(_ url: String) -> String { RateLimitedClient.shown(url, limit: 300) }
+
   func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
     let first = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
     var url = first
@@ -104,25 +107,25 @@ struct FetchCommand {
     while true {
       let separator = url.contains("?") ? "&" : "?"
       let data = try client.get(url + separator + "apiKey=" + key)
-      let page = try PolygonAggregates.parse(data, file: redactingKeys(url))
-      try PolygonAggregates.validate(page, data: data, file: redactingKeys(url))
+      let page = try PolygonAggregates.parse(data, file: Self.shownURL(url))
+      try PolygonAggregates.validate(page, data: data, file: Self.shownURL(url))
       bars += page.bars
       pages += 1
       progress.update(page: pages, items: bars.count)
       guard let next = page.nextURL, !next.isEmpty else { break }
       // The key goes only where --base-url points: a next page elsewhere is not followed.
       guard Self.origin(next) == client.origin else {
-        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(RateLimitedClient.shown(next, limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
+        throw OutputError(path: Self.shownURL(url), message: "the next page is on another host (\(RateLimitedClient.shown(next, limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
       }
       guard next.utf8.count <= Self.longestNextURL else {
-        throw InputError("next_url of page \(pages) is \(next.utf8.count) characters long; expected a URL of at most \(Self.longestNextURL)", file: redactingKeys(url))
+        throw InputError("next_url of page \(pages) is \(next.utf8.count) characters long; expected a URL of at most \(Self.longestNextURL)", file: Self.shownURL(url))
       }
       if let earlier = pageOfURL[next] {
-        throw InputError("page \(pages + 1) is page \(earlier) again (the same next_url); expected each page to lead to a new one", file: redactingKeys(next))
+        throw InputError("page \(pages + 1) is page \(earlier) again (the same next_url); expected each page to lead to a new one", file: Self.shownURL(next))
       }
       guard pages < Self.maximumPolygonPages else {
         throw InputError("page \(pages + 1) of more than \(Self.maximumPolygonPages); expected the bars within \(Self.maximumPolygonPages) pages (fetch a shorter range with --from and --to)",
-                         file: redactingKeys(next))
+                         file: Self.shownURL(next))
       }
       pageOfURL[next] = pages + 1
       url = next
@@ -142,7 +145,7 @@ struct FetchCommand {
     let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
                                 : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
     try checkReadsBack(text, fresh: fresh, firstFreshLine: existing.isEmpty ? 2 : existing.utf8.count { $0 == 0x0A } + 1,
-                       source: redactingKeys(first))
+                       source: Self.shownURL(first))
     try writeAtomically(text)
     say("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
     return ExitCode.ok

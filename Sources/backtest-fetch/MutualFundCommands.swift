@@ -53,7 +53,8 @@ struct MutualFundFetchCommand {
     }
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: scheme.json)], into: folder.isEmpty ? "." : folder)
-    let name = fresh.meta.first { $0.0 == "scheme_name" }.flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "scheme \(code)"
+    // The server's name for it, cut and with control characters escaped: it cannot act on the terminal.
+    let name = fresh.meta.first { $0.0 == "scheme_name" }.flatMap { if case .string(let t) = $0.1 { printable(t, limit: 200) } else { nil } } ?? "scheme \(code)"
     if quiet { return ExitCode.ok }
     print("fetched \(fresh.navs.count) NAVs of \(name); \(existed ? "merged" : "wrote") \(added) new NAV(s) into \(out)"
       + " (\(scheme.navs.count) in all, to \(CivilDate.isoDate(days: scheme.navs[0].day)))")
@@ -128,10 +129,12 @@ struct FundSearchCommand {
     }
     let schemes = list!
     let matches = schemes.search(query)
+    // Codes and names come from the server: cut and with control characters escaped, they cannot act on the terminal.
     let rows = matches.prefix(top).map { s -> [String] in
       let info = SchemeNameInfo(name: s.name)
-      return [s.code, info.fundHouse, info.category ?? "—", info.plan ?? "—", info.option ?? "—", s.name]
+      return [printable(s.code, limit: 20), printable(info.fundHouse, limit: 40), info.category ?? "—", info.plan ?? "—", info.option ?? "—", printable(s.name, limit: 150)]
     }
+    let query = printable(self.query, limit: 100)
     if rows.isEmpty {
       print("no scheme matches '\(query)'")
     } else {
@@ -144,6 +147,9 @@ struct FundSearchCommand {
     return ExitCode.ok
   }
 }
+
+/// `text` from a server or the command line, for printing: cut to `limit` characters, control characters escaped.
+func printable(_ text: String, limit: Int) -> String { escapingControlCharacters(excerpt(text, limit: limit)) }
 
 /// Prints rows as an aligned table (first and last columns left, the rest left too: they are names).
 func printTable(_ header: [String], _ rows: [[String]]) {

@@ -64,7 +64,9 @@ final class RateLimitedClient: @unchecked Sendable {
   }
 
   func get(_ url: String) throws -> Data {
-    guard let u = URL(string: url) else { throw OutputError(path: redactingKeys(url), message: "not a valid URL") }
+    // The URL as messages name it: keys hidden, cut (a server's next_url may be long).
+    let path = Self.shown(url, limit: 300)
+    guard let u = URL(string: url) else { throw OutputError(path: path, message: "not a valid URL") }
     var attempt = 0
     while true {
       if let last {
@@ -72,16 +74,16 @@ final class RateLimitedClient: @unchecked Sendable {
         if wait > 0 { Thread.sleep(forTimeInterval: wait) }
       }
       last = clock.now
-      let (status, headers, body, failure) = try perform(u, shownAs: url)
+      let (status, headers, body, failure) = try perform(u, shownAs: path)
       if let failure {
         if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoffWait(attempt)); continue }
-        throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
+        throw OutputError(path: path, message: "request failed: \(redactingKeys(failure))")
       }
       switch status {
       case 200..<300:
         return body
       case 401, 403:
-        throw OutputError(path: redactingKeys(url), message: "the API key was refused (HTTP \(status)); check the key in the environment variable")
+        throw OutputError(path: path, message: "the API key was refused (HTTP \(status)); check the key in the environment variable")
       case 429, 500..<600:
         if attempt < retries {
           attempt += 1
@@ -90,9 +92,9 @@ final class RateLimitedClient: @unchecked Sendable {
           Thread.sleep(forTimeInterval: retryAfter ?? backoffWait(attempt))
           continue
         }
-        throw OutputError(path: redactingKeys(url), message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
+        throw OutputError(path: path, message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
       default:
-        throw OutputError(path: redactingKeys(url), message: "HTTP \(status): \(Self.shown(String(decoding: body.prefix(65_536), as: UTF8.self), limit: 200))")
+        throw OutputError(path: path, message: "HTTP \(status): \(Self.shown(String(decoding: body.prefix(65_536), as: UTF8.self), limit: 200))")
       }
     }
   }
@@ -102,7 +104,7 @@ final class RateLimitedClient: @unchecked Sendable {
   ///
   /// - Throws: `OutputError` when the answer breaks `limits`, is redirected to another host or fails otherwise
   ///   (none of these is retried).
-  private func perform(_ url: URL, shownAs shown: String) throws -> (Int, [String: String], Data, String?) {
+  private func perform(_ url: URL, shownAs path: String) throws -> (Int, [String: String], Data, String?) {
     let transfer = Transfer()
     let task = session.dataTask(with: url)
     transfers.begin(task.taskIdentifier, transfer)
@@ -110,7 +112,6 @@ final class RateLimitedClient: @unchecked Sendable {
     let start = clock.now
     task.resume()
     let host = url.port.map { "\(url.host ?? ""):\($0)" } ?? url.host ?? ""
-    let path = redactingKeys(shown)
     while transfer.done.wait(timeout: .now() + 0.05) == .timedOut {
       let (answered, bytes) = transfer.progress
       if ProgressLine.seconds(clock.now - start) >= limits.seconds {

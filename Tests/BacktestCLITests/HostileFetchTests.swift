@@ -490,4 +490,47 @@ func runMeasured(_ arguments: [String], seconds: Double, environment: [String: S
       #expect(!r.stderr.lowercased().contains(Self.key.lowercased()), "\(r.stderr)")
     }
   }
+
+  // MARK: What reaches the terminal
+
+  @Test("a scheme name with terminal escapes, 100 KB long, is printed escaped and cut")
+  func hostileSchemeName() throws {
+    let name = "\u{1B}]0;owned\u{07}\u{1B}[2J" + String(repeating: "n", count: 100_000)
+    let body = MutualFundFetchTests.scheme(["01-04-2024"]).replacingOccurrences(of: "Sample Flexi Cap Fund - Direct Plan - Growth", with: name)
+      .replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{07}", with: "\\u0007")
+    let server = try HostileHTTPServer { _, _, c in c.respond(body) }
+    defer { server.stop() }
+    let out = try CLI.temporaryFolder() + "/f.json"
+    let (r, _, _, _) = try runMeasured(Self.mf(server, out: out), seconds: 60)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    #expect(r.stdout.hasPrefix("fetched 1 NAVs of \\u{1B}]0;owned\\u{7}\\u{1B}[2Jnnn") && r.stdout.count < 400, "\(r.stdout.prefix(300))")
+  }
+
+  @Test("a long next_url is named cut in a message, with the key hidden before the cut")
+  func longURLNamedCut() throws {
+    let holder = ServerHolder()
+    let server = try HostileHTTPServer { _, index, c in
+      c.respond(FetchTests.page(index, 1, next: holder.base + "/v2/next?cursor=" + String(repeating: "x", count: 5_000) + Self.key))
+    }
+    holder.base = server.baseURL
+    defer { server.stop() }
+    let (r, _, _, _) = try runMeasured(Self.polygon(server, out: try CLI.temporaryFolder() + "/g.csv"), seconds: 60, environment: Self.env)
+    #expect(r.status == 65 && r.stderr.hasPrefix("\(server.baseURL)/v2/next?cursor=xxxx") && r.stderr.hasSuffix("…: error: page 3 is page 2 again (the same next_url); expected each page to lead to a new one\n"),
+            "\(r.stderr.prefix(400))")
+    #expect(r.stderr.count < 500 && !r.stderr.contains("sek"), "\(r.stderr.count) characters")
+  }
+
+  @Test("funds search prints names with terminal escapes escaped, and long names cut")
+  func hostileSchemeList() throws {
+    let list = "[{\"schemeCode\": 1, \"schemeName\": \"Evil Flexi Cap Fund \\u001b]0;owned\\u0007\\u001b[2J - Direct Plan - Growth\"},"
+      + " {\"schemeCode\": 2, \"schemeName\": \"Long Flexi Cap Fund \(String(repeating: "n", count: 100_000))\"}]"
+    let server = try HostileHTTPServer { _, _, c in c.respond(list) }
+    defer { server.stop() }
+    let (r, _, _, _) = try runMeasured(["funds", "search", "flexi", "--cache", try CLI.temporaryFolder() + "/c.json", "--base-url", server.baseURL], seconds: 60)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(!r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    #expect(r.stdout.contains("Evil Flexi Cap Fund \\u{1B}]0;owned\\u{7}\\u{1B}[2J - Direct Plan - Growth"), "\(r.stdout.prefix(500))")
+    #expect(r.stdout.count < 2_000, "\(r.stdout.count) characters")
+  }
 }
