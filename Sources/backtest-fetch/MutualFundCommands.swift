@@ -117,7 +117,13 @@ struct FundSearchCommand {
   func run() throws -> Int32 {
     var list: MutualFundAPI.SchemeList?
     if !refresh, FileManager.default.fileExists(atPath: cache) {
-      let cached = try MutualFundAPI.SchemeList.parse(try readInputFile(cache), file: cache)
+      let cached: MutualFundAPI.SchemeList
+      do {
+        cached = try MutualFundAPI.SchemeList.parse(try readInputFile(cache), file: cache)
+      } catch var error as InputError where error.kind == .badInput && !error.message.contains("--refresh") {
+        error.message += "; the cache is rebuilt with --refresh"
+        throw error
+      }
       if cached.base == options.base { list = cached }
     }
     let fetched = list == nil

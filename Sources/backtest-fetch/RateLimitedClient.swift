@@ -82,7 +82,7 @@ final class RateLimitedClient: @unchecked Sendable {
       switch status {
       case 200..<300:
         return body
-      case 401, 403:
+      case 401 where origin != nil, 403 where origin != nil:
         throw OutputError(path: path, message: "the API key was refused (HTTP \(status)); check the key in the environment variable")
       case 429, 500..<600:
         if attempt < retries {

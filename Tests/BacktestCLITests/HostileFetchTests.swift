@@ -533,4 +533,15 @@ func runMeasured(_ arguments: [String], seconds: Double, environment: [String: S
     #expect(r.stdout.contains("Evil Flexi Cap Fund \\u{1B}]0;owned\\u{7}\\u{1B}[2J - Direct Plan - Growth"), "\(r.stdout.prefix(500))")
     #expect(r.stdout.count < 2_000, "\(r.stdout.count) characters")
   }
+
+  // MARK: mfapi has no key
+
+  @Test("an mfapi 401 is not called a refused API key (mfapi has none)")
+  func mfapiUnauthorized() throws {
+    let server = try HostileHTTPServer { _, _, c in c.respond(status: 401, "{\"error\": \"unauthorized\"}") }
+    defer { server.stop() }
+    let (r, _, _, _) = try runMeasured(Self.mf(server, out: try CLI.temporaryFolder() + "/f.json"), seconds: 60)
+    #expect(r.status == 1)
+    #expect(r.stderr == "\(server.baseURL)/mf/119551: error: HTTP 401: {\"error\": \"unauthorized\"}\n", "\(r.stderr)")
+  }
 }
