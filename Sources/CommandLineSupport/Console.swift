@@ -88,13 +88,15 @@ public enum Secrets {
     values = Array(Set(values + forms)).sorted { $0.count > $1.count }
   }
 
-  /// `text` with every hidden value replaced by `***`.
+  /// `text` with every hidden value replaced by `***`, in any case (a server may echo a URL lower-cased).
   public static func redact(_ text: String) -> String {
     lock.lock()
     let values = self.values
     lock.unlock()
     var text = text
-    for value in values where text.contains(value) { text = text.replacingOccurrences(of: value, with: "***") }
+    for value in values where text.range(of: value, options: .caseInsensitive) != nil {
+      text = text.replacingOccurrences(of: value, with: "***", options: .caseInsensitive)
+    }
     return text
   }
 

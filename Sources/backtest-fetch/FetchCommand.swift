@@ -24,6 +24,7 @@ struct FetchCommand {
   var requestsPerMinute: Double
   var retries: Int
   var backoffSeconds: Double
+  var limits: RequestLimits
   var quiet: Bool
 
   init(_ args: ArraySlice<String>) throws {
@@ -43,9 +44,8 @@ struct FetchCommand {
     guard let tz = TimeZone(identifier: zone) else { throw UsageError(message: "expected an IANA time zone for '--timezone', found '\(zone)'") }
     timeZone = tz
     baseURL = a.option("base-url") ?? (source == "polygon" ? "https://api.polygon.io" : "https://api.stlouisfed.org")
-    requestsPerMinute = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
-    retries = try a.integer("retries", minimum: 0)!
-    backoffSeconds = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
+    (requestsPerMinute, retries, backoffSeconds) = try RateLimitedClient.options(a)
+    limits = try RequestLimits.fromEnvironment()
     quiet = a.flag("quiet")
   }
 
@@ -64,7 +64,7 @@ struct FetchCommand {
     guard let origin = Self.origin(baseURL) else {
       throw UsageError(message: "expected --base-url like https://api.polygon.io, found '\(excerpt(baseURL))'")
     }
-    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds, origin: origin)
+    let client = RateLimitedClient(requestsPerMinute: requestsPerMinute, retries: retries, backoffSeconds: backoffSeconds, origin: origin, limits: limits)
     let encodedKey = Self.queryValue(key)
     return source == "polygon" ? try fetchPolygon(key: encodedKey, client: client) : try fetchFRED(key: encodedKey, client: client)
   }
@@ -87,21 +87,47 @@ struct FetchCommand {
     if !quiet { print(Secrets.redact(text)) }
   }
 
+  /// The most pages of one fetch: Polygon's pages hold up to 50,000 minutes of data each, so 1000 pages are
+  /// some 200 years of extended-hours minutes; FRED's hold 100,000 observations each.
+  static let maximumPolygonPages = 1000, maximumFREDPages = 100
+  /// The longest `next_url` followed (Polygon's are about 200 characters); each is kept to spot a repeat.
+  static let longestNextURL = 8192
+
+  /// A page's URL as messages name it: keys hidden, cut (a server's next_url may be long).
+  static func shownURL(_ url: String) -> String { RateLimitedClient.shown(url, limit: 300) }
+
   func fetchPolygon(key: String, client: RateLimitedClient) throws -> Int32 {
-    var url = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
+    let first = PolygonAggregates.url(base: baseURL, symbol: name, interval: interval, from: from, to: to)
+    var url = first
     var bars: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)] = []
+    // Each page's URL and its number: a next_url seen before would loop for ever.
+    var pageOfURL = [url: 1]
     var pages = 0
-    while pages < 10_000 {
+    let progress = PageProgress(label: "fetching \(name)", noun: "bars", enabled: !quiet)
+    while true {
       let separator = url.contains("?") ? "&" : "?"
       let data = try client.get(url + separator + "apiKey=" + key)
-      let page = try PolygonAggregates.parse(data, file: redactingKeys(url))
+      let page = try PolygonAggregates.parse(data, file: Self.shownURL(url))
+      try PolygonAggregates.validate(page, data: data, file: Self.shownURL(url))
       bars += page.bars
       pages += 1
+      progress.update(page: pages, items: bars.count)
       guard let next = page.nextURL, !next.isEmpty else { break }
       // The key goes only where --base-url points: a next page elsewhere is not followed.
       guard Self.origin(next) == client.origin else {
-        throw OutputError(path: redactingKeys(url), message: "the next page is on another host (\(excerpt(redactingKeys(next), limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
+        throw OutputError(path: Self.shownURL(url), message: "the next page is on another host (\(RateLimitedClient.shown(next, limit: 80))); expected \(client.origin ?? ""), the only host the API key is sent to")
       }
+      guard next.utf8.count <= Self.longestNextURL else {
+        throw InputError("next_url of page \(pages) is \(next.utf8.count) characters long; expected a URL of at most \(Self.longestNextURL)", file: Self.shownURL(url))
+      }
+      if let earlier = pageOfURL[next] {
+        throw InputError("page \(pages + 1) is page \(earlier) again (the same next_url); expected each page to lead to a new one", file: Self.shownURL(next))
+      }
+      guard pages < Self.maximumPolygonPages else {
+        throw InputError("page \(pages + 1) of more than \(Self.maximumPolygonPages); expected the bars within \(Self.maximumPolygonPages) pages (fetch a shorter range with --from and --to)",
+                         file: Self.shownURL(next))
+      }
+      pageOfURL[next] = pages + 1
       url = next
     }
     bars.sort { $0.time < $1.time }
@@ -118,19 +144,49 @@ struct FetchCommand {
     let fresh = bars.filter { $0.time > after && seen.insert($0.time).inserted }
     let text = existing.isEmpty ? PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily)
                                 : existing + PolygonAggregates.csv(fresh, timeZone: timeZone, daily: daily, header: false)
+    try checkReadsBack(text, fresh: fresh, firstFreshLine: existing.isEmpty ? 2 : existing.utf8.count { $0 == 0x0A } + 1,
+                       source: Self.shownURL(first))
     try writeAtomically(text)
     say("fetched \(bars.count) bars of \(name) in \(pages) page(s); \(existing.isEmpty ? "wrote" : "appended") \(fresh.count) new bar(s) to \(out)")
     return ExitCode.ok
   }
 
+  /// Checks that `text` reads back as bars, as every later run reads it: each page's bars were checked
+  /// (`PolygonAggregates.validate`), this catches what only shows once they are merged (two daily bars on
+  /// one date, none at all).
+  ///
+  /// - Throws: `InputError` naming `source` and the fetched bar at fault, or saying that there is none.
+  func checkReadsBack(_ text: String, fresh: [(time: Int64, open: Double, high: Double, low: Double, close: Double, volume: Double)],
+                      firstFreshLine: Int, source: String) throws {
+    let bytes = Array(text.utf8)
+    do {
+      _ = try bytes.withUnsafeBufferPointer { try BarCSVReader(timeZone: timeZone).read($0, file: out) }
+    } catch let error as InputError {
+      guard !fresh.isEmpty else {
+        throw InputError("no bars of \(escapingControlCharacters(excerpt(name))) from \(from) to \(to); expected at least one (check the symbol and the dates)", file: source)
+      }
+      let k = min(max((error.location?.line ?? firstFreshLine) - firstFreshLine, 0), fresh.count - 1)
+      let row = PolygonAggregates.csv([fresh[k]], timeZone: timeZone, daily: interval == .daily, header: false)
+      throw InputError("the fetched bar of \(row.prefix { $0 != "," }): \(error.message)", file: source)
+    }
+  }
+
   func fetchFRED(key: String, client: RateLimitedClient) throws -> Int32 {
     var rows: [(date: String, value: String)] = []
     var offset = 0
+    var pages = 0
+    let progress = PageProgress(label: "fetching \(name)", noun: "observations", enabled: !quiet)
     while true {
       let url = FREDObservations.url(base: baseURL, series: name, from: from, to: to, offset: offset)
+      guard pages < Self.maximumFREDPages else {
+        throw InputError("page \(pages + 1) of more than \(Self.maximumFREDPages); expected the observations within \(Self.maximumFREDPages) pages (fetch a shorter range with --from and --to)",
+                         file: redactingKeys(url))
+      }
       let (page, count) = try FREDObservations.parse(try client.get(url + "&api_key=" + key), file: redactingKeys(url))
       rows += page
       offset += page.count
+      pages += 1
+      progress.update(page: pages, items: rows.count)
       if page.isEmpty || offset >= count { break }
     }
     var existingRows: [(date: String, value: String)] = []
@@ -151,120 +207,4 @@ struct FetchCommand {
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: text)], into: folder.isEmpty ? "." : folder)
   }
-}
-
-/// GET requests with a client-side rate limit and retries with exponential
-/// backoff on 429 and 5xx (honouring `Retry-After`); keys are redacted from every message.
-final class RateLimitedClient: @unchecked Sendable {
-  let interval: Double
-  let retries: Int
-  let backoff: Double
-  /// `scheme://host:port`: the only place requests (and so the key) go; `nil` when no key is sent.
-  let origin: String?
-  private let clock = ContinuousClock()
-  private var last: ContinuousClock.Instant?
-  private let session: URLSession
-  private let redirects: SameOriginRedirects
-
-  init(requestsPerMinute: Double, retries: Int, backoffSeconds: Double, origin: String? = nil) {
-    interval = 60 / requestsPerMinute
-    self.retries = retries
-    backoff = backoffSeconds
-    self.origin = origin
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = 60
-    redirects = SameOriginRedirects(origin: origin)
-    session = URLSession(configuration: configuration, delegate: redirects, delegateQueue: nil)
-  }
-
-  func get(_ url: String) throws -> Data {
-    guard let u = URL(string: url) else { throw OutputError(path: redactingKeys(url), message: "not a valid URL") }
-    var attempt = 0
-    while true {
-      if let last {
-        let wait = interval - ProgressLine.seconds(clock.now - last)
-        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-      }
-      last = clock.now
-      let (status, headers, body, failure) = perform(u)
-      if let refused = redirects.takeRefused() {
-        throw OutputError(path: redactingKeys(url), message: "redirected to another host (\(excerpt(redactingKeys(refused), limit: 80))); expected \(origin ?? ""), the only host the API key is sent to")
-      }
-      if let failure {
-        if attempt < retries { attempt += 1; Thread.sleep(forTimeInterval: backoff * pow(2, Double(attempt - 1))); continue }
-        throw OutputError(path: redactingKeys(url), message: "request failed: \(redactingKeys(failure))")
-      }
-      switch status {
-      case 200..<300:
-        return body
-      case 401, 403:
-        throw OutputError(path: redactingKeys(url), message: "the API key was refused (HTTP \(status)); check the key in the environment variable")
-      case 429, 500..<600:
-        if attempt < retries {
-          attempt += 1
-          // A server's wait, at most 5 minutes (a huge or infinite one would hang the fetch).
-          let retryAfter = headers["retry-after"].flatMap { parseDecimal($0) }.flatMap { $0 >= 0 ? min($0, 300) : nil }
-          Thread.sleep(forTimeInterval: retryAfter ?? backoff * pow(2, Double(attempt - 1)))
-          continue
-        }
-        throw OutputError(path: redactingKeys(url), message: "HTTP \(status) after \(retries + 1) attempts; try again later or lower --rate")
-      default:
-        let text = redactingKeys(String(decoding: body.prefix(200), as: UTF8.self))
-        throw OutputError(path: redactingKeys(url), message: "HTTP \(status): \(text)")
-      }
-    }
-  }
-
-  private func perform(_ url: URL) -> (Int, [String: String], Data, String?) {
-    let done = DispatchSemaphore(value: 0)
-    let box = ResponseBox()
-    let task = session.dataTask(with: url) { data, response, error in
-      box.set(data: data, response: response as? HTTPURLResponse, error: error)
-      done.signal()
-    }
-    task.resume()
-    done.wait()
-    return box.result
-  }
-}
-
-/// Follows a redirect only within one origin (scheme, host and port): the
-/// request URL carries the key, and a server's `Location` may carry it on.
-private final class SameOriginRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-  let origin: String?
-  private let lock = NSLock()
-  private var refused: String?
-
-  init(origin: String?) { self.origin = origin }
-
-  func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                  newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-    let target = request.url?.absoluteString ?? ""
-    if origin == nil || FetchCommand.origin(target) == origin { return completionHandler(request) }
-    lock.lock()
-    refused = target
-    lock.unlock()
-    completionHandler(nil)
-  }
-
-  /// The redirect target refused during the last request, if any (cleared).
-  func takeRefused() -> String? {
-    lock.lock()
-    defer { refused = nil; lock.unlock() }
-    return refused
-  }
-}
-
-private final class ResponseBox: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: (Int, [String: String], Data, String?) = (0, [:], Data(), "no response")
-  func set(data: Data?, response: HTTPURLResponse?, error: Error?) {
-    lock.lock()
-    defer { lock.unlock() }
-    if let error { value = (0, [:], Data(), error.localizedDescription); return }
-    var headers: [String: String] = [:]
-    for (k, v) in response?.allHeaderFields ?? [:] { headers[String(describing: k).lowercased()] = String(describing: v) }
-    value = (response?.statusCode ?? 0, headers, data ?? Data(), nil)
-  }
-  var result: (Int, [String: String], Data, String?) { lock.lock(); defer { lock.unlock() }; return value }
 }

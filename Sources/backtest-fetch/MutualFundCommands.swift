@@ -11,9 +11,8 @@ struct MutualFundClientOptions {
   init(_ a: Arguments) throws {
     base = a.option("base-url")!
     while base.hasSuffix("/") { base.removeLast() }
-    let r = try a.number("rate", expected: "requests per minute > 0") { $0 > 0 }!
-    let b = try a.number("backoff", expected: "seconds from 0 to 3600") { $0 >= 0 && $0 <= 3600 }!
-    client = RateLimitedClient(requestsPerMinute: r, retries: try a.integer("retries", minimum: 0)!, backoffSeconds: b)
+    let (rate, retries, backoff) = try RateLimitedClient.options(a)
+    client = RateLimitedClient(requestsPerMinute: rate, retries: retries, backoffSeconds: backoff, limits: try RequestLimits.fromEnvironment())
   }
 }
 
@@ -27,8 +26,12 @@ struct MutualFundFetchCommand {
 
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: .mutualFund, path: "fetch mf")
-    guard a.positionals.count == 1, let code = a.positionals.first, !code.isEmpty, code.allSatisfy(\.isNumber) else {
+    guard a.positionals.count == 1, let code = a.positionals.first else {
       throw UsageError(message: "expected one scheme code: \(Program.name) fetch mf 119551 --out FILE.json (find codes with: \(Program.name) funds search NAME)")
+    }
+    // ASCII digits only: `½` and `١٢٣` are numbers to Swift, not scheme codes.
+    guard (1...12).contains(code.utf8.count), code.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+      throw UsageError(message: "expected a scheme code of 1 to 12 digits 0-9, like 119551, found '\(escapingControlCharacters(excerpt(code)))' (find codes with: \(Program.name) funds search NAME)")
     }
     self.code = code
     out = a.option("out")!
@@ -50,7 +53,8 @@ struct MutualFundFetchCommand {
     }
     let folder = (out as NSString).deletingLastPathComponent
     try AtomicWriter.write([ReportFile(name: (out as NSString).lastPathComponent, contents: scheme.json)], into: folder.isEmpty ? "." : folder)
-    let name = fresh.meta.first { $0.0 == "scheme_name" }.flatMap { if case .string(let t) = $0.1 { t } else { nil } } ?? "scheme \(code)"
+    // The server's name for it, cut and with control characters escaped: it cannot act on the terminal.
+    let name = fresh.meta.first { $0.0 == "scheme_name" }.flatMap { if case .string(let t) = $0.1 { printable(t, limit: 200) } else { nil } } ?? "scheme \(code)"
     if quiet { return ExitCode.ok }
     print("fetched \(fresh.navs.count) NAVs of \(name); \(existed ? "merged" : "wrote") \(added) new NAV(s) into \(out)"
       + " (\(scheme.navs.count) in all, to \(CivilDate.isoDate(days: scheme.navs[0].day)))")
@@ -85,15 +89,25 @@ struct FundSearchCommand {
     }
   }
 
+  /// The most pages of the list: 250,000 schemes, some five times mfapi's list.
+  static let maximumPages = 50
+
   /// Every page of the list: `limit` schemes a page until a short (or an unpaged, longer) one.
+  ///
+  /// - Throws: `InputError` when the pages do not end within `maximumPages`.
   func fetchList() throws -> [MutualFundAPI.Listing] {
     var all: [MutualFundAPI.Listing] = []
     var seen = Set<String>()
-    for page in 0..<1_000 {
+    let progress = PageProgress(label: "fetching the scheme list", noun: "schemes", enabled: true)
+    for page in 0... {
       let url = MutualFundAPI.listURL(base: options.base, limit: Self.pageSize, offset: page * Self.pageSize)
+      guard page < Self.maximumPages else {
+        throw InputError("page \(page + 1) of more than \(Self.maximumPages); expected the scheme list within \(Self.maximumPages) pages of \(Self.pageSize)", file: url)
+      }
       let listings = try MutualFundAPI.parseList(try options.client.get(url), file: url)
       let fresh = listings.filter { seen.insert($0.code).inserted }
       all += fresh
+      progress.update(page: page + 1, items: all.count)
       // A server that ignores paging sends everything at once (or the same page again).
       if listings.count != Self.pageSize || fresh.isEmpty { break }
     }
@@ -103,7 +117,13 @@ struct FundSearchCommand {
   func run() throws -> Int32 {
     var list: MutualFundAPI.SchemeList?
     if !refresh, FileManager.default.fileExists(atPath: cache) {
-      let cached = try MutualFundAPI.SchemeList.parse(try readInputFile(cache), file: cache)
+      let cached: MutualFundAPI.SchemeList
+      do {
+        cached = try MutualFundAPI.SchemeList.parse(try readInputFile(cache), file: cache)
+      } catch var error as InputError where error.kind == .badInput && !error.message.contains("--refresh") {
+        error.message += "; the cache is rebuilt with --refresh"
+        throw error
+      }
       if cached.base == options.base { list = cached }
     }
     let fetched = list == nil
@@ -115,10 +135,12 @@ struct FundSearchCommand {
     }
     let schemes = list!
     let matches = schemes.search(query)
+    // Codes and names come from the server: cut and with control characters escaped, they cannot act on the terminal.
     let rows = matches.prefix(top).map { s -> [String] in
       let info = SchemeNameInfo(name: s.name)
-      return [s.code, info.fundHouse, info.category ?? "—", info.plan ?? "—", info.option ?? "—", s.name]
+      return [printable(s.code, limit: 20), printable(info.fundHouse, limit: 40), info.category ?? "—", info.plan ?? "—", info.option ?? "—", printable(s.name, limit: 150)]
     }
+    let query = printable(self.query, limit: 100)
     if rows.isEmpty {
       print("no scheme matches '\(query)'")
     } else {
@@ -131,6 +153,9 @@ struct FundSearchCommand {
     return ExitCode.ok
   }
 }
+
+/// `text` from a server or the command line, for printing: cut to `limit` characters, control characters escaped.
+func printable(_ text: String, limit: Int) -> String { escapingControlCharacters(excerpt(text, limit: limit)) }
 
 /// Prints rows as an aligned table (first and last columns left, the rest left too: they are names).
 func printTable(_ header: [String], _ rows: [[String]]) {

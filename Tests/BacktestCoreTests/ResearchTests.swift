@@ -150,6 +150,9 @@ import Testing
     ("quant Small Cap Fund - Growth Option - Direct Plan", "quant", "Small Cap", "Direct", "Growth"),
     ("Nippon India Large & Midcap Fund - Direct Plan Growth Plan - Growth Option", "Nippon India", "Large & Mid Cap", "Direct", "Growth"),
     ("Grindlays Super Saver Income Fund-GSSIF-Half Yearly Dividend", "Grindlays", "Debt (other)", "—", "IDCW"),
+    ("Axis Bluechip Fund - Regular Plan - Income Distribution cum Capital Withdrawal [Option]", "Axis", "Large Cap", "Regular", "IDCW"),
+    // "Income" here names the option, not a debt fund.
+    ("Quant Active Fund - Income Distribution Cum Capital Withdrawal Option - Direct Plan", "quant", "—", "Direct", "IDCW"),
   ])
   func names(_ name: String, _ house: String, _ category: String, _ plan: String, _ option: String) {
     let info = SchemeNameInfo(name: name)

@@ -43,6 +43,31 @@ package enum PolygonAggregates {
                 nextURL: object["next_url"] as? String)
   }
 
+  /// Checks each bar of a page against the rules the bar CSV reader applies, so that a fetch never
+  /// writes a file every later run refuses: prices positive and within `BarCSVReader.priceRange`,
+  /// `high >= max(open, close)`, `low <= min(open, close)`, volume from 0 to `BarCSVReader.largestVolume`.
+  ///
+  /// - Throws: `InputError` at the offending result in `data` (of `file`): "result 2: expected …".
+  package static func validate(_ page: Page, data: Data, file: String) throws {
+    for (k, b) in page.bars.enumerated() {
+      func fail(_ message: String) -> InputError { resultError(k, message, in: data, file: file) }
+      for (x, key, name) in [(b.open, "o", "open"), (b.high, "h", "high"), (b.low, "l", "low"), (b.close, "c", "close")] {
+        guard x > 0 else { throw fail("expected a positive number for '\(key)' (\(name)), found \(formatNumber(x))") }
+        guard BarCSVReader.priceRange.contains(x) else {
+          throw fail("expected a price from 1e-12 to 1e12 for '\(key)' (\(name)), found \(formatNumber(x))")
+        }
+      }
+      guard b.volume >= 0 else { throw fail("expected a non-negative number for 'v' (volume), found \(formatNumber(b.volume))") }
+      guard b.volume <= BarCSVReader.largestVolume else { throw fail("expected a volume up to 1e18 for 'v' (volume), found \(formatNumber(b.volume))") }
+      if b.low > min(b.open, b.close) {
+        throw fail("expected 'l' (low) <= min(open, close) = \(formatNumber(min(b.open, b.close))), found \(formatNumber(b.low))")
+      }
+      if b.high < max(b.open, b.close) {
+        throw fail("expected 'h' (high) >= max(open, close) = \(formatNumber(max(b.open, b.close))), found \(formatNumber(b.high))")
+      }
+    }
+  }
+
   /// An error about the `k`-th result (0-based), at its place in the JSON when found.
   package static func resultError(_ k: Int, _ message: String, in data: Data, file: String) -> InputError {
     let text = "result \(k + 1): " + message
@@ -77,17 +102,48 @@ package enum PolygonAggregates {
 
 /// FRED series observations: `{"observations": [{"date": "2024-01-01", "value": "3.7"}], "count": N, "offset": K}`.
 package enum FREDObservations {
+  /// Parses one response body: its observations and the `count` of the whole series.
+  ///
+  /// - Throws: `InputError` naming `file` (at the observation when found) when it is not FRED JSON, or an
+  ///   observation's date is not `YYYY-MM-DD` or its value neither a number (at most 1e15 in size, as the macro
+  ///   reader takes) nor `.` (missing): what the CSV holds must read back as the same rows.
   package static func parse(_ data: Data, file: String) throws -> (rows: [(date: String, value: String)], count: Int) {
     guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
       let observations = object["observations"] as? [[String: Any]]
     else { throw InputError("expected a JSON object with 'observations' (FRED)", file: file) }
     let rows = try observations.enumerated().map { k, o -> (String, String) in
-      guard let date = o["date"] as? String, let value = o["value"] as? String else {
-        throw InputError("observation \(k + 1): expected 'date' and 'value' strings", file: file)
+      func fail(_ message: String) -> InputError {
+        let text = "observation \(k + 1): " + message
+        return JSONPlace.ofElement(k, ofArray: "observations", in: data, file: file).map { InputError(text, at: $0) } ?? InputError(text, file: file)
+      }
+      guard let date = o["date"] as? String, let value = o["value"] as? String else { throw fail("expected 'date' and 'value' strings") }
+      guard isDate(date) else { throw fail("expected 'date' as YYYY-MM-DD, found '\(shown(date))'") }
+      guard value.isEmpty || value == "." || parseDecimal(value).map({ abs($0) <= ConfigTable.largestNumber }) == true else {
+        throw fail("expected 'value' as a number (at most 1e15 in size) or '.', found '\(shown(value))'")
       }
       return (date, value)
     }
     return (rows.map { (date: $0.0, value: $0.1) }, (object["count"] as? NSNumber)?.intValue ?? rows.count)
+  }
+
+  /// Whether `text` is exactly a valid `YYYY-MM-DD`.
+  static func isDate(_ text: String) -> Bool {
+    var text = text
+    guard text.utf8.count == 10 else { return false }
+    return text.withUTF8 { if case .date? = parseTimestamp($0, 0, $0.count) { true } else { false } }
+  }
+
+  /// `text` for a message: cut, with line breaks and other control characters written as `\u{A}`.
+  static func shown(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    for scalar in excerpt(text).unicodeScalars {
+      if scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F) {
+        out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+      } else {
+        out.append(scalar)
+      }
+    }
+    return String(out)
   }
 
   package static func url(base: String, series: String, from: String, to: String, offset: Int) -> String {
@@ -155,15 +211,40 @@ enum JSONPlace {
   }
 }
 
-/// Hides API keys in anything that might be shown: `apiKey=…` and `api_key=…` become `…=***`.
+/// Hides API keys in anything that might be shown: the value after `apiKey=`, `api_key=` or
+/// `api-key:`, in any case (a server may echo the URL lower-cased) and with JSON's quotes
+/// (`"apikey": "…"`), becomes `***`.
 package func redactingKeys(_ text: String) -> String {
-  var out = ""
-  var rest = Substring(text)
-  while let r = ["apiKey=", "api_key="].compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
-    out += rest[..<r.upperBound] + "***"
-    rest = rest[r.upperBound...]
-    let end = rest.firstIndex { $0 == "&" || $0 == " " || $0 == "\"" || $0 == "\n" || $0 == ")" } ?? rest.endIndex
-    rest = rest[end...]
+  let s = Array(text.unicodeScalars)
+  func lower(_ k: Int) -> Unicode.Scalar? {
+    guard k < s.count else { return nil }
+    return s[k].value >= 0x41 && s[k].value <= 0x5A ? Unicode.Scalar(s[k].value + 0x20) : s[k]
   }
-  return out + rest
+  func matches(_ word: String, at k: Int) -> Bool { word.unicodeScalars.enumerated().allSatisfy { lower(k + $0.offset) == $0.element } }
+  func skipQuotesAndSpaces(_ k: inout Int) { while k < s.count && (s[k] == " " || s[k] == "\"" || s[k] == "'") { k += 1 } }
+  let ends: Set<Unicode.Scalar> = ["&", " ", "\"", "'", "\n", "\r", "\t", ")", ",", ";", "<", ">", "#", "}", "]"]
+  var out = String.UnicodeScalarView()
+  var i = 0
+  while i < s.count {
+    if matches("api", at: i) {
+      var j = i + 3
+      if lower(j) == "_" || lower(j) == "-" { j += 1 }
+      if matches("key", at: j) {
+        j += 3
+        skipQuotesAndSpaces(&j)
+        if j < s.count && (s[j] == "=" || s[j] == ":") {
+          j += 1
+          skipQuotesAndSpaces(&j)
+          out.append(contentsOf: s[i..<j])
+          out.append(contentsOf: "***".unicodeScalars)
+          while j < s.count && !ends.contains(s[j]) { j += 1 }
+          i = j
+          continue
+        }
+      }
+    }
+    out.append(s[i])
+    i += 1
+  }
+  return String(out)
 }

@@ -155,7 +155,8 @@ public enum MutualFundAPI {
 /// Heuristic: the fund house is the longest known AMC name the scheme name starts
 /// with (else its first word); the category the first keyword found (Liquid,
 /// Large Cap, ELSS, Index, …); the plan `Direct` or `Regular`; the option
-/// `Growth`, `IDCW` (also written Dividend, Payout, Reinvestment) or `Bonus`.
+/// `Growth`, `IDCW` (also written Dividend, Payout, Reinvestment, or spelled out: Income
+/// Distribution cum Capital Withdrawal) or `Bonus`.
 /// Unknown parts are `nil`.
 public struct SchemeNameInfo: Sendable, Equatable {
   public var fundHouse: String
@@ -202,11 +203,14 @@ public struct SchemeNameInfo: Sendable, Equatable {
       name.lowercased().hasPrefix(h.lowercased()) && (name.count == h.count || !name[name.index(name.startIndex, offsetBy: h.count)].isLetter)
     }.max { $0.count < $1.count }
     fundHouse = house ?? String(name.split(separator: " ").first ?? "")
+    // IDCW spelled out: its "income" does not make a debt fund.
+    let spelledIDCW = " income distribution cum capital withdrawal "
+    let withoutIDCW = lower.replacingOccurrences(of: spelledIDCW, with: " ")
     // Without "Dividend Yield", "dividend" is an option.
     let withoutYield = lower.replacingOccurrences(of: " dividend yield ", with: " ")
-    category = Self.categories.first { $0.0.contains(where: has) }?.1
+    category = Self.categories.first { $0.0.contains { withoutIDCW.contains(" " + $0 + " ") } }?.1
     plan = has("direct") ? "Direct" : has("regular") ? "Regular" : nil
-    if ["idcw", "dividend", "payout", "reinvestment"].contains(where: { withoutYield.contains(" " + $0 + " ") }) {
+    if withoutIDCW != lower || ["idcw", "dividend", "payout", "reinvestment"].contains(where: { withoutYield.contains(" " + $0 + " ") }) {
       option = "IDCW"
     } else if has("growth") {
       option = "Growth"
