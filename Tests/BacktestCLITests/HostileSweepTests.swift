@@ -122,6 +122,17 @@ import Testing
     #expect(none.status == 65 && none.stderr.contains("error: every combination is invalid, for example fast=5 slow=2: "), "\(none.stderr)")
   }
 
+  @Test("signal on daily date-only bars: after the 16:00 close the day's bar is the newest (it was left out and the previous called stale); bars after the clock are counted")
+  func dailyClose() throws {
+    let after = try CLI.run(["signal", "goog-swing", "--now", "2013-03-01T17:00:00-05:00"])
+    #expect(after.status == 0 && after.stdout.contains("at the close of 2013-03-01 (newest bar)") && !after.stdout.contains("stale"), "\(after.stdout)")
+    #expect(after.stderr.isEmpty, "\(after.stderr)")
+    let before = try CLI.run(["signal", "goog-swing", "--now", "2013-03-01T15:00:00-05:00"])
+    #expect(before.status == 0 && before.stdout.contains("at the close of 2013-02-28 (newest bar)"))
+    #expect(before.stderr.contains("note: 1 bar of Data/GOOG.csv closes after 2013-03-01T20:00:00Z (the newest from 2013-03-01): left out, not yet closed"),
+            "\(before.stderr)")
+  }
+
   @Test("compare writes a fraction beyond what a percentage holds as a number, not inf")
   func hugeFraction() throws {
     let r = try CLI.run(["compare", Self.corpus + "/good/compare-run", Self.corpus + "/bad/compare-huge"])
