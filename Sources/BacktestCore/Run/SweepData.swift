@@ -125,6 +125,15 @@ extension SweepData {
   ///
   /// - Throws: `InputError` naming `file` when the split leaves either part empty.
   public func split(_ settings: SweepSettings, file: String) throws -> (inSample: SweepData, outOfSampleStart: Int?) {
+    if let wf = settings.walkForward {
+      // Test parts that overlap would trade and compound their shared bars twice in the chained equity.
+      let windows = wf.windows(timeline)
+      if let k = windows.indices.dropFirst().first(where: { windows[$0].test < windows[$0 - 1].end }) {
+        throw InputError("walk-forward test parts overlap: sweep.validation.step (\(wf.step.text)) is shorter than test (\(wf.test.text)), so the part from "
+                         + "\(timeline.timeLabel(windows[k].test)) starts before the one before it ends (\(timeline.timeLabel(windows[k - 1].end - 1))); "
+                         + "expected step >= test", file: file)
+      }
+    }
     guard let v = settings.validation else { return (self, nil) }
     guard let k = v.index(in: timeline) else {
       throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)

@@ -28,6 +28,15 @@ public struct WalkForwardSettings: Sendable, Equatable {
     }
 
     /// The first bar at or after the date of `index` minus this length (or `index - n` bars).
+    /// As a run file writes it: `2y`… written as months (`24m`), `90d`, a bar count.
+    var text: String {
+      switch self {
+      case .months(let n): n % 12 == 0 ? "\(n / 12)y" : "\(n)m"
+      case .days(let n): "\(n)d"
+      case .bars(let n): "\(n) bars"
+      }
+    }
+
     func start(before index: Int, in bars: BarSeries) -> Int {
       switch self {
       case .bars(let n): return max(0, index - n)
