@@ -190,11 +190,11 @@ struct SweepCommand {
     batch.add(first)
     // A shard writes its rows only: merge makes the reports, holdout, walk-forward and significance of the whole sweep
     // (a shard's own ranking of its slice would be work for nothing, paid by every shard).
-    let files = first + (shard == nil
-      ? SweepReport.studyFiles(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
-                               title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best,
-                               skipped: skipped)
-      : [])
+    let study = shard == nil
+      ? SweepReport.study(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
+                          title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best,
+                          skipped: skipped) : nil
+    let files = first + (study?.files ?? [])
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()
     try batch.commit()
@@ -220,6 +220,19 @@ struct SweepCommand {
       if let first = skipped.first {
         print("  \(skipped.count) combination\(skipped.count == 1 ? "" : "s") skipped as invalid, for example "
           + Self.describe(first.combination, settings) + ": " + first.reason)
+      }
+      // Whether the winner is believable, and how it did out of sample: the figures sweep.md leads with.
+      if let sig = study?.significance {
+        print("  deflated Sharpe ratio \(String(format: "%.3f", sig.dsr)) over \(sig.trials) trials (below 0.95 the winner may be luck)"
+          + (sig.overfitting.map { String(format: ", probability of backtest overfitting %.2f", $0.probability) } ?? ""))
+      }
+      if let wf = study?.walkForward {
+        print("  walk-forward out of sample (\(wf.windows.count) windows chained): total return \(HumanFormat.percent(wf.summary.totalReturn)), "
+          + "Sharpe \(HumanFormat.ratio(wf.summary.sharpe)), max drawdown \(HumanFormat.percent(wf.summary.maxDrawdown)), efficiency \(HumanFormat.ratio(wf.efficiency))")
+      }
+      if let top = study?.validation.first {
+        print("  holdout: the best in-sample gives out of sample Sharpe \(HumanFormat.ratio(top.outOfSample.sharpe)), "
+          + "total return \(HumanFormat.percent(top.outOfSample.totalReturn)) (in sample \(HumanFormat.ratio(top.inSample.metric("sharpe"))))")
       }
       if let robust = SweepRanking.acrossSymbols(all, settings: settings).first {
         print("  across symbols, best mean: " + zip(settings.parameters.dropFirst().map(\.name), robust.values).map { "\($0)=\($1)" }.joined(separator: " ")

@@ -191,7 +191,8 @@ extension SweepReport {
     if let significance { md += significance.markdown }
     if let h = settings.heatmap {
       charts.append(ReportFile(name: "sweep.html", contents: SweepCharts.html(records, settings: settings, title: title, total: total,
-                                                                           x: h.x, y: h.y, validation: validation, significance: significance)))
+                                                                           x: h.x, y: h.y, validation: validation, significance: significance,
+                                                                           walkForward: walkForward)))
     }
     var extra: [ReportFile] = []
     if let wf = walkForward {
@@ -231,6 +232,23 @@ extension SweepReport {
                                 inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
                                 workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                                 best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> [ReportFile] {
+    study(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart, title: title,
+          total: total, initialCash: initialCash, workers: workers, known: known, best: best, skipped: skipped).files
+  }
+
+  /// What `studyFiles` makes, with the figures a terminal shows: the significance tests and the chained walk-forward.
+  public struct Study: Sendable {
+    public var files: [ReportFile]
+    public var significance: SweepSignificance?
+    public var walkForward: WalkForward.Result?
+    public var validation: [ValidationRow]
+  }
+
+  /// `studyFiles`, with the figures behind them.
+  public static func study(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+                           inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
+                           workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+                           best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> Study {
     let significance = OnOtherThread {
       SweepSignificance.evaluate(records, settings: settings, jobs: jobs, data: inSample, known: known, bestReturns: best)
     }
@@ -252,6 +270,6 @@ extension SweepReport {
       }
       files[k].contents = text
     }
-    return files
+    return Study(files: files, significance: significance.value, walkForward: walkForward?.0, validation: validation?.rows ?? [])
   }
 }

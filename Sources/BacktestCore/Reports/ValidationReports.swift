@@ -17,6 +17,26 @@ extension WalkForward {
     return out
   }
 
+  /// The same section as an HTML card: the chained out-of-sample figures and the windows.
+  static func html(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
+    func e(_ x: String) -> String { SVGBuilder.escape(x) }
+    var h = "<div class=\"card\"><h2>Walk-forward</h2><p class=\"note\">Each window ranks the grid on its training part and runs the best "
+      + "combination unchanged on its test part; the test parts, chained, give one out-of-sample curve: total return <b>"
+      + "\(HumanFormat.percent(r.summary.totalReturn))</b>, CAGR \(HumanFormat.percent(r.summary.cagr)), Sharpe <b>\(HumanFormat.ratio(r.summary.sharpe))</b>, "
+      + "max drawdown \(HumanFormat.percent(r.summary.maxDrawdown)), \(r.summary.totalTrades) trades; walk-forward efficiency <b>\(HumanFormat.ratio(r.efficiency))</b>."
+      + " Every window is in walkforward.csv.</p><table><tr><th>#</th><th>test from</th><th>test to</th>"
+      + settings.parameters.map { "<th>\(e($0.name))</th>" }.joined()
+      + "<th>IS \(e(settings.metric))</th><th>OOS return</th><th>OOS sharpe</th><th>OOS trades</th><th>WFE</th></tr>"
+    for (k, w) in r.windows.enumerated() {
+      h += "<tr><td>\(k + 1)</td><td>\(e(bars.timeLabel(w.testStart)))</td><td>\(e(bars.timeLabel(w.testEnd - 1)))</td>"
+        + (w.best?.values ?? settings.parameters.map { _ in "—" }).map { "<td>\(e($0))</td>" }.joined()
+        + "<td>\(SweepReport.formatMetric(w.best?.metric(settings.metric)))</td><td>\(HumanFormat.percent(w.outOfSample?.totalReturn))</td>"
+        + "<td>\(HumanFormat.ratio(w.outOfSample?.sharpe))</td><td>\(w.outOfSample.map { String($0.totalTrades) } ?? "—")</td>"
+        + "<td>\(HumanFormat.ratio(w.efficiency))</td></tr>"
+    }
+    return h + "</table></div>\n"
+  }
+
   public static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
     let wf = settings.walkForward
     var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part ("

@@ -11,14 +11,15 @@ package enum SweepCharts {
     let all = cells.flatMap { $0 }.compactMap { $0 }
     let lo = all.min() ?? 0, hi = all.max() ?? 1
     let cellWidth = min(110.0, 860.0 / Double(xs.count)), cellHeight = 34.0, left = 90.0, top = 60.0
-    let width = left + cellWidth * Double(xs.count) + 20, height = top + cellHeight * Double(ys.count) + 50
+    // Wide enough for the title (about 7 px a character at the title's size) on a narrow grid.
+    let width = max(left + cellWidth * Double(xs.count) + 20, 16 + 7.2 * Double(heatmapTitle(settings, x: x, y: y).count))
+    let height = top + cellHeight * Double(ys.count) + 50
     var svg = SVGBuilder()
     let c = SVGBuilder.coordinate
     svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" id=\"heatmap\">")
     svg.raw("<title>\(settings.metric) by \(settings.parameters[x].name) and \(settings.parameters[y].name)</title>" + RunCharts.style)
     svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
-    svg.label("\(settings.metric) (mean over the other parameters) by \(settings.parameters[x].name) and \(settings.parameters[y].name)",
-              x: left, y: 20, attributes: "class=\"title\"")
+    svg.label(heatmapTitle(settings, x: x, y: y), x: 8, y: 20, attributes: "class=\"title\"")
     for (i, xv) in xs.enumerated() {
       svg.label(xv, x: left + cellWidth * (Double(i) + 0.5), y: top - 8, attributes: "class=\"label\" text-anchor=\"middle\"")
     }
@@ -38,6 +39,12 @@ package enum SweepCharts {
     }
     svg.raw("</svg>")
     return svg.text
+  }
+
+  /// `sharpe by bb_period and oversold`, with `(mean over the other parameters)` when there are others.
+  static func heatmapTitle(_ settings: SweepSettings, x: Int, y: Int) -> String {
+    settings.metric + (settings.parameters.count > 2 ? " (mean over the other parameters)" : "")
+      + " by \(settings.parameters[x].name) and \(settings.parameters[y].name)"
   }
 
   /// The heatmap's cells, row by row (`y`), then column by column (`x`): the
@@ -65,9 +72,11 @@ package enum SweepCharts {
 
   /// `sweep.html`: the heatmap and the top combinations, self-contained.
   package static func html(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int, x: Int, y: Int,
-                          validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil, significance: SweepSignificance? = nil) -> String {
+                          validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil, significance: SweepSignificance? = nil,
+                          walkForward: (result: WalkForward.Result, bars: BarSeries)? = nil) -> String {
     let ranked = SweepRanking.ranking(records, settings: settings)
-    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
+    var h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+      + "<title>Sweep: \(SVGBuilder.escape(title))</title><style>\(HTMLReport.css)</style></head><body><main>\n"
     h += "<h1>Sweep: \(SVGBuilder.escape(title))</h1><p class=\"note\">\(records.count) of \(total) combinations; \(ranked.count) meet the constraints; ranked by \(settings.metric).</p>\n"
     h += InteractiveChart.section(id: "heatmap-chart", fallback: heatmap(records, settings: settings, x: x, y: y),
                                   spec: InteractiveChart.heatmap(records, settings: settings, x: x, y: y), data: nil)
@@ -100,8 +109,11 @@ package enum SweepCharts {
         h += "<td>\(HumanFormat.percent(r.inSample.metric("total_return")))</td><td>\(HumanFormat.percent(r.outOfSample.totalReturn))</td><td>\(r.outOfSample.totalTrades)</td></tr>"
       }
       h += "</table></div>\n"
+    } else if let wf = walkForward {
+      h += WalkForward.html(wf.result, settings: settings, bars: wf.bars)
     } else {
-      h += "<p class=\"note\">Add sweep.validation: {mode: holdout, split: DATE or FRACTION} for an in-sample against out-of-sample comparison.</p>\n"
+      h += "<p class=\"note\">Add sweep.validation: {mode: holdout, split: DATE or FRACTION} or {mode: walk_forward, train: 1y, test: 6m} "
+        + "for an out-of-sample check.</p>\n"
     }
     h += HTMLReport.closing
     return h
