@@ -151,6 +151,22 @@ import Testing
     #expect(evaluator.cache.numbers[try RuleEval.check("plus_di(5)")] == nil)
   }
 
+  @Test("every example of Docs/rules.md's table of functions is a condition that holds on some GOOG bars and not on others")
+  func documentedExamples() throws {
+    let text = try String(contentsOfFile: Repo.path("Docs/rules.md"), encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "## Functions").dropFirst().first?.components(separatedBy: "\n## ").first)
+    let examples = section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { row in
+      String(row.split(separator: "|").last!.trimmingCharacters(in: .whitespaces).dropFirst().dropLast())
+    }
+    #expect(examples.count == 24)
+    let bars = try IndicatorTests.googBars()
+    for example in examples {
+      let e = try RuleEval.check(example)
+      let bits = RuleEvaluator(bars: bars).condition(e)
+      #expect(e.isCondition && (0..<bars.count).contains { bits[$0] } && (0..<bars.count).contains { !bits[$0] }, "\(example)")
+    }
+  }
+
   static let runFile = Repo.fixtures + "/rules/goog-adx-macd.yaml"
 
   @Test("a run file using adx, the DIs, macd_hist, stoch_k and wma runs end to end: its trades follow the rule, its reports draw each function")
