@@ -263,7 +263,8 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
       // Names
       Case(expression: "rsl(close, 2) < 5", at: "rsl", message: "unknown function 'rsl'; did you mean 'rsi'?"),
       Case(expression: "foo(close) < 5", at: "foo",
-           message: "unknown function 'foo'; expected one of abs, atr, bb_lower, bb_mid, bb_upper, ema, highest, lowest, max, min, roc, rsi, sma, std"),
+           message: "unknown function 'foo'; expected one of abs, adx, atr, bb_lower, bb_mid, bb_upper, cci, ema, highest, lowest, macd, "
+             + "macd_hist, macd_signal, max, min, minus_di, obv, plus_di, roc, rsi, sma, std, stoch_d, stoch_k, willr, wma"),
       Case(expression: "clse > 1", at: "clse", message: "unknown name 'clse'; did you mean 'close'?"),
       Case(expression: "foo > 1", at: "foo",
            message: "unknown name 'foo'; expected a series (open, high, low, close, volume), a param (k, n, neg) or a function call"),
@@ -286,6 +287,41 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
            message: "expected the period of 'sma' to be an integer from 1 to 1000000000 (a number or a param), found '5 + 5'"),
       Case(expression: "sma(close, 1e10) > 1", at: "1e10",
            message: "expected the period of 'sma' to be an integer from 1 to 1000000000, found 1e10"),
+      // Arguments of the indicators: counts, and each period named in a function of several.
+      Case(expression: "adx(14, 2) > 25", at: "adx(14, 2)", message: "'adx' takes 1 argument (n), found 2"),
+      Case(expression: "plus_di() > 25", at: "plus_di()", message: "'plus_di' takes 1 argument (n), found 0"),
+      Case(expression: "minus_di(close, 14) > 25", at: "minus_di(close, 14)", message: "'minus_di' takes 1 argument (n), found 2"),
+      Case(expression: "stoch_k(14) > 80", at: "stoch_k(14)", message: "'stoch_k' takes 2 arguments (n, smooth), found 1"),
+      Case(expression: "stoch_d(14, 3) > 80", at: "stoch_d(14, 3)", message: "'stoch_d' takes 3 arguments (n, smooth, d), found 2"),
+      Case(expression: "macd(close, 12) > 0", at: "macd(close, 12)", message: "'macd' takes 3 arguments (x, fast, slow), found 2"),
+      Case(expression: "macd_signal(close, 12, 26) > 0", at: "macd_signal(close, 12, 26)",
+           message: "'macd_signal' takes 4 arguments (x, fast, slow, signal), found 3"),
+      Case(expression: "macd_hist(close, 12, 26, 9, 1) > 0", at: "macd_hist(close, 12, 26, 9, 1)",
+           message: "'macd_hist' takes 4 arguments (x, fast, slow, signal), found 5"),
+      Case(expression: "willr() < -80", at: "willr()", message: "'willr' takes 1 argument (n), found 0"),
+      Case(expression: "cci(close, 20) > 100", at: "cci(close, 20)", message: "'cci' takes 1 argument (n), found 2"),
+      Case(expression: "obv(close) > 0", at: "obv(close)", message: "'obv' takes no arguments, found 1"),
+      Case(expression: "obv > 0", at: "obv", message: "'obv' is a function; expected obv()"),
+      Case(expression: "wma(close) > 1", at: "wma(close)", message: "'wma' takes 2 arguments (x, n), found 1"),
+      Case(expression: "adx > 25", at: "adx", message: "'adx' is a function; expected adx(n)"),
+      Case(expression: "adx(0) > 25", at: "0", message: "expected the period of 'adx' to be an integer from 1 to 1000000000, found 0"),
+      Case(expression: "plus_di(-1) > 25", at: "-1", message: "expected the period of 'plus_di' to be an integer from 1 to 1000000000, found -1"),
+      Case(expression: "minus_di(k) > 25", at: "k",
+           message: "param 'k' is 2.5; expected the period of 'minus_di' to be an integer from 1 to 1000000000"),
+      Case(expression: "willr(2.5) < -80", at: "2.5", message: "expected the period of 'willr' to be an integer from 1 to 1000000000, found 2.5"),
+      Case(expression: "cci(close) > 100", at: "close", locate: "close)",
+           message: "expected the period of 'cci' to be an integer from 1 to 1000000000 (a number or a param), found 'close'"),
+      Case(expression: "wma(close, 1e10) > 1", at: "1e10", message: "expected the period of 'wma' to be an integer from 1 to 1000000000, found 1e10"),
+      Case(expression: "stoch_k(0, 3) > 80", at: "0", message: "expected the period 'n' of 'stoch_k' to be an integer from 1 to 1000000000, found 0"),
+      Case(expression: "stoch_k(14, 0) > 80", at: "0", message: "expected the period 'smooth' of 'stoch_k' to be an integer from 1 to 1000000000, found 0"),
+      Case(expression: "stoch_d(14, 3, 1.5) > 80", at: "1.5",
+           message: "expected the period 'd' of 'stoch_d' to be an integer from 1 to 1000000000, found 1.5"),
+      Case(expression: "macd(close, 0, 26) > 0", at: "0", message: "expected the period 'fast' of 'macd' to be an integer from 1 to 1000000000, found 0"),
+      Case(expression: "macd_signal(close, 12, k, 9) > 0", at: "k",
+           message: "param 'k' is 2.5; expected the period 'slow' of 'macd_signal' to be an integer from 1 to 1000000000"),
+      Case(expression: "macd_hist(close, 12, 26, -9) > 0", at: "-9",
+           message: "expected the period 'signal' of 'macd_hist' to be an integer from 1 to 1000000000, found -9"),
+      Case(expression: "macd(close > open, 12, 26) > 0", at: "close > open", message: "expected a number for argument 1 of 'macd', found a condition"),
       Case(expression: "close[2.5] > 1", at: "2.5", message: "expected a lag to be an integer from 0 to 1000000000, found 2.5"),
       Case(expression: "close[neg] > 1", at: "neg",
            message: "param 'neg' is -1; expected a lag to be an integer from 0 to 1000000000 (a negative lag would read a later bar)"),
@@ -307,6 +343,8 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
       Case(expression: "close crosses_above entry_price", at: "entry_price",
            message: "'entry_price' is known only at the current bar; it cannot be used in a crossing (it compares the previous bar too)", exit: true),
       Case(expression: "bars_held[1] > 2", at: "bars_held", message: "'bars_held' is known only at the current bar; it cannot be lagged", exit: true),
+      Case(expression: "wma(entry_price, 3) > 1", at: "entry_price", message: "'entry_price' is known only at the current bar; it cannot be passed to wma()",
+           exit: true),
     ]
   }
 
@@ -356,7 +394,7 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
   func overrides() throws {
     let text = Self.file(entry: "rsi(close, n) < lo", params: "{n: 14, lo: 30%}")
     let p = try #require(try RunConfig.parse(text, file: "Strategies/c.yaml", overrides: ["strategy.params.n=2"]).strategy.parameters as? RulesStrategy.Parameters)
-    #expect(p.entry == .compare(.less, .function(.rsi, [.bar(.close)], period: 2), .constant(0.3)))
+    #expect(p.entry == .compare(.less, .function(.rsi, [.bar(.close)], periods: [2]), .constant(0.3)))
     #expect(configError(text, overrides: ["strategy.params.n=2.5"])?.hasPrefix(
       "Strategies/c.yaml:6:21: error: param 'n' is 2.5; expected the period of 'rsi' to be an integer from 1 to 1000000000") == true)
   }

@@ -223,6 +223,7 @@ import Testing
 @Suite struct RuleFuzzTests {
   static let vocabulary = ["close", "open", "high", "low", "volume", "n", "m", "lo", "w", "entry_price", "bars_held", "sma", "ema", "std", "rsi",
                            "atr", "bb_upper", "bb_lower", "bb_mid", "highest", "lowest", "roc", "abs", "min", "max", "and", "or", "not",
+                           "adx", "stoch_d", "macd_hist", "wma", "obv", "cci",
                            "crosses_above", "crosses_below", "(", ")", "[", "]", ",", "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==",
                            "!=", "0", "1", "2.5", "1e9", "1e999", "1.", ".5", "-1", "1000000000", "9999999999999999999", "&", "#", "=",
                            "é", "\n", "", "rsl", "_x"]

@@ -97,3 +97,54 @@ public func ema(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Do
   for v in x { out.append(state.update(v)) }
   return out
 }
+
+/// Returns the weighted moving average of `x` (TA-Lib `WMA`): the last
+/// `period` values weighted 1 (the oldest) to `period` (the newest), divided
+/// by the sum of the weights, `period × (period + 1) / 2`; `nan` before index
+/// `period - 1`. With `period` 1 it is `x`.
+///
+/// Keeps the window's plain and weighted sums, each updated in O(1) per
+/// value (the weighted sum loses the plain sum and gains `period` times the
+/// new value), and adds both again from the window every `period` values so
+/// that rounding cannot accumulate.
+///
+/// - Complexity: O(n).
+public func wma(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Double> {
+  precondition(period > 0, "period must be > 0, was \(period)")
+  let n = x.count
+  guard n >= period else { return ContiguousArray(repeating: .nan, count: n) }
+  if period == 1 { return x }
+  let p = Double(period)
+  let divider = p * (p + 1) / 2
+  return ContiguousArray(count: n) { out in
+    x.withUnsafeBufferPointer { x in
+      var plain = 0.0, weighted = 0.0
+      // Both sums of the window that ends at `end`, from its oldest value up.
+      func resum(_ end: Int) {
+        plain = 0
+        weighted = 0
+        var weight = 1.0
+        for j in (end - period + 1)...end {
+          plain += x[j]
+          weighted += x[j] * weight
+          weight += 1
+        }
+      }
+      for i in 0..<(period - 1) { out[i] = .nan }
+      resum(period - 1)
+      out[period - 1] = weighted / divider
+      var sinceResum = 0
+      for i in period..<n {
+        sinceResum += 1
+        if sinceResum == period {
+          resum(i)
+          sinceResum = 0
+        } else {
+          weighted = weighted - plain + p * x[i]
+          plain = plain - x[i - period] + x[i]
+        }
+        out[i] = weighted / divider
+      }
+    }
+  }
+}

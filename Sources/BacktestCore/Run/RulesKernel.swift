@@ -56,13 +56,26 @@ public struct RulesKernel: SweepKernel {
     var seen: Set<RuleExpression> = []
     let parts = roots.flatMap(\.parts).filter { !$0.readsPosition && seen.insert($0).inserted }
     var groups: [[RuleExpression]] = [], windows: Set<RuleEvaluator.Window> = []
-    for case .function(let f, let xs, let n) in parts where f != .abs && f != .min && f != .max {
-      let e = RuleExpression.function(f, xs, period: n)
+    // Functions computed from one another (`adx`, `plus_di`, `minus_di` of a period; `stoch_d` from `stoch_k`;
+    // `macd_signal` and `macd_hist` from `macd`) go in one group, by the group's key.
+    var families: [RuleExpression: Int] = [:]
+    for case .function(let f, let xs, let periods) in parts where !f.isPointwise {
+      let e = RuleExpression.function(f, xs, periods: periods)
       guard !xs.contains(where: { !$0.functionCalls.isEmpty }) else { continue }  // nested: computed after its inner calls
+      let family: RuleExpression? = switch f {
+      case .adx, .plusDI, .minusDI: .function(.adx, [], periods: periods)
+      case .stochK, .stochD: .function(.stochK, [], periods: Array(periods.prefix(2)))
+      case .macd, .macdSignal, .macdHistogram: .function(.macd, xs, periods: Array(periods.prefix(2)))
+      default: nil
+      }
+      if let family {
+        if let g = families[family] { groups[g].append(e) } else { families[family] = groups.count; groups.append([e]) }
+        continue
+      }
       guard [.std, .bollingerMiddle, .bollingerUpper, .bollingerLower].contains(f) else { groups.append([e]); continue }
       // The window once (through `std`, which is its deviation column).
-      if windows.insert(RuleEvaluator.Window(input: xs[0], period: n)).inserted {
-        groups.append([.function(.std, [xs[0]], period: n)])
+      if windows.insert(RuleEvaluator.Window(input: xs[0], period: periods[0])).inserted {
+        groups.append([.function(.std, [xs[0]], periods: periods)])
       }
     }
     evaluator.computeConcurrently(groups)

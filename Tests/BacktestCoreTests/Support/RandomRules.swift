@@ -22,7 +22,7 @@ struct RandomRules {
       if position { leaves += ["entry_price", "bars_held", "entry_price", "bars_held"] }
       return pick(leaves)
     }
-    switch rng.next() % 12 {
+    switch rng.next() % 14 {
     case 0, 1:
       return "\(number(depth: depth - 1, position: position)) \(pick(["+", "-", "*", "/"])) \(number(depth: depth - 1, position: position))"
     case 2: return "(\(number(depth: depth - 1, position: position)))"
@@ -35,6 +35,13 @@ struct RandomRules {
     case 9:
       return "\(pick(["min", "max"]))(\(number(depth: depth - 1, position: position)), \(number(depth: depth - 1, position: position)))"
     case 10: return "\(pick(["rsi", "sma"]))(close, \(period()))"
+    case 11:
+      return pick(["adx(\(period()))", "plus_di(\(period()))", "minus_di(\(period()))", "willr(\(period()))", "cci(\(period()))",
+                   "stoch_k(\(period()), \(period()))", "stoch_d(\(period()), \(period()), \(period()))", "obv()"])
+    case 12:
+      let x = number(depth: depth - 1)
+      return pick(["wma(\(x), \(period()))", "macd(\(x), \(period()), \(period()))", "macd_signal(\(x), \(period()), \(period()), \(period()))",
+                   "macd_hist(\(x), \(period()), \(period()), \(period()))"])
     default: return pick(["close", "sma(close, n)", "bb_lower(close, m, w)", "rsi(close, n)"])
     }
   }

@@ -152,25 +152,27 @@ struct RuleChecker {
       throw error("unknown function '\(excerpt(name))'\(hint)", nameSpan)
     }
     guard arguments.count == f.arity else {
-      throw error("'\(name)' takes \(f.arity) argument\(f.arity == 1 ? "" : "s") (\(f.parameterList)), found \(arguments.count)",
-                  whole)
+      let takes = f.arity == 0 ? "no arguments" : "\(f.arity) argument\(f.arity == 1 ? "" : "s") (\(f.parameterList))"
+      throw error("'\(name)' takes \(takes), found \(arguments.count)", whole)
     }
     var numbers: [RuleExpression] = []
-    var period = 0
+    var periods: [Int] = []
+    let periodArguments = f.periodArguments
     for (k, a) in arguments.enumerated() {
-      if k == f.periodArgument {
-        period = try integer(a, 1...Self.maximumReach, what: "the period of '\(name)'", hint: "")
+      if periodArguments.contains(k) {
+        // A function of several periods names the one at fault.
+        let what = periodArguments.count == 1 ? "the period of '\(name)'" : "the period '\(f.parameters[k])' of '\(name)'"
+        periods.append(try integer(a, 1...Self.maximumReach, what: what, hint: ""))
         continue
       }
       let e = try number(a, "for argument \(k + 1) of '\(name)'")
-      if f != .abs && f != .min && f != .max { try refusePosition(in: a, "passed to \(name)()") }
+      if !f.isPointwise { try refusePosition(in: a, "passed to \(name)()") }
       numbers.append(e)
     }
-    if f == .abs || f == .min || f == .max,
-       case .constant(let x) = numbers[0], case .constant(let y) = numbers.count > 1 ? numbers[1] : numbers[0] {
+    if f.isPointwise, case .constant(let x) = numbers[0], case .constant(let y) = numbers.count > 1 ? numbers[1] : numbers[0] {
       return .constant(RuleArithmetic.pointwise(f, x, y))
     }
-    return .function(f, numbers, period: period)
+    return .function(f, numbers, periods: periods)
   }
 
   /// Reads a period or lag: a whole-number literal or param within `range`.

@@ -131,23 +131,47 @@ final class RuleEvaluator {
       return withValues(operand(a)) { a in withValues(operand(b)) { b in make { RuleArithmetic.apply(op, a[$0], b[$0]) } } }
     case .lag(let x, let k):
       return withValues(operand(x)) { x in make { $0 >= k ? x[$0 - k] : .nan } }
-    case .function(let f, let xs, let n):
-      return function(f, xs, n)
+    case .function(let f, let xs, let periods):
+      return function(f, xs, periods)
     default:
       preconditionFailure("\(e.text) is not a number series")
     }
   }
 
-  private func function(_ f: RuleFunction, _ xs: [RuleExpression], _ n: Int) -> ContiguousArray<Double> {
+  private func function(_ f: RuleFunction, _ xs: [RuleExpression], _ periods: [Int]) -> ContiguousArray<Double> {
+    let n = periods.first ?? 0
     switch f {
     case .sma: return Self.segmentwise(number(xs[0]), minimum: n) { [sma($0, period: n)] }[0]
     case .ema: return Self.segmentwise(number(xs[0]), minimum: n) { [ema($0, period: n)] }[0]
+    case .wma: return Self.segmentwise(number(xs[0]), minimum: n) { [wma($0, period: n)] }[0]
     case .rsi: return Self.segmentwise(number(xs[0]), minimum: n + 1) { [rsi($0, period: n)] }[0]
     case .highest: return Self.segmentwise(number(xs[0]), minimum: n) { [BacktestCore.highest($0, period: n)] }[0]
     case .lowest: return Self.segmentwise(number(xs[0]), minimum: n) { [BacktestCore.lowest($0, period: n)] }[0]
     case .atr:
       guard count > n else { return ContiguousArray(repeating: .nan, count: count) }
       return atr(high: bars.high, low: bars.low, close: bars.close, period: n)
+    case .adx, .plusDI, .minusDI:
+      return directionalMovement(f, period: n)
+    case .stochK:
+      return stochK(high: bars.high, low: bars.low, close: bars.close, period: periods[0], smoothing: periods[1])
+    case .stochD:
+      // %D is the mean of %K, shared with a `stoch_k` of the same periods.
+      let k = number(.function(.stochK, [], periods: [periods[0], periods[1]]))
+      return Self.segmentwise(k, minimum: periods[2]) { [sma($0, period: periods[2])] }[0]
+    case .macd:
+      return Self.segmentwise(number(xs[0]), minimum: Swift.max(periods[0], periods[1])) {
+        [BacktestCore.macd($0, fast: periods[0], slow: periods[1])]
+      }[0]
+    case .macdSignal:
+      // The signal is an average of the line, shared with a `macd` of the same input and periods.
+      let line = number(.function(.macd, xs, periods: [periods[0], periods[1]]))
+      return Self.segmentwise(line, minimum: periods[2]) { [MACD.signalLine($0, from: 0, period: periods[2])] }[0]
+    case .macdHistogram:
+      let line = number(.function(.macd, xs, periods: [periods[0], periods[1]]))
+      return MACD.histogram(line, number(.function(.macdSignal, xs, periods: periods)))
+    case .willr: return BacktestCore.willr(high: bars.high, low: bars.low, close: bars.close, period: n)
+    case .cci: return BacktestCore.cci(high: bars.high, low: bars.low, close: bars.close, period: n)
+    case .obv: return BacktestCore.obv(close: bars.close, volume: bars.volume)
     case .std: return window(xs[0], n).deviation
     case .bollingerMiddle: return window(xs[0], n).mean
     case .bollingerUpper, .bollingerLower:
@@ -162,6 +186,17 @@ final class RuleEvaluator {
         withValues(operand(xs.count > 1 ? xs[1] : xs[0])) { b in make { RuleArithmetic.pointwise(f, a[$0], b[$0]) } }
       }
     }
+  }
+
+  /// `adx`, `plus_di` or `minus_di` of `period`: the three are computed in one
+  /// pass, and the two not asked for are kept for a rule that reads them too.
+  private func directionalMovement(_ f: RuleFunction, period: Int) -> ContiguousArray<Double> {
+    let all = DirectionalMovement(high: bars.high, low: bars.low, close: bars.close, period: period)
+    for (g, values) in [(RuleFunction.adx, all.adx), (.plusDI, all.plusDI), (.minusDI, all.minusDI)] where g != f {
+      let key = RuleExpression.function(g, [], periods: [period])
+      if cache.numbers[key] == nil { cache.numbers[key] = values }
+    }
+    return f == .adx ? all.adx : f == .plusDI ? all.plusDI : all.minusDI
   }
 
   /// Runs `body` with a reader of the window's bands: `band(upper, k, i)` is
@@ -284,8 +319,8 @@ final class RuleEvaluator {
   /// never needs their columns.
   private func comparedWithBand(_ op: BinaryOperator, _ a: RuleExpression, _ b: RuleExpression) -> Bits? {
     func band(_ e: RuleExpression) -> (upper: Bool, x: RuleExpression, n: Int, k: RuleExpression)? {
-      guard case .function(let f, let xs, let n) = e, f == .bollingerUpper || f == .bollingerLower, cache.numbers[e] == nil else { return nil }
-      return (f == .bollingerUpper, xs[0], n, xs[1])
+      guard case .function(let f, let xs, let periods) = e, f == .bollingerUpper || f == .bollingerLower, cache.numbers[e] == nil else { return nil }
+      return (f == .bollingerUpper, xs[0], periods[0], xs[1])
     }
     let bandOnRight = band(b) != nil
     guard let found = band(b) ?? band(a) else { return nil }

@@ -5,32 +5,49 @@ enum BarField: String, CaseIterable, Sendable, Hashable {
   case open, high, low, close, volume
 }
 
-/// The functions of the rule language (`shared/spec/rules.md`, "Names").
+/// The functions of the rule language (`shared/spec/rules.md`, "Names"; `Docs/rules.md`).
 enum RuleFunction: String, CaseIterable, Sendable, Hashable {
-  case sma, ema, std
+  case sma, ema, wma, std
   case bollingerMiddle = "bb_mid", bollingerUpper = "bb_upper", bollingerLower = "bb_lower"
   case rsi, atr, highest, lowest, roc
+  case adx, plusDI = "plus_di", minusDI = "minus_di"
+  case stochK = "stoch_k", stochD = "stoch_d"
+  case macd, macdSignal = "macd_signal", macdHistogram = "macd_hist"
+  case willr, cci, obv
   case abs, min, max
 
-  /// The arguments as a message names them.
+  /// The arguments as a message names them (empty for `obv()`).
   var parameterList: String {
     switch self {
     case .bollingerUpper, .bollingerLower: return "x, n, k"
-    case .atr: return "n"
+    case .atr, .adx, .plusDI, .minusDI, .willr, .cci: return "n"
+    case .stochK: return "n, smooth"
+    case .stochD: return "n, smooth, d"
+    case .macd: return "x, fast, slow"
+    case .macdSignal, .macdHistogram: return "x, fast, slow, signal"
+    case .obv: return ""
     case .abs: return "x"
     case .min, .max: return "a, b"
     default: return "x, n"
     }
   }
-  var arity: Int { parameterList.split(separator: ",").count }
-  /// The argument that is a period (an integer >= 1), if any.
-  var periodArgument: Int? {
+  /// The argument names, in order.
+  var parameters: [String] { parameterList.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+  var arity: Int { parameters.count }
+  /// The arguments that are periods (integers >= 1), in increasing order; the others are numbers.
+  var periodArguments: [Int] {
     switch self {
-    case .atr: return 0
-    case .abs, .min, .max: return nil
-    default: return 1
+    case .atr, .adx, .plusDI, .minusDI, .willr, .cci: return [0]
+    case .stochK: return [0, 1]
+    case .stochD: return [0, 1, 2]
+    case .macd: return [1, 2]
+    case .macdSignal, .macdHistogram: return [1, 2, 3]
+    case .obv, .abs, .min, .max: return []
+    default: return [1]
     }
   }
+  /// Whether the function is computed value by value (`abs`, `min`, `max`): no column of its own.
+  var isPointwise: Bool { self == .abs || self == .min || self == .max }
 }
 
 /// A rule expression after its names and types were checked and its params
@@ -49,8 +66,9 @@ indirect enum RuleExpression: Hashable, Sendable {
   case arithmetic(BinaryOperator, RuleExpression, RuleExpression)
   /// The value `k` bars before the current one (a number or a condition).
   case lag(RuleExpression, Int)
-  /// A function of number arguments (the period is not among them); `period` is 0 for `abs`, `min`, `max`.
-  case function(RuleFunction, [RuleExpression], period: Int)
+  /// A function of number arguments (the periods are not among them), with its periods in the order written
+  /// (none for `abs`, `min`, `max` and `obv`).
+  case function(RuleFunction, [RuleExpression], periods: [Int])
   case compare(BinaryOperator, RuleExpression, RuleExpression)
   /// `a crosses_above b` (`above`) or `a crosses_below b`.
   case crosses(above: Bool, RuleExpression, RuleExpression)
@@ -89,12 +107,21 @@ indirect enum RuleExpression: Hashable, Sendable {
     case .arithmetic(_, let a, let b), .compare(_, let a, let b), .and(let a, let b), .or(let a, let b):
       return Swift.max(a.warmUp, b.warmUp)
     case .crosses(_, let a, let b): return Swift.max(a.warmUp, b.warmUp) + 1
-    case .function(let f, let xs, let n):
+    case .function(let f, let xs, let periods):
       let input = xs.first?.warmUp ?? 0
+      let n = periods.first ?? 0
       switch f {
-      case .sma, .ema, .std, .bollingerMiddle, .highest, .lowest: return input + n - 1
+      case .sma, .ema, .wma, .std, .bollingerMiddle, .highest, .lowest: return input + n - 1
       case .bollingerUpper, .bollingerLower: return Swift.max(input + n - 1, xs[1].warmUp)
-      case .rsi, .atr, .roc: return input + n
+      case .rsi, .atr, .roc, .plusDI, .minusDI: return input + n
+      case .adx: return 2 * n - 1
+      case .willr, .cci: return n - 1
+      case .obv: return 0
+      // Each period's window after the previous one: %K's smoothing after the fast %K, %D after %K.
+      case .stochK, .stochD: return periods.reduce(0) { $0 + $1 - 1 }
+      // The line from the slower average's seed; the signal's window after it.
+      case .macd: return input + Swift.max(periods[0], periods[1]) - 1
+      case .macdSignal, .macdHistogram: return input + Swift.max(periods[0], periods[1]) - 1 + periods[2] - 1
       case .abs: return input
       case .min, .max: return Swift.max(xs[0].warmUp, xs[1].warmUp)
       }
@@ -128,7 +155,7 @@ indirect enum RuleExpression: Hashable, Sendable {
       case .arithmetic(_, let a, let b), .compare(_, let a, let b), .crosses(_, let a, let b), .and(let a, let b), .or(let a, let b):
         visit(a); visit(b)
       case .function(let f, let xs, _):
-        if f != .abs && f != .min && f != .max && !found.contains(e) { found.append(e) }
+        if !f.isPointwise && !found.contains(e) { found.append(e) }
         xs.forEach(visit)
       }
     }
@@ -172,9 +199,9 @@ indirect enum RuleExpression: Hashable, Sendable {
       return operand(a, 5) + (above ? " crosses_above " : " crosses_below ") + operand(b, 5)
     case .and(let a, let b): return operand(a, 2) + " and " + operand(b, 3)
     case .or(let a, let b): return operand(a, 1) + " or " + operand(b, 2)
-    case .function(let f, let xs, let n):
+    case .function(let f, let xs, let periods):
       var arguments = xs.map(\.text)
-      if let k = f.periodArgument { arguments.insert(String(n), at: k) }
+      for (k, n) in zip(f.periodArguments, periods) { arguments.insert(String(n), at: k) }
       return f.rawValue + "(" + arguments.joined(separator: ", ") + ")"
     }
   }
@@ -204,6 +231,18 @@ indirect enum RuleExpression: Hashable, Sendable {
     /// A price level (drawn over prices).
     case price
     case volume, rsi, atr, roc, deviation, count, other
+    /// `adx`, `plus_di`, `minus_di`: from 0 to 100.
+    case directional
+    /// `stoch_k`, `stoch_d`: from 0 to 100.
+    case stochastic
+    /// `willr`: from -100 to 0.
+    case williams
+    /// `cci`: unbounded around 0 (±100 are its usual levels).
+    case cci
+    /// `macd`, `macd_signal`, `macd_hist`: differences of averages of their input.
+    case macd
+    /// `obv`: a running total of volumes.
+    case obv
   }
 
   var unit: Unit {
@@ -223,7 +262,7 @@ indirect enum RuleExpression: Hashable, Sendable {
       }
     case .function(let f, let xs, _):
       switch f {
-      case .sma, .ema, .bollingerMiddle, .bollingerUpper, .bollingerLower, .highest, .lowest, .abs: return xs[0].unit
+      case .sma, .ema, .wma, .bollingerMiddle, .bollingerUpper, .bollingerLower, .highest, .lowest, .abs: return xs[0].unit
       case .min, .max:
         let (u, v) = (xs[0].unit, xs[1].unit)
         return u == .scalar ? v : v == .scalar || u == v ? u : .other
@@ -231,6 +270,12 @@ indirect enum RuleExpression: Hashable, Sendable {
       case .rsi: return .rsi
       case .atr: return .atr
       case .roc: return .roc
+      case .adx, .plusDI, .minusDI: return .directional
+      case .stochK, .stochD: return .stochastic
+      case .willr: return .williams
+      case .cci: return .cci
+      case .macd, .macdSignal, .macdHistogram: return .macd
+      case .obv: return .obv
       }
     default: return .other
     }

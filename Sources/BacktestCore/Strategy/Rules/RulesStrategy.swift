@@ -321,7 +321,21 @@ public struct RulesStrategy: Strategy {
       case .roc: return ("roc", "Rate of change")
       case .deviation: return ("std", "Standard deviation")
       case .volume: return ("volume", "Volume")
+      case .directional: return ("adx", "ADX and DI")
+      case .stochastic: return ("stoch", "Stochastic")
+      case .williams: return ("willr", "Williams %R")
+      case .cci: return ("cci", "CCI")
+      case .macd: return ("macd", "MACD")
+      case .obv: return ("obv", "On-balance volume")
       case .scalar, .count, .other: return ("indicator", "Indicators")
+      }
+    }
+    // The value axis of the bounded oscillators.
+    func range(_ unit: RuleExpression.Unit) -> ClosedRange<Double>? {
+      switch unit {
+      case .rsi, .directional, .stochastic: return 0...100
+      case .williams: return -100...0
+      default: return nil
       }
     }
     // The levels each panel's values are compared with.
@@ -350,7 +364,7 @@ public struct RulesStrategy: Strategy {
         return IndicatorColumn(name, evaluator.number(c), plot: .overlay(label: c.text, color: color))
       }
       let panel = IndicatorPanel(id: key.id, name: key.name, title: titles[key.id]!.joined(separator: ", "),
-                                 range: c.unit == .rsi ? 0...100 : nil, levels: (levels[key.id] ?? []).sorted())
+                                 range: range(c.unit), levels: (levels[key.id] ?? []).sorted())
       return IndicatorColumn(name, evaluator.number(c), plot: .panel(panel, color: color))
     }
   }
@@ -439,15 +453,16 @@ struct RuleExplainer {
     decimals = HumanFormat.decimals(of: bars.close[i])
   }
 
-  /// A value for people: prices at the data's decimals, RSI with one, counts with none; `undefined` for `nan`.
+  /// A value for people: prices (and MACD) at the data's decimals, oscillators with one, counts and volumes with none;
+  /// `undefined` for `nan`.
   static func format(_ v: Double, unit: RuleExpression.Unit, decimals: Int) -> String {
     guard !v.isNaN else { return "undefined" }
     switch unit {
     case .scalar: return formatPlain(v)
-    case .rsi: return String(format: "%.1f", v)
-    case .count, .volume: return String(format: "%.0f", v)
+    case .rsi, .directional, .stochastic, .williams, .cci: return String(format: "%.1f", v)
+    case .count, .volume, .obv: return String(format: "%.0f", v)
     case .roc: return String(format: "%.4f", v)
-    case .price, .atr, .deviation, .other: return String(format: "%.\(decimals)f", v)
+    case .price, .atr, .deviation, .macd, .other: return String(format: "%.\(decimals)f", v)
     }
   }
 
