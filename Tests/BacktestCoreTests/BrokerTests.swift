@@ -144,6 +144,60 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 2500)
   }
 
+  @Test("risk sizing: the equity's fraction at risk over the stop's distance, within the cash; no stop, no entry")
+  func riskSizing() {
+    let bars = handBars([(100, 101, 99, 100), (10, 11, 9, 10), (10, 11, 9, 10)])
+    var broker = BrokerSettings()
+    broker.sizing = .risk(0.01)
+    // 100,000 × 1% = 1,000 at risk; 2% of a 10 fill is 0.2 a share: 5,000 shares. A 5% stop on a short: 2,000.
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: 0.02, profitTarget: nil)], broker: broker).result.trades[0].shares == 5_000)
+    #expect(runScripted(bars, [0: .enterShort(stopLoss: 0.05, profitTarget: nil)], broker: broker).result.trades[0].shares == 2_000)
+    // 50% at risk would want 250,000 shares; the cash buys 10,000.
+    broker.sizing = .risk(0.5)
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: 0.02, profitTarget: nil)], broker: broker).result.trades[0].shares == 10_000)
+    let unstopped = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result
+    #expect(unstopped.trades.isEmpty && unstopped.skippedEntries == 1)
+  }
+
+  @Test("fixed cash sizing: whole shares for the amount, commission included, within the cash")
+  func fixedCashSizing() {
+    let bars = handBars([(100, 101, 99, 100), (10, 11, 9, 10), (10, 11, 9, 10)])
+    var broker = BrokerSettings()
+    broker.sizing = .fixedCash(2_505)
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 250)
+    broker.commission = .perTrade(10)   // 2,495 left for shares
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 249)
+    broker.commission = .perTrade(0)
+    broker.sizing = .fixedCash(1e9)
+    #expect(runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 10_000)
+  }
+
+  @Test("volatility target: min(1, target / annualized deviation of the day-end returns known at the decision)")
+  func volatilityTarget() {
+    // Two bars a day: day-end closes 100, 110, then day 3's close so far.
+    var bars = BarSeries(source: "hand")
+    let first = CivilDate.days(year: 2024, month: 1, day: 1)
+    for (k, (day, close)) in [(0, 100.0), (1, 105), (1, 110), (2, 99), (2, 98), (3, 100)].enumerated() {
+      let d = first + day
+      bars.append(time: Int64(d) * 86_400 + Int64(k) * 60, day: Int32(d), open: 100, high: 111, low: 97, close: close, volume: 0,
+                  label: Array(CivilDate.isoDate(days: d).utf8))
+    }
+    let fractions = BrokerRules.volatilityFractions(bars, target: 0.5, lookback: 2)
+    // Returns 10% and -10% (99 / 110 - 1): sample deviation √0.02, × √252 = 2.245; 0.5 / 2.245. Then 98 / 110 - 1.
+    #expect(Array(fractions[0..<3]) == [0, 0, 0])
+    #expect(abs(fractions[3] - 0.2227177015936869) < 1e-15)
+    #expect(abs(fractions[4] - 0.21303432326352656) < 1e-15)
+    var broker = BrokerSettings()
+    broker.sizing = .volatilityTarget(0.5, lookback: 2)
+    // Decided at bar 3, filled at bar 4's open of 100: floor(100,000 × 0.22272 / 100).
+    #expect(runScripted(bars, [3: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 222)
+    // Decided before two returns are known: nothing.
+    #expect(runScripted(bars, [2: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.skippedEntries == 1)
+    // A low-volatility market is capped at the whole equity.
+    broker.sizing = .volatilityTarget(50, lookback: 2)
+    #expect(runScripted(bars, [3: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 1_000)
+  }
+
   @Test("the strategy sees the position after intrabar exits, and nothing before firstDecisionBar")
   func positionView() {
     let bars = handBars([(100, 101, 99, 100), (100, 100.2, 97.5, 99), (99, 99.5, 98.5, 99)])

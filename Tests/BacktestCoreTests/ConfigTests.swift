@@ -232,6 +232,26 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(c.broker.initialCash == 5000 && c.broker.sizing == .fraction(0.5) && c.broker.commission == .perShare(0.01))
   }
 
+  @Test("sizing by risk, volatility target and fixed cash; their mistakes named")
+  func sizings() throws {
+    func sizing(_ value: String, _ more: [String] = []) throws -> Sizing {
+      try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: ["portfolio.sizing=" + value] + more).broker.sizing
+    }
+    #expect(try sizing("{risk: 1%}") == .risk(0.01))
+    #expect(try sizing("{volatility_target: 15%}") == .volatilityTarget(0.15, lookback: 20))
+    #expect(try sizing("{volatility_target: 0.2, lookback: 60}") == .volatilityTarget(0.2, lookback: 60))
+    #expect(try sizing("{fixed_cash: 2500}") == .fixedCash(2500))
+    func message(_ value: String, _ more: [String] = []) -> String? {
+      do { _ = try sizing(value, more); return nil } catch { return (error as? InputError)?.message }
+    }
+    #expect(message("{risk: 1%}", ["strategy.stop_loss=none"])?.contains("stop_loss is none") == true)
+    #expect(message("{risk: 1%, fixed_cash: 10}")?.hasPrefix("expected exactly one of fixed_shares, fraction, risk") == true)
+    #expect(message("{fraction: 50%, lookback: 5}")?.contains("'portfolio.sizing.lookback' goes with volatility_target") == true)
+    #expect(message("{volatility_target: 15%, lookback: 1}") != nil)
+    #expect(message("{fixed_cash: -5}")?.contains("an amount > 0") == true)
+    #expect(message("{risk: 150%}")?.contains("a fraction of the equity in (0, 1]") == true)
+  }
+
   @Test("stop_loss: none disables the stop")
   func noStop() throws {
     let c = try RunConfig.parse(Self.base, file: "Strategies/c.yaml", overrides: ["strategy.stop_loss=none"])

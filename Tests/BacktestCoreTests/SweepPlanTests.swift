@@ -146,6 +146,40 @@ import Testing
     // The expense ratio costs money: the same period without it ends higher.
     #expect(records[0].metric("final_equity")! > records[1].metric("final_equity")!)
   }
+
+  @Test("sizing as a sweep axis, on the kernel (risk) and the general engine (volatility target): each combination equals its own run",
+        arguments: [("{risk: 1%}", "risk: [0.5%, 2%]"), ("{volatility_target: 15%}", "lookback: [10, 60]")])
+  func sizingAxis(sizing: String, axis: String) throws {
+    let text = """
+      name: s
+      data: {bars: ../Data/GOOG.csv}
+      strategy: {type: bollinger_rsi, stop_loss: 2%}
+      portfolio: {sizing: \(sizing)}
+      sweep:
+        parameters:
+          portfolio.sizing.\(axis)
+          oversold: [25, 30]
+
+      """
+    let path = Repo.path("Strategies/s.yaml")
+    let (root, settings) = try SweepRunner.parse(text, file: path)
+    let jobs = try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: SweepPlan.combinations(settings))
+    let (bars, _) = try Backtest.loadBars(try RunConfig.parse(document: root, file: path).data)
+    let collected = RecordCollector()
+    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in
+      collected.add(c.index, SweepRanking.record(c, summary, fingerprint: "-"))
+    }
+    let records = collected.sorted
+    #expect(records.count == 4)
+    for (job, record) in zip(jobs, records) {
+      let own = try Backtest.run(job.config!)
+      #expect(own.summary.totalTrades > 0)
+      #expect(record.metrics == own.summary.fields.map(\.value), "\(job.combination.values)")
+    }
+    // Different sizes of the same trades: the same count, different money.
+    #expect(records[0].metric("total_trades") == records[2].metric("total_trades"))
+    #expect(records[0].metric("final_equity") != records[2].metric("final_equity"))
+  }
 }
 
 @Suite struct WalkForwardTests {

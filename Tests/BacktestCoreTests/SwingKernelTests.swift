@@ -24,7 +24,12 @@ import Testing
     default: break
     }
     if rng.next() % 3 == 0 { broker.slippageBasisPoints = 5 }
-    if rng.next() % 3 == 0 { broker.sizing = .fraction(0.5) }
+    switch rng.next() % 6 {
+    case 0: broker.sizing = .fraction(0.5)
+    case 1 where p.stopLoss != nil: broker.sizing = .risk(0.01)
+    case 2: broker.sizing = .fixedCash(4_000)
+    default: break
+    }
     if rng.next() % 2 == 0 { broker.intrabarRule = .optimistic }
 
     var strategy = BollingerRSI(parameters: p, bars: bars)

@@ -24,11 +24,53 @@ public enum BrokerRules {
   /// Whole shares an entry buys at `price` with `cash`.
   @inlinable @inline(__always)
   public static func entryShares(cash: Double, price: Double, sizing: Sizing, commission: Commission) -> Double {
+    entryShares(cash: cash, price: price, sizing: sizing, commission: commission, stopLoss: nil, exposure: 1)
+  }
+
+  /// The shares an entry at `price` buys (or sells short) with `cash`, the account's equity when flat: `stopLoss` is
+  /// the entry's stop distance (a fraction of the fill; `risk` sizing), `exposure` the volatility target's fraction
+  /// of the equity at the decision (`volatilityFractions`).
+  @inlinable
+  public static func entryShares(cash: Double, price: Double, sizing: Sizing, commission: Commission, stopLoss: Double?,
+                                 exposure: Double) -> Double {
     switch sizing {
     case .allIn: return commission.affordableShares(cash: cash, price: price)
     case .fraction(let f): return commission.affordableShares(cash: cash * f, price: price)
     case .fixedShares(let k): return min(k, commission.affordableShares(cash: cash, price: price))
+    case .risk(let r):
+      guard let stopLoss, stopLoss > 0 else { return 0 }
+      return min((cash * r / (price * stopLoss)).rounded(.down), commission.affordableShares(cash: cash, price: price))
+    case .volatilityTarget:
+      guard exposure > 0 else { return 0 }
+      return commission.affordableShares(cash: cash * exposure, price: price)
+    case .fixedCash(let money): return commission.affordableShares(cash: min(money, cash), price: price)
     }
+  }
+
+  /// For `Sizing.volatilityTarget`: at each bar, the fraction of the equity an entry decided at its close may take,
+  /// `min(1, target / σ)` with `σ` the sample deviation of the last `lookback` returns of the day-end closes up to
+  /// and including this bar's (its day's close so far), × √252; 0 before `lookback` such returns, or when they do not
+  /// vary.
+  public static func volatilityFractions(_ bars: BarSeries, target: Double, lookback: Int) -> ContiguousArray<Double> {
+    var out = ContiguousArray<Double>(repeating: 0, count: bars.count)
+    // The closes of the days before the current one (the current one's close so far is the bar's).
+    var dayCloses: [Double] = []
+    var returns = [Double](repeating: 0, count: lookback)
+    for i in bars.indices {
+      if i > 0 && bars.day[i] != bars.day[i - 1] { dayCloses.append(bars.close[i - 1]) }
+      guard dayCloses.count >= lookback else { continue }
+      // The window's closes: the last `lookback` days before this one, then this bar's close.
+      func close(_ k: Int) -> Double { k == lookback ? bars.close[i] : dayCloses[dayCloses.count - lookback + k] }
+      var sum = 0.0
+      for k in 0..<lookback { returns[k] = close(k + 1) / close(k) - 1; sum += returns[k] }
+      guard lookback > 1 else { continue }
+      let mean = sum / Double(lookback)
+      var squares = 0.0
+      for r in returns { squares += (r - mean) * (r - mean) }
+      let deviation = (squares / Double(lookback - 1)).squareRoot()
+      if deviation > 0 && deviation.isFinite { out[i] = min(1, target / (deviation * 252.0.squareRoot())) }
+    }
+    return out
   }
 
   /// The stop and target levels of an entry at `price` (`-inf` / `+inf` when off),

@@ -46,6 +46,15 @@ public enum Sizing: Sendable, Equatable {
   case fixedShares(Double)
   /// Whole shares for this fraction of the cash (`0.5` = half).
   case fraction(Double)
+  /// Risk this fraction of the equity at the stop: `floor(equity × risk / (fill price × stop distance))` shares, the stop
+  /// distance being the entry's stop-loss fraction; within the cash. An entry without a stop buys nothing.
+  case risk(Double)
+  /// Aim at this annualized volatility: the fraction `min(1, target / σ)` of the equity, `σ` the sample deviation of
+  /// the last `lookback` daily returns (day-end closes) known at the decision, × √252; within the cash. Nothing before
+  /// `lookback` returns are known.
+  case volatilityTarget(Double, lookback: Int)
+  /// Whole shares for this much money (the commission included), within the cash.
+  case fixedCash(Double)
 }
 
 /// How the simulated broker fills orders.

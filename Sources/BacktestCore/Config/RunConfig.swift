@@ -76,6 +76,11 @@ extension RunConfig {
 
     let portfolioTable = try table.table("portfolio")
     let broker = try readBroker(portfolioTable)
+    // Risk sizing divides by the stop's distance: a strategy whose stop is off would buy nothing.
+    if case .risk = broker.sizing, strategy.parameterSummary.first(where: { $0.name == "stop_loss" })?.value == "none" {
+      throw InputError("'portfolio.sizing: {risk}' sizes by the distance to the stop, and \(strategy.name)'s stop_loss is none; "
+                       + "expected strategy.stop_loss (2% or 0.02), or another sizing", at: portfolioTable.node("sizing")!.location)
+    }
     let expenseRatio = try readExpenseRatio(portfolioTable)
     for key in PortfolioRunConfig.portfolioStrategyKeys where portfolioTable.contains(key) {
       throw InputError("'portfolio.\(key)' applies to the portfolio strategy (strategy.type: portfolio), not to \(strategy.name)",
@@ -154,16 +159,30 @@ extension RunConfig {
         let shares = try sizing.double("fixed_shares", where: { $0 >= 1 && $0 == $0.rounded() }, expected: "a whole number >= 1")
         let fraction = try sizing.fraction("fraction", default: nil, expected: "a fraction in (0, 1]",
                                            where: { $0 > 0 && $0 <= 1 })
+        let risk = try sizing.fraction("risk", default: nil, expected: "a fraction of the equity in (0, 1] (1% or 0.01)",
+                                       where: { $0 > 0 && $0 <= 1 })
+        let target = try sizing.fraction("volatility_target", default: nil, expected: "an annualized volatility > 0 (15% or 0.15)",
+                                         where: { $0 > 0 && $0 <= 100 })
+        let lookback = try sizing.int("lookback", default: nil, in: 2...10_000)
+        let cash = try sizing.double("fixed_cash", where: { $0 > 0 }, expected: "an amount > 0")
         try sizing.finish()
-        switch (shares, fraction) {
-        case (let s?, nil): broker.sizing = .fixedShares(s)
-        case (nil, let f?): broker.sizing = .fraction(f)
+        if lookback != nil && target == nil {
+          throw InputError("'portfolio.sizing.lookback' goes with volatility_target; expected {volatility_target: 15%, lookback: 20}",
+                           at: sizing.node("lookback")!.location)
+        }
+        switch (shares, fraction, risk, target, cash) {
+        case (let s?, nil, nil, nil, nil): broker.sizing = .fixedShares(s)
+        case (nil, let f?, nil, nil, nil): broker.sizing = .fraction(f)
+        case (nil, nil, let r?, nil, nil): broker.sizing = .risk(r)
+        case (nil, nil, nil, let v?, nil): broker.sizing = .volatilityTarget(v, lookback: lookback ?? 20)
+        case (nil, nil, nil, nil, let c?): broker.sizing = .fixedCash(c)
         default:
-          throw InputError("expected exactly one of fixed_shares or fraction in 'portfolio.sizing'", at: node.location)
+          throw InputError("expected exactly one of fixed_shares, fraction, risk, volatility_target or fixed_cash in 'portfolio.sizing'",
+                           at: node.location)
         }
       default:
-        throw InputError("expected all_in, {fixed_shares: N} or {fraction: 0.5} for 'portfolio.sizing', found \(node.typeDescription)",
-                         at: node.location)
+        throw InputError("expected all_in or {fixed_shares: N}, {fraction: 50%}, {risk: 1%}, {volatility_target: 15%, lookback: 20} "
+                         + "or {fixed_cash: 10000} for 'portfolio.sizing', found \(node.typeDescription)", at: node.location)
       }
     }
     if let node = table.node("commission") {

@@ -186,6 +186,9 @@ public enum Engine {
     var account = Account(market: Market(bars: bars), commission: broker.commission, slippageBasisPoints: broker.slippageBasisPoints,
                           range: range, income: income, recordsFlows: false)
     var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
+    if case .volatilityTarget(let target, let lookback) = broker.sizing {
+      trader.exposures = BrokerRules.volatilityFractions(bars, target: target, lookback: lookback)
+    }
     trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
     strategy = trader.strategy
     var result = BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
@@ -219,6 +222,8 @@ struct SignalTrader<S: BarDecider>: Trader {
 
   @usableFromInline var strategy: S
   @usableFromInline let sizing: Sizing
+  /// With a volatility target: the fraction of the equity an entry decided at each bar's close may take.
+  @usableFromInline var exposures: ContiguousArray<Double> = []
   @usableFromInline let end: Int
   @usableFromInline let firstDecisionBar: Int
   @usableFromInline let probe: PositionView?
@@ -255,7 +260,9 @@ struct SignalTrader<S: BarDecider>: Trader {
         if barsLeft > 1 { pending = .entry(order, barsLeft: barsLeft - 1) } else { expiredOrders += 1; pending = .none }
         return
       }
-      let quantity = BrokerRules.entryShares(cash: account.cash, price: fill.price, sizing: sizing, commission: account.commission)
+      // Flat, the account's equity is its cash; the decision was taken at the previous close.
+      let quantity = BrokerRules.entryShares(cash: account.cash, price: fill.price, sizing: sizing, commission: account.commission,
+                                             stopLoss: order.stopLoss, exposure: exposures.isEmpty || t == 0 ? 1 : exposures[t - 1])
       if quantity > 0 {
         account.enter(t, 0, quantity, at: fill.price, order, inside: fill.inside)
       } else {

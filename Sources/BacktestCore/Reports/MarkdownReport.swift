@@ -204,6 +204,9 @@ public enum MarkdownReport {
     case .allIn: return "all in (whole shares)"
     case .fixedShares(let n): return "\(formatNumber(n)) shares"
     case .fraction(let f): return "\(formatPercentPlain(f)) of cash (whole shares)"
+    case .risk(let r): return "\(formatPercentPlain(r)) of equity at risk to the stop (whole shares)"
+    case .volatilityTarget(let v, let n): return "\(formatPercentPlain(v)) annualized volatility target over \(n) days (whole shares)"
+    case .fixedCash(let money): return "\(HumanFormat.money(money)) a trade (whole shares)"
     }
   }
 

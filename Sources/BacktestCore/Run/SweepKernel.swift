@@ -40,7 +40,13 @@ struct KernelDispatch: Sendable {
   }
 
   private static func open<S: SweepAccelerated>(_: S.Type, _ jobs: [SweepJob], _ bars: BarSeries) -> KernelDispatch? {
-    let parameters = jobs.map { job in job.config.flatMap { $0.expenseRatio == 0 ? $0.strategy.parameters as? S.Parameters : nil } }
+    // The kernel sizes as the engine does except for a volatility target, which the engine's run computes.
+    let parameters = jobs.map { job in
+      job.config.flatMap { c -> S.Parameters? in
+        if case .volatilityTarget = c.broker.sizing { return nil }
+        return c.expenseRatio == 0 ? c.strategy.parameters as? S.Parameters : nil
+      }
+    }
     let used = parameters.compactMap { $0 }
     guard !used.isEmpty else { return nil }
     let kernel = S.Kernel(bars: bars, parameters: used)

@@ -89,7 +89,8 @@ public struct SwingKernel: SweepKernel {
         guard s < n - 1 else { continue flat }
 
         let entryPrice = BrokerRules.buyPrice(open: open[t], high: high[t], slip: slip)
-        let shares = BrokerRules.entryShares(cash: cash, price: entryPrice, sizing: sizing, commission: commission)
+        let shares = BrokerRules.entryShares(cash: cash, price: entryPrice, sizing: sizing, commission: commission, stopLoss: stopLoss,
+                                             exposure: 1)
         guard shares > 0 else { continue flat }
         let entryFee = commission.fee(shares: shares, price: entryPrice)
         cash -= shares * entryPrice + entryFee
