@@ -224,7 +224,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
 }
 
 @Suite struct ReportHTMLTableTests {
-  @Test("report.html carries report.md's tables (performance with average bars held, exit reasons, intrabar ambiguity) and links the best and worst trades to their rows and the chart")
+  @Test("report.html carries report.md's tables (performance with trade and drawdown durations, exit reasons, intrabar ambiguity) and links the best and worst trades to their rows and the chart")
   func reportHTMLCarriesTheTables() throws {
     // Optimistic intrabar rule on the synthetic GPIX bars: some exits are ambiguous, so report.md has its ambiguity table.
     let output = try runBacktest("""
@@ -237,7 +237,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(md.contains("### Intrabar ambiguity"))
     for title in ["Performance", "Exit reasons"] { #expect(html.contains("<h2>\(title)</h2>")) }
     #expect(html.contains("<h3>Intrabar ambiguity</h3>"))
-    #expect(html.contains("<td>Average bars held</td>"))
+    #expect(html.contains("<td>Average trade</td>") && html.contains("<td>Longest drawdown</td>"))
     // Each exit-reason row of report.md is a row of report.html.
     let section = md.components(separatedBy: "## Exit reasons\n")[1]
     for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("#") }) where line.hasPrefix("| ") && !line.hasPrefix("| Reason") {

@@ -90,7 +90,7 @@ import Testing
     ("sweep:\n  parameters: {}\n", "s.yaml:5:15: error: expected at least one parameter under 'sweep.parameters'"),
     ("sweep:\n  parameters: {oversold: [20, 20]}\n", "s.yaml:5:26: error: a value appears twice in 'sweep.parameters.oversold'"),
     ("sweep:\n  parameters: {oversold: [20]}\n  mode: random\n", "s.yaml:5:3: error: expected 'sweep.samples' (how many random combinations) with mode: random"),
-    ("sweep:\n  parameters: {oversold: [20]}\n  metric: sharp\n", "s.yaml:6:11: error: expected one of total_trades, wins, losses, win_rate, avg_win, avg_loss, best_trade, worst_trade, total_pnl, total_return, final_equity, cagr, max_drawdown, sharpe, sortino, profit_factor, exposure, fees, avg_bars_held, longest_drawdown_bars, bars, days, twr, xirr, dividend_income, expense_drag for 'sweep.metric', found 'sharp'; did you mean 'sharpe'?"),
+    ("sweep:\n  parameters: {oversold: [20]}\n  metric: sharp\n", "s.yaml:6:11: error: expected one of total_trades, wins, losses, win_rate, avg_win, avg_loss, best_trade, worst_trade, total_pnl, total_return, final_equity, cagr, max_drawdown, sharpe, sortino, profit_factor, exposure, fees, avg_bars_held, longest_drawdown_bars, bars, days, twr, xirr, dividend_income, expense_drag, volatility, calmar, expectancy, sqn, longest_bars_held, avg_trade_days, longest_trade_days, avg_drawdown_bars, longest_drawdown_days, avg_drawdown_days for 'sweep.metric', found 'sharp'; did you mean 'sharpe'?"),
   ])
   func errors(_ section: String, _ message: String) {
     do {

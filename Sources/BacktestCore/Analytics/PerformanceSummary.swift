@@ -45,15 +45,34 @@ public struct PerformanceSummary: Sendable, Equatable {
   public var dividendIncome = 0.0
   /// Expense-ratio drag charged (included in `fees`).
   public var expenseDrag = 0.0
+  /// The sample standard deviation of the daily returns the Sharpe ratio uses, × √252.
+  public var volatility: Double?
+  /// `cagr / |max_drawdown|`; `nil` without a drawdown.
+  public var calmar: Double?
+  /// The mean trade P&L, in money.
+  public var expectancy: Double?
+  /// System quality number: `√N × mean(trade P&L) / sample standard deviation(trade P&L)` over the `N` trades.
+  public var sqn: Double?
+  /// The most bars a trade was held (`exit - entry + 1`, as `avg_bars_held`).
+  public var longestBarsHeld: Int?
+  /// Calendar days from a trade's entry bar's date to its exit bar's: the mean and the most.
+  public var averageTradeDays: Double?
+  public var longestTradeDays: Int?
+  /// The mean length in bars of the stretches below a previous equity high (the last one included when it has not
+  /// recovered).
+  public var averageDrawdownBars: Double?
+  /// Calendar days from a day-end equity high to the first day end back at or above it (to the last day when it has
+  /// not recovered): the most and the mean over those stretches.
+  public var longestDrawdownDays: Int?
+  public var averageDrawdownDays: Double?
 
   public init() {}
 
-  /// Computes the statistics of `result` over `bars`.
+  /// Computes the statistics of `result` over `bars`, the bars it traded.
   public init(result: BacktestResult, bars: BarSeries) {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
     accumulator.add(result, bars: bars)
-    let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
-    self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
+    self = accumulator.summary(initialCash: result.initialCash, dates: bars.sessionDays)
     dividendIncome = result.dividendIncome
     expenseDrag = result.expenseDrag
     fees += expenseDrag
@@ -68,11 +87,15 @@ public struct PerformanceSummary: Sendable, Equatable {
      ("sortino", sortino), ("profit_factor", profitFactor), ("exposure", exposure), ("fees", fees),
      ("avg_bars_held", averageBarsHeld), ("longest_drawdown_bars", Double(longestDrawdownBars)),
      ("bars", Double(bars)), ("days", Double(days)), ("twr", twr), ("xirr", xirr), ("dividend_income", dividendIncome),
-     ("expense_drag", expenseDrag)]
+     ("expense_drag", expenseDrag), ("volatility", volatility), ("calmar", calmar), ("expectancy", expectancy), ("sqn", sqn),
+     ("longest_bars_held", longestBarsHeld.map(Double.init)), ("avg_trade_days", averageTradeDays),
+     ("longest_trade_days", longestTradeDays.map(Double.init)), ("avg_drawdown_bars", averageDrawdownBars),
+     ("longest_drawdown_days", longestDrawdownDays.map(Double.init)), ("avg_drawdown_days", averageDrawdownDays)]
   }
 
   /// Keys whose values are counts (written without a fraction).
-  public static let integerKeys: Set<String> = ["total_trades", "wins", "losses", "longest_drawdown_bars", "bars", "days"]
+  public static let integerKeys: Set<String> = ["total_trades", "wins", "losses", "longest_drawdown_bars", "bars", "days",
+                                                "longest_bars_held", "longest_trade_days", "longest_drawdown_days"]
 }
 
 #if canImport(Glibc)

@@ -23,12 +23,19 @@ public struct SummaryAccumulator: Sendable {
     dailyReturns.removeAll(keepingCapacity: true)
   }
 
+  /// Adds a closed trade that lasted `calendarDays` (from its entry bar's date to its exit bar's).
   @inline(__always)
-  public mutating func add(_ trade: Trade) { trades.add(trade) }
+  public mutating func add(_ trade: Trade, calendarDays: Int) { trades.add(trade, calendarDays: calendarDays) }
 
-  /// Adds the trades and marks of a general engine run over all of `bars` (held: any position, long or short).
+  /// Adds the trades and marks of a general engine run over `bars`, the bars it traded (held: any position, long or
+  /// short).
   public mutating func add(_ result: BacktestResult, bars: BarSeries) {
-    for trade in result.trades { add(trade) }
+    for trade in result.trades {
+      // An account whose money overflowed to inf or nan can close a position it never opened (entry bar -1); such a
+      // run is refused (`AnyRunOutput.requireFinite`), and its durations count from the first bar.
+      let entry = max(trade.entryBar - result.firstBar, 0), exit = max(trade.exitBar - result.firstBar, entry)
+      add(trade, calendarDays: Int(bars.day[exit]) - Int(bars.day[entry]))
+    }
     for i in bars.indices {
       mark(equity: result.equity[i], held: result.shares[i] != 0, dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
     }
@@ -55,12 +62,11 @@ public struct SummaryAccumulator: Sendable {
   /// `sharpeRatio` and `sortinoRatio` of the daily returns of `e` (`e[k] / e[k-1] - 1`),
   /// which the first pass writes to `returns` (`e.count - 1` slots) and the second
   /// reads back: every sum is taken in the same order with the same operations as
-  /// those functions take it, so the values are identical.
-  static func sharpeAndSortino(dayEnds e: UnsafeBufferPointer<Double>, returns: UnsafeMutableBufferPointer<Double>)
-    -> (sharpe: Double?, sortino: Double?)
-  {
+  /// those functions take it, so the values are identical. With them, the returns'
+  /// sample deviation × √252.
+  static func sharpeAndSortino(dayEnds e: UnsafeBufferPointer<Double>, returns: UnsafeMutableBufferPointer<Double>) -> DailyRatios {
     let n = e.count - 1
-    guard n > 0 else { return (nil, nil) }
+    guard n > 0 else { return DailyRatios() }
     precondition(returns.count >= n)
     var sum = 0.0, downside = 0.0
     for k in 1...n {
@@ -70,26 +76,25 @@ public struct SummaryAccumulator: Sendable {
       // Adding +0 leaves the (non-negative) sum as it was: no branch needed.
       downside += r < 0 ? r * r : 0
     }
-    guard n > 1 else { return (nil, nil) }
+    guard n > 1 else { return DailyRatios() }
     let m = sum / Double(n)
     var squares = 0.0
     for r in returns[0..<n] { squares += (r - m) * (r - m) }
-    let deviation = (squares / Double(n - 1)).squareRoot()
-    let downsideDeviation = (downside / Double(n)).squareRoot()
-    return (deviation > 0 ? m / deviation * (252.0).squareRoot() : nil,
-            downsideDeviation > 0 ? m / downsideDeviation * (252.0).squareRoot() : nil)
+    return DailyRatios(mean: m, squares: squares, downside: downside, count: n)
   }
 
-  /// The statistics; `calendarDays` is from the first to the last bar's date.
+  /// The statistics; `dates` holds the calendar day of each day-end equity marked (`BarSeries.sessionDays` of the bars
+  /// marked), in order.
   ///
   /// It leaves the daily returns in `dailyReturns`.
-  public mutating func summary(initialCash: Double, calendarDays: Int) -> PerformanceSummary {
-    summary(initialCash: initialCash, calendarDays: calendarDays, ratios: nil)
+  public mutating func summary(initialCash: Double, dates: ContiguousArray<Int32>) -> PerformanceSummary {
+    summary(initialCash: initialCash, dates: dates, ratios: nil)
   }
 
-  /// `summary`, with the Sharpe and Sortino ratios given when `ratios` is (and
-  /// `dailyReturns` then already written).
-  mutating func summary(initialCash: Double, calendarDays: Int, ratios: (sharpe: Double?, sortino: Double?)?) -> PerformanceSummary {
+  /// `summary`, with the daily ratios given when `ratios` is (and `dailyReturns` then already written).
+  mutating func summary(initialCash: Double, dates: ContiguousArray<Int32>, ratios: DailyRatios?) -> PerformanceSummary {
+    precondition(dates.count == dayEndEquity.count, "\(dates.count) dates for \(dayEndEquity.count) day ends")
+    let calendarDays = dates.isEmpty ? 0 : Int(dates[dates.count - 1]) - Int(dates[0])
     var s = PerformanceSummary()
     let trades = trades
     s.totalTrades = trades.totalTrades
@@ -98,10 +103,19 @@ public struct SummaryAccumulator: Sendable {
     s.totalPnl = trades.totalPnl
     s.fees = trades.fees
     if trades.totalTrades > 0 {
-      s.winRate = Double(trades.wins) / Double(trades.totalTrades)
-      s.averageBarsHeld = Double(trades.heldBarsInTrades) / Double(trades.totalTrades)
+      let count = Double(trades.totalTrades)
+      s.winRate = Double(trades.wins) / count
+      s.averageBarsHeld = Double(trades.heldBarsInTrades) / count
+      s.longestBarsHeld = trades.longestBarsHeld
+      s.averageTradeDays = Double(trades.tradeDays) / count
+      s.longestTradeDays = trades.longestTradeDays
       s.bestTrade = trades.best
       s.worstTrade = trades.worst
+      s.expectancy = trades.totalPnl / count
+    }
+    if trades.totalTrades > 1 {
+      let deviation = (trades.pnlSquares / Double(trades.totalTrades - 1)).squareRoot()
+      if deviation > 0 { s.sqn = Double(trades.totalTrades).squareRoot() * trades.pnlMean / deviation }
     }
     s.avgWin = trades.wins > 0 ? trades.winReturnSum / Double(trades.wins) : nil
     s.avgLoss = trades.losses > 0 ? trades.lossReturnSum / Double(trades.losses) : nil
@@ -118,17 +132,23 @@ public struct SummaryAccumulator: Sendable {
     }
     s.xirr = s.cagr
     s.maxDrawdown = marks.worstDrawdown
+    if let cagr = s.cagr, s.maxDrawdown < 0 { s.calmar = cagr / -s.maxDrawdown }
     s.longestDrawdownBars = marks.longestRun
+    s.averageDrawdownBars = marks.averageRun
+    let underwater = dayEndEquity.withUnsafeBufferPointer { e in dates.withUnsafeBufferPointer { Self.underwater(dayEnds: e, dates: $0) } }
+    if underwater.stretches > 0 {
+      s.longestDrawdownDays = underwater.longest
+      s.averageDrawdownDays = Double(underwater.days) / Double(underwater.stretches)
+    }
     s.days = dayEndEquity.count
-    if let ratios {
-      (s.sharpe, s.sortino) = ratios
-    } else {
+    let daily = ratios ?? {
       dailyReturns.removeAll(keepingCapacity: true)
       dailyReturns.append(contentsOf: repeatElement(0, count: max(0, dayEndEquity.count - 1)))
-      (s.sharpe, s.sortino) = dayEndEquity.withUnsafeBufferPointer { e in
+      return dayEndEquity.withUnsafeBufferPointer { e in
         dailyReturns.withUnsafeMutableBufferPointer { Self.sharpeAndSortino(dayEnds: e, returns: $0) }
       }
-    }
+    }()
+    (s.sharpe, s.sortino, s.volatility) = (daily.sharpe, daily.sortino, daily.volatility)
     s.exposure = Double(marks.barsHeld) / Double(marks.barsMarked)
     return s
   }
@@ -137,11 +157,11 @@ public struct SummaryAccumulator: Sendable {
   /// Sharpe and Sortino computed for all four at once as vector lanes when their
   /// day counts agree: each lane takes `sharpeAndSortino`'s operations in its
   /// order, so every value is identical to `summary`'s.
-  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], calendarDays: Int) -> [PerformanceSummary] {
+  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], dates: ContiguousArray<Int32>) -> [PerformanceSummary] {
     precondition(a.count == 4 && initialCash.count == 4)
     let days = a[0].dayEndEquity.count
     guard days > 2, a.allSatisfy({ $0.dayEndEquity.count == days && $0.marks.barsMarked > 0 }) else {
-      return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays) }
+      return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], dates: dates) }
     }
     // Each lane's returns are written straight into its accumulator's storage, taken out meanwhile.
     func slots(_ j: Int) -> [Double] {
@@ -164,7 +184,7 @@ public struct SummaryAccumulator: Sendable {
       }}
     }}
     swap(&r0, &a[0].dailyReturns); swap(&r1, &a[1].dailyReturns); swap(&r2, &a[2].dailyReturns); swap(&r3, &a[3].dailyReturns)
-    return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays, ratios: ratios[$0]) }
+    return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], dates: dates, ratios: ratios[$0]) }
   }
 
   /// `sharpeAndSortino` of four series of `count` day-end equities, lane `j`
@@ -172,7 +192,7 @@ public struct SummaryAccumulator: Sendable {
   static func sharpeAndSortino4(
     dayEnds e: (UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>, UnsafePointer<Double>), count: Int,
     returns r: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>)
-  ) -> [(sharpe: Double?, sortino: Double?)] {
+  ) -> [DailyRatios] {
     let n = count - 1
     precondition(n > 1)
     var sum = SIMD4<Double>.zero, downside = SIMD4<Double>.zero
@@ -191,28 +211,67 @@ public struct SummaryAccumulator: Sendable {
       let d = SIMD4(r.0[k], r.1[k], r.2[k], r.3[k]) - m
       squares += d * d
     }
-    return (0..<4).map { j in
-      let deviation = (squares[j] / Double(n - 1)).squareRoot()
-      let downsideDeviation = (downside[j] / Double(n)).squareRoot()
-      return (deviation > 0 ? m[j] / deviation * (252.0).squareRoot() : nil,
-              downsideDeviation > 0 ? m[j] / downsideDeviation * (252.0).squareRoot() : nil)
+    return (0..<4).map { j in DailyRatios(mean: m[j], squares: squares[j], downside: downside[j], count: n) }
+  }
+
+  /// The stretches of `e` (day-end equities) below their running peak: how many, their total and the longest length
+  /// in calendar days (`dates[k]` is `e[k]`'s day), each from its peak's day to the first day back at or above it, or
+  /// to the last day when it has not come back.
+  static func underwater(dayEnds e: UnsafeBufferPointer<Double>, dates: UnsafeBufferPointer<Int32>)
+    -> (stretches: Int, days: Int, longest: Int)
+  {
+    var stretches = 0, days = 0, longest = 0
+    var peak = -Double.infinity, peakDay = 0
+    func close(_ k: Int) {
+      let length = Int(dates[k]) - Int(dates[peakDay])
+      stretches += 1; days += length; longest = max(longest, length)
     }
+    for k in e.indices where e[k] >= peak {
+      if k - 1 > peakDay { close(k) }
+      peak = e[k]; peakDay = k
+    }
+    if e.count - 1 > peakDay { close(e.count - 1) }
+    return (stretches, days, longest)
   }
 }
 
-/// What the closed trades add up to: counts, profit and loss, best and worst.
+/// The ratios of `n` daily returns from their mean, the sum of their squared deviations from it, and the sum of the
+/// negative ones' squares: Sharpe and Sortino (× √252, `nil` when their deviation is 0) and the annualized volatility.
+struct DailyRatios: Sendable {
+  var sharpe: Double?, sortino: Double?, volatility: Double?
+
+  init() {}
+
+  init(mean m: Double, squares: Double, downside: Double, count n: Int) {
+    let deviation = (squares / Double(n - 1)).squareRoot()
+    let downsideDeviation = (downside / Double(n)).squareRoot()
+    sharpe = deviation > 0 ? m / deviation * (252.0).squareRoot() : nil
+    sortino = downsideDeviation > 0 ? m / downsideDeviation * (252.0).squareRoot() : nil
+    volatility = deviation * (252.0).squareRoot()
+  }
+}
+
+/// What the closed trades add up to: counts, profit and loss, best and worst, durations.
 struct TradeTally: Sendable {
-  var totalTrades = 0, wins = 0, losses = 0, heldBarsInTrades = 0
+  var totalTrades = 0, wins = 0, losses = 0, heldBarsInTrades = 0, longestBarsHeld = 0, tradeDays = 0, longestTradeDays = 0
   var winReturnSum = 0.0, lossReturnSum = 0.0, grossProfit = 0.0, grossLoss = 0.0, totalPnl = 0.0, fees = 0.0
+  /// The running mean of the trades' P&L and the sum of their squared deviations from it (Welford's update).
+  var pnlMean = 0.0, pnlSquares = 0.0
   var best = -Double.infinity, worst = Double.infinity
 
   @inline(__always)
-  mutating func add(_ trade: Trade) {
+  mutating func add(_ trade: Trade, calendarDays: Int) {
     let pnl = trade.pnl, r = trade.returnFraction
     totalTrades += 1
     totalPnl += pnl
     fees += trade.fees
     heldBarsInTrades += trade.barsHeld
+    longestBarsHeld = max(longestBarsHeld, trade.barsHeld)
+    tradeDays += calendarDays
+    longestTradeDays = max(longestTradeDays, calendarDays)
+    let deviation = pnl - pnlMean
+    pnlMean += deviation / Double(totalTrades)
+    pnlSquares += deviation * (pnl - pnlMean)
     if pnl > 0 { wins += 1; winReturnSum += r; grossProfit += pnl }
     if pnl < 0 { losses += 1; lossReturnSum += r; grossLoss -= pnl }
     best = max(best, r)
@@ -220,17 +279,34 @@ struct TradeTally: Sendable {
   }
 }
 
-/// The running marks of an account: its peak, deepest drawdown, longest
-/// stretch below the peak, and how many bars were marked and held.
+/// The running marks of an account: its peak, deepest drawdown, stretches
+/// below the peak, and how many bars were marked and held.
 struct EquityMarks: Sendable {
   var peak = -Double.infinity, worstDrawdown = 0.0
-  /// The last bar at a peak (-1 before any), and the longest stretch below a peak that has ended.
-  var peakBar = -1, longestEndedRun = 0
+  /// The last bar at a peak (-1 before any); the longest stretch below a peak that has ended, how many have ended and
+  /// their bars.
+  var peakBar = -1, longestEndedRun = 0, endedRuns = 0, endedRunBars = 0
   var barsMarked = 0, barsHeld = 0
   var lastEquity = 0.0
 
   /// The most consecutive bars below the running peak.
   var longestRun: Int { max(longestEndedRun, barsMarked - 1 - peakBar) }
+
+  /// The mean length in bars of the stretches below the running peak, the last one included when it has not ended;
+  /// `nil` without any.
+  var averageRun: Double? {
+    let open = barsMarked - 1 - peakBar
+    let runs = endedRuns + (open > 0 ? 1 : 0)
+    return runs > 0 ? Double(endedRunBars + max(0, open)) / Double(runs) : nil
+  }
+
+  /// A stretch of `run` bars below the peak ended (`run` may be 0: none).
+  @inline(__always)
+  private mutating func end(_ run: Int) {
+    longestEndedRun = max(longestEndedRun, run)
+    endedRuns += run > 0 ? 1 : 0
+    endedRunBars += run
+  }
 
   /// Marks the next bar at equity `e` (who counts held bars does so itself).
   @inline(__always)
@@ -243,7 +319,7 @@ struct EquityMarks: Sendable {
   /// `barsMarked` is left to the caller.
   @inline(__always)
   mutating func mark(_ e: Double, bar i: Int) {
-    if e >= peak { longestEndedRun = max(longestEndedRun, i - 1 - peakBar); peak = e; peakBar = i }
+    if e >= peak { end(i - 1 - peakBar); peak = e; peakBar = i }
     let dd = e / peak - 1
     if dd < worstDrawdown { worstDrawdown = dd }
     lastEquity = e
@@ -253,7 +329,7 @@ struct EquityMarks: Sendable {
   @inline(__always)
   mutating func markFlat(_ e: Double, bars: Range<Int>) {
     guard !bars.isEmpty else { return }
-    if e >= peak { longestEndedRun = max(longestEndedRun, bars.lowerBound - 1 - peakBar); peak = e; peakBar = bars.upperBound - 1 }
+    if e >= peak { end(bars.lowerBound - 1 - peakBar); peak = e; peakBar = bars.upperBound - 1 }
     let dd = e / peak - 1
     if dd < worstDrawdown { worstDrawdown = dd }
     lastEquity = e

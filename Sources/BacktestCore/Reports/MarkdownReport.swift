@@ -71,6 +71,8 @@ public enum MarkdownReport {
     md += "| Max drawdown | \(HumanFormat.percent(s.maxDrawdown)) | \(HumanFormat.percent(b.maxDrawdown)) |\n"
     md += "| Sharpe | \(HumanFormat.ratio(s.sharpe)) | \(HumanFormat.ratio(b.sharpe)) |\n"
     md += "| Sortino | \(HumanFormat.ratio(s.sortino)) | \(HumanFormat.ratio(b.sortino)) |\n"
+    md += "| Volatility (a year) | \(HumanFormat.percent(s.volatility)) | \(HumanFormat.percent(b.volatility)) |\n"
+    md += "| Calmar | \(HumanFormat.ratio(s.calmar)) | \(HumanFormat.ratio(b.calmar)) |\n"
     md += "| Exposure | \(HumanFormat.percent(s.exposure)) | \(HumanFormat.percent(b.exposure)) |\n"
     md += "| Trades | \(HumanFormat.integer(s.totalTrades)) | \(HumanFormat.integer(b.totalTrades)) |\n"
     md += "| Win rate | \(HumanFormat.percent(s.winRate)) | |\n"
@@ -79,11 +81,19 @@ public enum MarkdownReport {
     md += "| Best trade | \(HumanFormat.percent(s.bestTrade)) | |\n"
     md += "| Worst trade | \(HumanFormat.percent(s.worstTrade)) | |\n"
     md += "| Profit factor | \(HumanFormat.ratio(s.profitFactor)) | |\n"
+    md += "| Expectancy (P&L a trade) | \(HumanFormat.money(s.expectancy)) | |\n"
+    md += "| SQN | \(HumanFormat.ratio(s.sqn)) | |\n"
     md += "| Total P&L | \(HumanFormat.money(s.totalPnl)) | |\n"
     md += "| Fees | \(HumanFormat.money(s.fees)) | \(HumanFormat.money(b.fees)) |\n"
-    md += "| Average bars held | \(s.averageBarsHeld.map { HumanFormat.ratio($0) } ?? "—") | |\n"
-    md += "| Longest drawdown | \(HumanFormat.integer(s.longestDrawdownBars)) bars | \(HumanFormat.integer(b.longestDrawdownBars)) bars |\n\n"
-    md += "Sharpe and Sortino: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
+    md += "| Average trade | \(duration(s.averageBarsHeld, s.averageTradeDays)) | |\n"
+    md += "| Longest trade | \(duration(s.longestBarsHeld.map(Double.init), s.longestTradeDays.map(Double.init))) | |\n"
+    md += "| Average drawdown | \(duration(s.averageDrawdownBars, s.averageDrawdownDays)) | \(duration(b.averageDrawdownBars, b.averageDrawdownDays)) |\n"
+    md += "| Longest drawdown | \(duration(Double(s.longestDrawdownBars), s.longestDrawdownDays.map(Double.init))) "
+      + "| \(duration(Double(b.longestDrawdownBars), b.longestDrawdownDays.map(Double.init))) |\n\n"
+    md += "Sharpe, Sortino and volatility: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
+    md += "Calmar: CAGR over the max drawdown; SQN: √trades × mean trade P&L over its standard deviation. "
+    md += "A trade's days run from its entry's date to its exit's; a drawdown's bars are those below the previous high, "
+    md += "its days from the day-end high to the day back at or above it. "
     md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
 
     md += "## Exit reasons\n\n| Reason | Trades | Wins | Average return | Total P&L |\n|---|---:|---:|---:|---:|\n"
@@ -197,6 +207,15 @@ public enum MarkdownReport {
     md += "(the bar they were bought at). Equity return in stage: the equity's bar-to-bar returns over that stage's bars, compounded "
     md += "(a trade held across a stage change counts in both stages).\n"
     return md
+  }
+
+  /// "5.2 bars, 7 days"; "—" when undefined.
+  static func duration(_ bars: Double?, _ days: Double?) -> String {
+    guard let bars else { return "—" }
+    func number(_ x: Double) -> String {
+      x == x.rounded() ? HumanFormat.integer(x) : HumanFormat.grouped(FixedDecimal.text(x, decimals: 1))
+    }
+    return "\(number(bars)) bars" + (days.map { ", \(number($0)) days" } ?? "")
   }
 
   static func describe(_ sizing: Sizing) -> String {

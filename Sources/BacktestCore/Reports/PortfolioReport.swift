@@ -167,6 +167,10 @@ public enum PortfolioReport {
     output.config.strategy.decides ? "Equal weights, held" : "Without rebalancing"
   }
 
+  static func longestDrawdown(_ p: PerformanceSummary) -> String {
+    MarkdownReport.duration(Double(p.longestDrawdownBars), p.longestDrawdownDays.map(Double.init))
+  }
+
   public static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
     let s = output.summary, p = s.performance, c = output.config, r = output.result
     let fields: [(String, JSONValue)] = [
@@ -174,6 +178,8 @@ public enum PortfolioReport {
       ("total_pnl", .number(s.totalPnl)), ("twr", .number(s.twr)), ("xirr", .optional(s.xirr)),
       ("total_return", .number(p.totalReturn)), ("cagr", .optional(p.cagr)), ("max_drawdown", .number(p.maxDrawdown)),
       ("longest_drawdown_bars", .integer(p.longestDrawdownBars)), ("sharpe", .optional(p.sharpe)), ("sortino", .optional(p.sortino)),
+      ("volatility", .optional(p.volatility)), ("calmar", .optional(p.calmar)), ("avg_drawdown_bars", .optional(p.averageDrawdownBars)),
+      ("longest_drawdown_days", p.longestDrawdownDays.map { .integer($0) } ?? .null), ("avg_drawdown_days", .optional(p.averageDrawdownDays)),
       ("exposure", .number(p.exposure)), ("dividend_income", .number(s.dividendIncome)), ("dividends_pending", .number(s.dividendsPending)),
       ("fees", .number(s.fees)), ("commissions", .number(s.commissions)), ("expense_drag", .number(s.expenseDrag)),
       ("trailing_yield", .optional(s.trailingYield)), ("yield_on_cost", .optional(s.yieldOnCost)),
@@ -288,6 +294,9 @@ public enum PortfolioReport {
       ("Max drawdown", HumanFormat.percent(p.maxDrawdown), b.map { HumanFormat.percent($0.performance.maxDrawdown) }),
       ("Sharpe", HumanFormat.ratio(p.sharpe), b.map { HumanFormat.ratio($0.performance.sharpe) }),
       ("Sortino", HumanFormat.ratio(p.sortino), b.map { HumanFormat.ratio($0.performance.sortino) }),
+      ("Volatility (a year)", HumanFormat.percent(p.volatility), b.map { HumanFormat.percent($0.performance.volatility) }),
+      ("Calmar", HumanFormat.ratio(p.calmar), b.map { HumanFormat.ratio($0.performance.calmar) }),
+      ("Longest drawdown", longestDrawdown(p), b.map { longestDrawdown($0.performance) }),
       ("Dividend income", HumanFormat.money(s.dividendIncome), b.map { HumanFormat.money($0.dividendIncome) }),
       ("Fees (commissions and expense drag)", HumanFormat.money(s.fees), b.map { HumanFormat.money($0.fees) }),
       ("Commissions", HumanFormat.money(s.commissions), nil), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag), nil),
@@ -298,7 +307,7 @@ public enum PortfolioReport {
     md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains sub-periods split where each flow is invested "
     md += "(at its bar's open, the account valued at the fill prices), so a deposit earns its bar's move as new money; "
     md += "the XIRR is the annual rate that zeroes the deposits, withdrawals and final equity (actual/365). "
-    md += "Drawdowns, Sharpe and Sortino are those of the TWR."
+    md += "Drawdowns, Sharpe, Sortino, volatility and Calmar are those of the TWR."
     md += b == nil ? "\n\n" : !c.strategy.decides ? " Without rebalancing: the same assets, flows and dividends, bought at the initial weights and left to drift.\n\n"
       : " Equal weights, held: every asset of the universe bought at the first full bar at equal weights, with the same flows and dividends, never traded again."
         + " Turnover: the lesser of the rebalance purchases and sales over the mean equity, a year.\n\n"

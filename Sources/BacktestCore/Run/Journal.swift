@@ -71,10 +71,11 @@ public struct Journal: Sendable, Equatable {
     for e in entries {
       guard let exit = e.exitPrice else { continue }
       accumulator.add(Trade(entryBar: 0, entryPrice: e.entryPrice, exitBar: 0, exitPrice: exit, shares: e.shares,
-                            exitReason: .technical))
+                            exitReason: .technical), calendarDays: 0)
     }
-    var s = accumulator.summary(initialCash: 1, calendarDays: 0)
-    s.averageBarsHeld = nil
+    var s = accumulator.summary(initialCash: 1, dates: [])
+    // A journal has no bars: nothing is counted in bars or days.
+    (s.averageBarsHeld, s.longestBarsHeld, s.averageTradeDays, s.longestTradeDays) = (nil, nil, nil, nil)
     return s
   }
 

@@ -151,7 +151,7 @@ public enum PortfolioBacktest {
       accumulator.mark(equity: initialCash * index[t], held: r.shares.contains { $0[t] != 0 },
                        dayEnd: t == last || r.timeline.day[t + 1] != r.timeline.day[t])
     }
-    var performance = accumulator.summary(initialCash: initialCash, calendarDays: Int(r.timeline.day[last]) - Int(r.timeline.day[0]))
+    var performance = accumulator.summary(initialCash: initialCash, dates: r.timeline.sessionDays)
     performance.finalEquity = r.equity[last]
     return performance
   }

@@ -30,11 +30,8 @@ public struct SwingKernel: SweepKernel {
   package static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     simulate(bars: bars, indicators: indicators, parameters: p, broker: broker, accumulator: &accumulator)
-    return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays(bars))
+    return accumulator.summary(initialCash: broker.initialCash, dates: bars.sessionDays)
   }
-
-  /// From the first bar's date to the last's.
-  static func calendarDays(_ bars: BarSeries) -> Int { Int(bars.day[bars.count - 1]) - Int(bars.day[0]) }
 
   /// `run` without the summary: the trades and marks are left in `accumulator`.
   static func simulate(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
@@ -65,6 +62,7 @@ public struct SwingKernel: SweepKernel {
     bars.high.withUnsafeBufferPointer { high in
     bars.low.withUnsafeBufferPointer { low in
     bars.close.withUnsafeBufferPointer { close in
+    bars.day.withUnsafeBufferPointer { day in
     dayEndsBefore.withUnsafeBufferPointer { dayEndsBefore in
     signals.underBand.words.withUnsafeBufferPointer { underBand in
     signals.underRSI.words.withUnsafeBufferPointer { underRSI in
@@ -100,7 +98,7 @@ public struct SwingKernel: SweepKernel {
           let fee = commission.fee(shares: shares, price: price)
           cash += shares * price - fee
           trades.add(Trade(entryBar: entryBar, entryPrice: entryPrice, exitBar: t, exitPrice: price, shares: shares,
-                           entryFee: entryFee, exitFee: fee, exitReason: reason))
+                           entryFee: entryFee, exitFee: fee, exitReason: reason), calendarDays: Int(day[t]) - Int(day[entryBar]))
         }
         // Holding.
         while true {
@@ -135,7 +133,7 @@ public struct SwingKernel: SweepKernel {
           t += 1
         }
       }
-    }}}}}}}}}
+    }}}}}}}}}}
     marks.barsMarked = n
     accumulator.trades = trades
     accumulator.marks = marks

@@ -38,8 +38,9 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
   public var isConflict = false
 
   /// The longest message kept, in characters: a message quoting a whole line of a
-  /// hostile file is cut there (readers quote short excerpts; this bounds the rest).
-  public static let messageLimit = 500
+  /// hostile file is cut there (readers quote short excerpts; this bounds the rest,
+  /// leaving room for a list of the names expected, such as the sweep's 36 metrics).
+  public static let messageLimit = 1_000
 
   public init(_ message: String, at location: SourceLocation, excerpt: String? = nil) {
     self.kind = .badInput
