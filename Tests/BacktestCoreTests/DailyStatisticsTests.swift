@@ -41,7 +41,7 @@ import Testing
         let held = !flat && (day / 5) % 2 == 0
         for bar in 0..<3 {
           if held { e *= rising ? 1.001 : 1 + 0.004 * rng.normal() }
-          a.mark(equity: e, held: held, dayEnd: bar == 2)
+          a.mark(equity: e, held: held, day: Int32(day + day / 5 * 2), dayEnd: bar == 2)
         }
       }
       return a
@@ -49,21 +49,19 @@ import Testing
     let sets: [[SummaryAccumulator]] = [
       [account(days: 7_700), account(days: 7_700), account(days: 7_700, flat: true), account(days: 7_700, rising: true)],
       (0..<4).map { _ in account(days: 3) },
-      (0..<4).map { _ in account(days: 2) },  // too few days for lanes: one by one
+      [account(days: 40), account(days: 41), account(days: 40), account(days: 40)],  // day counts differ: one by one
+      (0..<4).map { _ in account(days: 2) },
     ]
     let cash = [100_000.0, 50_000, 100_000, 1]
-    // Weekdays only: two days' gap every five.
-    func dates(_ n: Int) -> ContiguousArray<Int32> { ContiguousArray((0..<n).map { Int32($0 + $0 / 5 * 2) }) }
     for set in sets {
       var lanes = set, alone = set
-      let together = SummaryAccumulator.summaries(&lanes, initialCash: cash, dates: dates(set[0].dayEndEquity.count))
+      let together = SummaryAccumulator.summaries(&lanes, initialCash: cash, calendarDays: 400)
       for j in 0..<4 {
-        #expect(together[j] == alone[j].summary(initialCash: cash[j], dates: dates(set[0].dayEndEquity.count)),
-                "\(set[j].dayEndEquity.count) days, lane \(j)")
+        #expect(together[j] == alone[j].summary(initialCash: cash[j], calendarDays: 400), "\(set[j].dayEndEquity.count) days, lane \(j)")
         #expect(lanes[j].dailyReturns == alone[j].dailyReturns)
       }
     }
     var flat = [account(days: 30, flat: true)] + (0..<3).map { _ in account(days: 30) }
-    #expect(SummaryAccumulator.summaries(&flat, initialCash: cash, dates: dates(30))[0].sharpe == nil)
+    #expect(SummaryAccumulator.summaries(&flat, initialCash: cash, calendarDays: 40)[0].sharpe == nil)
   }
 }

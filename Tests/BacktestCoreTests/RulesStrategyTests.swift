@@ -141,7 +141,7 @@ import Testing
       var strategy = RulesStrategy(parameters: p, bars: bars)
       let expected = PerformanceSummary(result: Engine.run(&strategy, bars: bars, broker: broker), bars: bars)
       kernel.simulate(p, bars: bars, broker: broker, accumulator: &accumulator)
-      let actual = accumulator.summary(initialCash: broker.initialCash, dates: bars.sessionDays)
+      let actual = accumulator.summary(initialCash: broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))
       #expect(actual == expected, "seed \(seed): \(p.entry.text) / \(p.exit?.text ?? "-")")
       traded += expected.totalTrades > 0 ? 1 : 0
     }

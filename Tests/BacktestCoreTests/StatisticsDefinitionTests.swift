@@ -41,24 +41,18 @@ import Testing
     close("volatility", (returns.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(returns.count - 1)).squareRoot() * 252.0.squareRoot())
     close("calmar", value("cagr")! / abs(value("max_drawdown")!))
 
-    // Stretches below a previous high: in bars (the bars below it), in days (from the day-end high to the day back).
-    var runs: [Int] = [], peak = -Double.infinity, peakBar = -1
+    // Stretches below a previous high: their bars (those below it), their days (from the high's date to the date of the
+    // bar back at or above it, or of the last bar).
+    var runs: [Int] = [], days: [Int] = [], peak = -Double.infinity, peakBar = -1
     for (i, mark) in marks.enumerated() where mark.equity >= peak {
-      if i - 1 - peakBar > 0 { runs.append(i - 1 - peakBar) }
+      if i - 1 - peakBar > 0 { runs.append(i - 1 - peakBar); days.append(mark.day - marks[peakBar].day) }
       (peak, peakBar) = (mark.equity, i)
     }
-    if marks.count - 1 - peakBar > 0 { runs.append(marks.count - 1 - peakBar) }
+    if marks.count - 1 - peakBar > 0 { runs.append(marks.count - 1 - peakBar); days.append(marks[marks.count - 1].day - marks[peakBar].day) }
     close("avg_drawdown_bars", Double(runs.reduce(0, +)) / Double(runs.count))
     close("longest_drawdown_bars", Double(runs.max()!))
-    var stretches: [Int] = [], peakDay = 0
-    peak = -.infinity
-    for (k, end) in dayEnds.enumerated() where end.equity >= peak {
-      if k - 1 > peakDay { stretches.append(end.day - dayEnds[peakDay].day) }
-      (peak, peakDay) = (end.equity, k)
-    }
-    if dayEnds.count - 1 > peakDay { stretches.append(dayEnds[dayEnds.count - 1].day - dayEnds[peakDay].day) }
-    close("longest_drawdown_days", Double(stretches.max()!))
-    close("avg_drawdown_days", Double(stretches.reduce(0, +)) / Double(stretches.count))
+    close("avg_drawdown_days", Double(days.reduce(0, +)) / Double(days.count))
+    close("longest_drawdown_days", Double(days.max()!))
   }
 
   /// A written time's date (its first ten characters), in days since 1970.

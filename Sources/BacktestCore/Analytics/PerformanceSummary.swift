@@ -61,8 +61,8 @@ public struct PerformanceSummary: Sendable, Equatable {
   /// The mean length in bars of the stretches below a previous equity high (the last one included when it has not
   /// recovered).
   public var averageDrawdownBars: Double?
-  /// Calendar days from a day-end equity high to the first day end back at or above it (to the last day when it has
-  /// not recovered): the most and the mean over those stretches.
+  /// Calendar days from the date of the equity high a stretch below it starts from to the date of the bar back at or
+  /// above it (the last bar's when it has not recovered): the most and the mean over those stretches.
   public var longestDrawdownDays: Int?
   public var averageDrawdownDays: Double?
 
@@ -72,7 +72,8 @@ public struct PerformanceSummary: Sendable, Equatable {
   public init(result: BacktestResult, bars: BarSeries) {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
     accumulator.add(result, bars: bars)
-    self = accumulator.summary(initialCash: result.initialCash, dates: bars.sessionDays)
+    let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
+    self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
     dividendIncome = result.dividendIncome
     expenseDrag = result.expenseDrag
     fees += expenseDrag

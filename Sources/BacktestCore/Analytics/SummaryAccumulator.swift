@@ -37,15 +37,16 @@ public struct SummaryAccumulator: Sendable {
       add(trade, calendarDays: Int(bars.day[exit]) - Int(bars.day[entry]))
     }
     for i in bars.indices {
-      mark(equity: result.equity[i], held: result.shares[i] != 0, dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
+      mark(equity: result.equity[i], held: result.shares[i] != 0, day: bars.day[i],
+           dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
     }
   }
 
-  /// Records the equity at a bar's close; `held` when a position is open;
+  /// Records the equity at a bar's close; `held` when a position is open; `day` the bar's date (days since 1970);
   /// `dayEnd` when it is the last bar of its calendar day.
   @inline(__always)
-  public mutating func mark(equity e: Double, held: Bool, dayEnd: Bool) {
-    marks.mark(e)
+  public mutating func mark(equity e: Double, held: Bool, day: Int32, dayEnd: Bool) {
+    marks.mark(e, day: day)
     if held { marks.barsHeld += 1 }
     if dayEnd { dayEndEquity.append(e) }
   }
@@ -83,18 +84,15 @@ public struct SummaryAccumulator: Sendable {
     return DailyRatios(mean: m, squares: squares, downside: downside, count: n)
   }
 
-  /// The statistics; `dates` holds the calendar day of each day-end equity marked (`BarSeries.sessionDays` of the bars
-  /// marked), in order.
+  /// The statistics; `calendarDays` is from the first to the last bar's date.
   ///
   /// It leaves the daily returns in `dailyReturns`.
-  public mutating func summary(initialCash: Double, dates: ContiguousArray<Int32>) -> PerformanceSummary {
-    summary(initialCash: initialCash, dates: dates, ratios: nil)
+  public mutating func summary(initialCash: Double, calendarDays: Int) -> PerformanceSummary {
+    summary(initialCash: initialCash, calendarDays: calendarDays, ratios: nil)
   }
 
   /// `summary`, with the daily ratios given when `ratios` is (and `dailyReturns` then already written).
-  mutating func summary(initialCash: Double, dates: ContiguousArray<Int32>, ratios: DailyRatios?) -> PerformanceSummary {
-    precondition(dates.count == dayEndEquity.count, "\(dates.count) dates for \(dayEndEquity.count) day ends")
-    let calendarDays = dates.isEmpty ? 0 : Int(dates[dates.count - 1]) - Int(dates[0])
+  mutating func summary(initialCash: Double, calendarDays: Int, ratios: DailyRatios?) -> PerformanceSummary {
     var s = PerformanceSummary()
     let trades = trades
     s.totalTrades = trades.totalTrades
@@ -134,11 +132,10 @@ public struct SummaryAccumulator: Sendable {
     s.maxDrawdown = marks.worstDrawdown
     if let cagr = s.cagr, s.maxDrawdown < 0 { s.calmar = cagr / -s.maxDrawdown }
     s.longestDrawdownBars = marks.longestRun
-    s.averageDrawdownBars = marks.averageRun
-    let underwater = dayEndEquity.withUnsafeBufferPointer { e in dates.withUnsafeBufferPointer { Self.underwater(dayEnds: e, dates: $0) } }
-    if underwater.stretches > 0 {
-      s.longestDrawdownDays = underwater.longest
-      s.averageDrawdownDays = Double(underwater.days) / Double(underwater.stretches)
+    if let stretches = marks.stretches {
+      s.averageDrawdownBars = Double(stretches.bars) / Double(stretches.count)
+      s.longestDrawdownDays = stretches.longestDays
+      s.averageDrawdownDays = Double(stretches.days) / Double(stretches.count)
     }
     s.days = dayEndEquity.count
     let daily = ratios ?? {
@@ -157,11 +154,11 @@ public struct SummaryAccumulator: Sendable {
   /// Sharpe and Sortino computed for all four at once as vector lanes when their
   /// day counts agree: each lane takes `sharpeAndSortino`'s operations in its
   /// order, so every value is identical to `summary`'s.
-  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], dates: ContiguousArray<Int32>) -> [PerformanceSummary] {
+  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], calendarDays: Int) -> [PerformanceSummary] {
     precondition(a.count == 4 && initialCash.count == 4)
     let days = a[0].dayEndEquity.count
     guard days > 2, a.allSatisfy({ $0.dayEndEquity.count == days && $0.marks.barsMarked > 0 }) else {
-      return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], dates: dates) }
+      return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays) }
     }
     // Each lane's returns are written straight into its accumulator's storage, taken out meanwhile.
     func slots(_ j: Int) -> [Double] {
@@ -184,7 +181,7 @@ public struct SummaryAccumulator: Sendable {
       }}
     }}
     swap(&r0, &a[0].dailyReturns); swap(&r1, &a[1].dailyReturns); swap(&r2, &a[2].dailyReturns); swap(&r3, &a[3].dailyReturns)
-    return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], dates: dates, ratios: ratios[$0]) }
+    return (0..<4).map { a[$0].summary(initialCash: initialCash[$0], calendarDays: calendarDays, ratios: ratios[$0]) }
   }
 
   /// `sharpeAndSortino` of four series of `count` day-end equities, lane `j`
@@ -212,26 +209,6 @@ public struct SummaryAccumulator: Sendable {
       squares += d * d
     }
     return (0..<4).map { j in DailyRatios(mean: m[j], squares: squares[j], downside: downside[j], count: n) }
-  }
-
-  /// The stretches of `e` (day-end equities) below their running peak: how many, their total and the longest length
-  /// in calendar days (`dates[k]` is `e[k]`'s day), each from its peak's day to the first day back at or above it, or
-  /// to the last day when it has not come back.
-  static func underwater(dayEnds e: UnsafeBufferPointer<Double>, dates: UnsafeBufferPointer<Int32>)
-    -> (stretches: Int, days: Int, longest: Int)
-  {
-    var stretches = 0, days = 0, longest = 0
-    var peak = -Double.infinity, peakDay = 0
-    func close(_ k: Int) {
-      let length = Int(dates[k]) - Int(dates[peakDay])
-      stretches += 1; days += length; longest = max(longest, length)
-    }
-    for k in e.indices where e[k] >= peak {
-      if k - 1 > peakDay { close(k) }
-      peak = e[k]; peakDay = k
-    }
-    if e.count - 1 > peakDay { close(e.count - 1) }
-    return (stretches, days, longest)
   }
 }
 
@@ -283,56 +260,66 @@ struct TradeTally: Sendable {
 /// below the peak, and how many bars were marked and held.
 struct EquityMarks: Sendable {
   var peak = -Double.infinity, worstDrawdown = 0.0
-  /// The last bar at a peak (-1 before any); the longest stretch below a peak that has ended, how many have ended and
-  /// their bars.
-  var peakBar = -1, longestEndedRun = 0, endedRuns = 0, endedRunBars = 0
+  /// The last bar at a peak (-1 before any) and its date; the last bar's date.
+  var peakBar = -1, peakDay: Int32 = 0, lastDay: Int32 = 0
+  /// The stretches below a peak that have ended: how many, their bars and calendar days, the longest in each.
+  var endedRuns = 0, endedRunBars = 0, endedRunDays = 0, longestEndedRun = 0, longestEndedRunDays = 0
   var barsMarked = 0, barsHeld = 0
   var lastEquity = 0.0
 
   /// The most consecutive bars below the running peak.
   var longestRun: Int { max(longestEndedRun, barsMarked - 1 - peakBar) }
 
-  /// The mean length in bars of the stretches below the running peak, the last one included when it has not ended;
-  /// `nil` without any.
-  var averageRun: Double? {
+  /// The stretches below the running peak, the last one included when it has not ended (its days then run to the last
+  /// bar's date): how many, their bars and days in all, the most days; `nil` without any.
+  var stretches: (count: Int, bars: Int, days: Int, longestDays: Int)? {
     let open = barsMarked - 1 - peakBar
-    let runs = endedRuns + (open > 0 ? 1 : 0)
-    return runs > 0 ? Double(endedRunBars + max(0, open)) / Double(runs) : nil
+    guard open > 0 else { return endedRuns > 0 ? (endedRuns, endedRunBars, endedRunDays, longestEndedRunDays) : nil }
+    let openDays = Int(lastDay) - Int(peakDay)
+    return (endedRuns + 1, endedRunBars + open, endedRunDays + openDays, max(longestEndedRunDays, openDays))
   }
 
-  /// A stretch of `run` bars below the peak ended (`run` may be 0: none).
+  /// A new peak at bar `i` on `day`: the stretch below the previous one, if any, has ended.
   @inline(__always)
-  private mutating func end(_ run: Int) {
-    longestEndedRun = max(longestEndedRun, run)
-    endedRuns += run > 0 ? 1 : 0
-    endedRunBars += run
+  private mutating func newPeak(_ e: Double, bar i: Int, day: Int32, after run: Int, endedOn recovery: Int32) {
+    if run > 0 {
+      let days = Int(recovery) - Int(peakDay)
+      endedRuns += 1
+      endedRunBars += run
+      endedRunDays += days
+      longestEndedRun = max(longestEndedRun, run)
+      longestEndedRunDays = max(longestEndedRunDays, days)
+    }
+    peak = e; peakBar = i; peakDay = day
   }
 
-  /// Marks the next bar at equity `e` (who counts held bars does so itself).
+  /// Marks the next bar at equity `e` on `day` (who counts held bars does so itself).
   @inline(__always)
-  mutating func mark(_ e: Double) {
-    mark(e, bar: barsMarked)
+  mutating func mark(_ e: Double, day: Int32) {
+    mark(e, bar: barsMarked, day: day)
     barsMarked += 1
   }
 
-  /// Marks bar `i` at equity `e`; bars are marked in order, each once, and
-  /// `barsMarked` is left to the caller.
+  /// Marks bar `i` at equity `e` on `day`; bars are marked in order, each once, and `barsMarked` is left to the caller.
   @inline(__always)
-  mutating func mark(_ e: Double, bar i: Int) {
-    if e >= peak { end(i - 1 - peakBar); peak = e; peakBar = i }
+  mutating func mark(_ e: Double, bar i: Int, day: Int32) {
+    if e >= peak { newPeak(e, bar: i, day: day, after: i - 1 - peakBar, endedOn: day) }
     let dd = e / peak - 1
     if dd < worstDrawdown { worstDrawdown = dd }
     lastEquity = e
+    lastDay = day
   }
 
-  /// Marks `bars` at equity `e`: what `mark(e, bar:)` on each does.
+  /// Marks `bars` at equity `e`, the first on `days.first`, the last on `days.last`: what `mark(e, bar:day:)` on each
+  /// does.
   @inline(__always)
-  mutating func markFlat(_ e: Double, bars: Range<Int>) {
+  mutating func markFlat(_ e: Double, bars: Range<Int>, days: (first: Int32, last: Int32)) {
     guard !bars.isEmpty else { return }
-    if e >= peak { end(bars.lowerBound - 1 - peakBar); peak = e; peakBar = bars.upperBound - 1 }
+    if e >= peak { newPeak(e, bar: bars.upperBound - 1, day: days.last, after: bars.lowerBound - 1 - peakBar, endedOn: days.first) }
     let dd = e / peak - 1
     if dd < worstDrawdown { worstDrawdown = dd }
     lastEquity = e
+    lastDay = days.last
   }
 }
 

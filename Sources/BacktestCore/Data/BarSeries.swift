@@ -80,14 +80,6 @@ public struct BarSeries: Sendable {
     }
   }
 
-  /// The calendar day of each run of bars with one `day`, in order (`dayCount` of them).
-  public var sessionDays: ContiguousArray<Int32> {
-    var days = ContiguousArray<Int32>()
-    days.reserveCapacity(dayCount)
-    for i in day.indices where i == 0 || day[i] != day[i - 1] { days.append(day[i]) }
-    return days
-  }
-
   public mutating func reserveCapacity(_ n: Int) {
     time.reserveCapacity(n); day.reserveCapacity(n)
     open.reserveCapacity(n); high.reserveCapacity(n); low.reserveCapacity(n)

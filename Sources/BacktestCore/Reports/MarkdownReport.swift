@@ -93,7 +93,7 @@ public enum MarkdownReport {
     md += "Sharpe, Sortino and volatility: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
     md += "Calmar: CAGR over the max drawdown; SQN: √trades × mean trade P&L over its standard deviation. "
     md += "A trade's days run from its entry's date to its exit's; a drawdown's bars are those below the previous high, "
-    md += "its days from the day-end high to the day back at or above it. "
+    md += "its days from the high's date to the date back at or above it. "
     md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
 
     md += "## Exit reasons\n\n| Reason | Trades | Wins | Average return | Total P&L |\n|---|---:|---:|---:|---:|\n"

@@ -73,7 +73,7 @@ public struct Journal: Sendable, Equatable {
       accumulator.add(Trade(entryBar: 0, entryPrice: e.entryPrice, exitBar: 0, exitPrice: exit, shares: e.shares,
                             exitReason: .technical), calendarDays: 0)
     }
-    var s = accumulator.summary(initialCash: 1, dates: [])
+    var s = accumulator.summary(initialCash: 1, calendarDays: 0)
     // A journal has no bars: nothing is counted in bars or days.
     (s.averageBarsHeld, s.longestBarsHeld, s.averageTradeDays, s.longestTradeDays) = (nil, nil, nil, nil)
     return s

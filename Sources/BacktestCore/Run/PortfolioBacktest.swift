@@ -148,10 +148,10 @@ public enum PortfolioBacktest {
     let index = r.timeWeightedIndex
     var accumulator = SummaryAccumulator(expectedDays: n)
     for t in 0..<n {
-      accumulator.mark(equity: initialCash * index[t], held: r.shares.contains { $0[t] != 0 },
+      accumulator.mark(equity: initialCash * index[t], held: r.shares.contains { $0[t] != 0 }, day: r.timeline.day[t],
                        dayEnd: t == last || r.timeline.day[t + 1] != r.timeline.day[t])
     }
-    var performance = accumulator.summary(initialCash: initialCash, dates: r.timeline.sessionDays)
+    var performance = accumulator.summary(initialCash: initialCash, calendarDays: Int(r.timeline.day[last]) - Int(r.timeline.day[0]))
     performance.finalEquity = r.equity[last]
     return performance
   }

@@ -64,7 +64,7 @@ public enum SweepRunner {
     let bars = data.timeline
     let kernel: KernelDispatch? = if case .asset(_, nil, let dividends) = data, dividends.isEmpty { KernelDispatch(jobs, bars: bars) } else { nil }
     let counter = JobCounter()
-    let dates = bars.sessionDays, days = dates.count
+    let days = bars.dayCount, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
       // Kernel combinations are taken four at a time: their Sharpe and Sortino sums run as vector lanes.
       var lanes = (0..<4).map { _ in SummaryAccumulator(expectedDays: days) }
@@ -85,11 +85,11 @@ public enum SweepRunner {
         for (j, k) in batch.enumerated() { kernel.simulate(k, &lanes[j]) }
         if batch.count == 4 {
           let summaries = SummaryAccumulator.summaries(&lanes, initialCash: batch.map { jobs[$0].config!.broker.initialCash },
-                                                       dates: dates)
+                                                       calendarDays: calendarDays)
           for (j, k) in batch.enumerated() { finish(jobs[k], summaries[j], returns: lanes[j].dailyReturns) }
         } else {
           for (j, k) in batch.enumerated() {
-            let summary = lanes[j].summary(initialCash: jobs[k].config!.broker.initialCash, dates: dates)
+            let summary = lanes[j].summary(initialCash: jobs[k].config!.broker.initialCash, calendarDays: calendarDays)
             finish(jobs[k], summary, returns: lanes[j].dailyReturns)
           }
         }
@@ -111,7 +111,7 @@ extension SweepRunner {
     if case .asset(let bars, nil, let dividends) = data, dividends.isEmpty, let kernel = KernelDispatch([job], bars: bars), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
       kernel.simulate(0, &accumulator)
-      _ = accumulator.summary(initialCash: job.config!.broker.initialCash, dates: bars.sessionDays)  // writes the returns
+      _ = accumulator.summary(initialCash: job.config!.broker.initialCash, calendarDays: SwingKernel.calendarDays(bars))  // writes the returns
       return accumulator.dailyReturns
     }
     return data.trial(job).dailyReturns

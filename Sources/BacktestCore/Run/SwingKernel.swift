@@ -30,8 +30,11 @@ public struct SwingKernel: SweepKernel {
   package static func run(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
                          broker: BrokerSettings, accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     simulate(bars: bars, indicators: indicators, parameters: p, broker: broker, accumulator: &accumulator)
-    return accumulator.summary(initialCash: broker.initialCash, dates: bars.sessionDays)
+    return accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays(bars))
   }
+
+  /// From the first bar's date to the last's.
+  static func calendarDays(_ bars: BarSeries) -> Int { Int(bars.day[bars.count - 1]) - Int(bars.day[0]) }
 
   /// `run` without the summary: the trades and marks are left in `accumulator`.
   static func simulate(bars: BarSeries, indicators: SharedIndicators, parameters p: BollingerRSI.Parameters,
@@ -73,7 +76,7 @@ public struct SwingKernel: SweepKernel {
       var t = 0
       flat: while true {
         if t == n - 1 {
-          marks.mark(cash, bar: t)
+          marks.mark(cash, bar: t, day: day[t])
           dayEquity[days - 1] = cash
           break flat
         }
@@ -81,7 +84,7 @@ public struct SwingKernel: SweepKernel {
         let s = SwingSignals.nextBuy(t, band: underBand, rsi: underRSI, firstBuy: firstBuy, bars: n)
         // The account stands still up to the signal's bar; the buy fills at the next open.
         let end = s < n - 1 ? s + 1 : n - 1
-        marks.markFlat(cash, bars: t..<end)
+        marks.markFlat(cash, bars: t..<end, days: (day[t], day[end - 1]))
         for d in dayEndsBefore[t]..<dayEndsBefore[end] { dayEquity[d] = cash }
         t = end
         guard s < n - 1 else { continue flat }
@@ -116,12 +119,12 @@ public struct SwingKernel: SweepKernel {
             // As in Engine.run: marked before the END_OF_DATA close, less that close's commission.
             let final = equity - commission.fee(shares: shares, price: c)
             exit(t, c, .endOfData)
-            marks.mark(final, bar: t)
+            marks.mark(final, bar: t, day: day[t])
             marks.barsHeld += n - entryBar
             dayEquity[days - 1] = final
             break flat
           }
-          marks.mark(equity, bar: t)
+          marks.mark(equity, bar: t, day: day[t])
           dayEquity[dayEndsBefore[t]] = equity
           if sell[t >> 6] >> UInt64(t & 63) & 1 != 0 {
             // The sell fills at the next open; flat from that bar on.

@@ -160,7 +160,7 @@ public enum WalkForward {
   public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, data: SweepData,
                          initialCash: Double, workers: Int) -> Result {
     var windows: [WalkForwardWindow] = []
-    var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>(), dates = ContiguousArray<Int32>()
+    var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
     var level = initialCash
     var accumulator = SummaryAccumulator()
     for w in wf.windows(data.timeline) {
@@ -184,15 +184,15 @@ public enum WalkForward {
         for (i, e) in trial.equity.enumerated() {
           let v = e * scale
           equity.append(v); day.append(trial.day[i])
-          let dayEnd = i == trial.day.count - 1 || trial.day[i + 1] != trial.day[i]
-          accumulator.mark(equity: v, held: trial.invested[i], dayEnd: dayEnd)
-          if dayEnd { dates.append(trial.day[i]) }
+          accumulator.mark(equity: v, held: trial.invested[i], day: trial.day[i],
+                           dayEnd: i == trial.day.count - 1 || trial.day[i + 1] != trial.day[i])
         }
         level = equity.last ?? level
       }
       windows.append(window)
     }
-    let summary = accumulator.summary(initialCash: initialCash, dates: dates)
+    let calendarDays = day.isEmpty ? 0 : Int(day[day.count - 1]) - Int(day[0])
+    let summary = accumulator.summary(initialCash: initialCash, calendarDays: calendarDays)
     return Result(windows: windows, equity: equity, day: day, summary: summary,
                   efficiency: efficiency(outOfSample: summary.cagr, inSample: mean(windows.compactMap { $0.best?.metric("cagr") })))
   }
