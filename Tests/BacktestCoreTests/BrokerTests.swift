@@ -205,6 +205,21 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     #expect(s.asked.map(\.0) == [0, 1, 2])
     #expect(!s.asked[1].1.isOpen)  // stopped out on bar 1 before its close
   }
+
+  @Test("the position a strategy sees: entry bar and fill price, bars held 0 on the entry bar; trades.csv counts one more")
+  func positionBarsHeld() {
+    let bars = handBars([(100, 101, 99, 100), (100, 101, 99, 100), (100, 101, 99, 100), (100, 101, 99, 100), (100, 101, 99, 100)])
+    var broker = BrokerSettings()
+    broker.slippageBasisPoints = 50
+    let (result, s) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil), 2: .exitLong(.technical)], broker: broker)
+    let views = s.asked.map(\.1)
+    #expect(views[0] == .flat && views[0].barsHeld(at: 0) == 0)
+    // The fill: 100 × (1 + 50 bps); floor(100,000 / 100.5) shares.
+    #expect(views[1].entryBar == 1 && abs(views[1].entryPrice - 100.5) < 1e-9 && views[1].shares == 995)
+    #expect(views[1].barsHeld(at: 1) == 0 && views[2].barsHeld(at: 2) == 1)
+    #expect(result.trades[0].exitBar == 3 && result.trades[0].barsHeld == 3)
+    #expect(!views[3].isOpen && views[3].barsHeld(at: 3) == 0)
+  }
 }
 
 @Suite struct IntrabarRuleTests {

@@ -372,7 +372,7 @@ final class RuleEvaluator {
     guard e.readsPosition else { return number(e)[i] }
     switch e {
     case .entryPrice: return position.isOpen ? position.entryPrice : .nan
-    case .barsHeld: return position.isOpen ? Double(i - position.entryBar) : .nan
+    case .barsHeld: return position.isOpen ? Double(position.barsHeld(at: i)) : .nan
     case .negate(let x): return -value(x, at: i, position: position)
     case .arithmetic(let op, let a, let b):
       return RuleArithmetic.apply(op, value(a, at: i, position: position), value(b, at: i, position: position))
