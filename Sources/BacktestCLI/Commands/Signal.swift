@@ -30,7 +30,7 @@ struct SignalCommand {
       .option("state", "FILE", "remember the result in FILE (written atomically) and say what changed since the last check (JSON changed and previous)",
               completion: .file),
       .option("on-change", "CMD", "with --state: run CMD with /bin/sh when the signal, its exit reason, the position or a crossed alert changed, the JSON on its standard input"),
-      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long", default: .value("30")),
+      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long (at most 86400, a day)", default: .value("30")),
     ],
     details: """
       On a portfolio or rotation run file (an allocation strategy): the targets of its newest decision (traded at the next open when made at the newest close), each asset's score and rank, and what the run holds now; --json has schema backtest.targets/1, --state remembers the targets and says whether they changed.
@@ -56,8 +56,8 @@ struct SignalCommand {
     overrides = a.values("set")
     statePath = a.option("state")
     let limitText = a.option("on-change-timeout")!
-    guard let limit = parseDecimal(limitText), limit > 0, limit.isFinite else {
-      throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
+    guard let limit = parseDecimal(limitText), limit > 0, limit <= ChangeCommand.longestTimeLimit else {
+      throw UsageError(message: "expected seconds > 0 up to \(formatPlain(ChangeCommand.longestTimeLimit)) (a day) for '--on-change-timeout', found '\(excerpt(limitText))'")
     }
     if let command = a.option("on-change") {
       guard statePath != nil else { throw UsageError(message: "--on-change needs --state FILE (where the last result is kept, to know what changed)") }
