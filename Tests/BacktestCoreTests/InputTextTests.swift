@@ -57,6 +57,23 @@ import Testing
     #expect(block < 5 && flow < 5, "block \(block) s, flow \(flow) s")
   }
 
+  @Test("100,000 spaces after a value, a key, a flow value or a --set value are trimmed in linear time (they took minutes)")
+  func linearTrimming() throws {
+    let spaces = String(repeating: " ", count: 100_000)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let root = try ConfigTable(YAMLReader.parse("name: x\(spaces)\nk\(spaces): 1\nm: {a: b\(spaces), c\(spaces): d}\n# \(spaces)\n", file: "f"), path: "")
+    #expect(try root.string("name") == "x")
+    #expect(try root.string("k") == "1")
+    let m = try root.table("m")
+    #expect(try m.string("a") == "b" && m.string("c") == "d")
+    let set = try ConfigOverride("name=x\(spaces)").apply(to: YAMLNode(.null, at: SourceLocation(file: "f", line: 1, column: 1)))
+    #expect(try ConfigTable(set, path: "").string("name") == "x")
+    #expect(clock.now - start < .seconds(5), "\(clock.now - start)")
+    #expect(Substring("a b \t  ").droppingTrailingSpaces() == "a b \t" && Substring("a b \t  ").droppingTrailingSpaces(tabs: true) == "a b")
+    #expect(Substring("  é ").droppingLeadingSpaces() == "é " && Substring("   ").droppingTrailingSpaces().isEmpty)
+  }
+
   @Test("a message quoting a huge text is cut, and no suggestion is sought for a huge word")
   func boundedMessages() {
     let huge = String(repeating: "x", count: 2_000_000)
