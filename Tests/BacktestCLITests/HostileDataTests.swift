@@ -7,6 +7,52 @@ import Glibc
 
 /// Hostile data that needs timing, a second process or a file changed under a command's feet.
 @Suite struct HostileDataTests {
+  /// Whether process `pid` has `path` open or mapped now.
+  static func holds(_ pid: Int32, _ path: String) -> Bool {
+    if let maps = try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8), maps.contains(path) { return true }
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+    return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == path }
+  }
+
+  @Test("a bar file cut short while run, signal, sweep or montecarlo reads it: a result or an error, never a crash (SIGBUS)",
+        arguments: ["run", "signal", "sweep", "montecarlo"])
+  func truncatedWhileRead(_ command: String) throws {
+    let dir = try CLI.temporaryFolder()
+    let bars = dir + "/bars.csv"
+    // 300,000 bars (17 MB): long enough to read that a cut lands while the file is open or (before the fix) mapped.
+    try "name: cut\ndata: {bars: bars.csv}\nstrategy: {type: bollinger_rsi}\nsweep:\n  parameters:\n    bb_period: [10, 20]\n  metric: sharpe\n"
+      .write(toFile: dir + "/run.yaml", atomically: false, encoding: .utf8)
+    var arguments = [command, dir + "/run.yaml"]
+    switch command {
+    case "run", "sweep": arguments += ["--out", dir + "/out", "--quiet"]
+    case "montecarlo": arguments += ["--runs", "10"]
+    default: break
+    }
+    for attempt in 0..<2 {
+      #expect(try CLI.run(["synth", "--out", bars, "--bars", "300000", "--seed", "\(attempt + 1)", "--quiet"]).status == 0)
+      var info = stat()
+      #expect(stat(bars, &info) == 0)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: CLI.binary)
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      // A crash is reported at once, without the runtime's backtrace (which can take half a minute).
+      process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+      try process.run()
+      // Cut the file to half, mid-line, as soon as the command holds it (or after 10 s).
+      let deadline = Date().addingTimeInterval(10)
+      while process.isRunning && !Self.holds(process.processIdentifier, bars) && Date() < deadline { usleep(200) }
+      #expect(truncate(bars, off_t(info.st_size / 2 + 7)) == 0)
+      let end = Date().addingTimeInterval(60)
+      while process.isRunning && Date() < end { usleep(10_000) }
+      if process.isRunning { kill(process.processIdentifier, SIGKILL); Issue.record("\(command): still running after 60 s") }
+      process.waitUntilExit()
+      #expect(process.terminationReason == .exit, "\(command): killed by signal \(process.terminationStatus)")
+      #expect([0, 65].contains(process.terminationStatus), "\(command): exit status \(process.terminationStatus)")
+    }
+  }
+
   @Test("100,000 spaces after a run file's value or a --set value: read in a moment (they took minutes)")
   func spacesAfterValues() throws {
     let dir = try CLI.temporaryFolder()
