@@ -303,6 +303,9 @@ package func readInputFile(_ path: String, limit: Int = maximumInputBytes) throw
     throw InputError("is a pipe or a socket; expected a regular file (save the data to a file first)", file: path, kind: .missingInput)
   default: throw InputError("is a device; expected a regular file", file: path, kind: .missingInput)
   }
+  if let area = systemArea(info, path) {
+    throw InputError("is a system file (under \(area)); expected a data file", file: path, kind: .missingInput)
+  }
   let size = Int(info.st_size)
   func tooLarge(_ bytes: Int) -> InputError {
     InputError("is larger than \(limit >> 20) MiB (\(bytes >> 20) MiB or more); expected a smaller file", file: path, kind: .missingInput)
@@ -343,6 +346,27 @@ package func readInputFile(_ path: String, limit: Int = maximumInputBytes) throw
   data.reserveCapacity(max(size, 0) + 1)
   try readRest(fd, into: &data, limit: limit, tooLarge: tooLarge, failure: failure)
   return data
+}
+
+/// Where the system keeps the file `info` describes (`/proc`, `/sys` or `/dev`), or `nil` for a file of a user's own.
+///
+/// What such a file holds is never data (`/proc/self/environ` holds the environment, API keys
+/// and all), and an error would quote it: it is refused before a byte is read. Told by where
+/// the path leads once its links are followed, and by the file system it is on (the one of
+/// `/proc` or `/sys`, wherever it is mounted too). `/dev/shm`, memory in which programs
+/// share files of their own, is not refused.
+private func systemArea(_ info: stat, _ path: String) -> String? {
+  if let resolved = realpath(path, nil) {
+    defer { free(resolved) }
+    let real = String(cString: resolved)
+    if real.hasPrefix("/dev/shm/") { return nil }
+    if let area = ["/proc", "/sys", "/dev"].first(where: { real.hasPrefix($0 + "/") }) { return area }
+  }
+  for area in ["/proc", "/sys"] {
+    var system = stat()
+    if stat(area, &system) == 0 && system.st_dev == info.st_dev { return area }
+  }
+  return nil
 }
 
 /// Appends what is left of `fd` to `data`, in chunks, up to `limit` bytes in all.

@@ -99,6 +99,51 @@ package func escapingControlCharacters(_ text: String) -> String {
   return String(out)
 }
 
+/// Returns `text` with the value of each key-like `NAME=value` pair written
+/// `NAME=***`: those whose name holds KEY, TOKEN, SECRET or PASSWORD (in any
+/// case), as an environment (`/proc/self/environ`), a `.env` file or a URL's
+/// query writes them. What an error quotes from a file the user did not mean
+/// as data is then no secret on a terminal or in a log.
+///
+/// A name is letters, digits, `_`, `-` and `.`; a value runs to a space, a
+/// control character, a quote or one of `&;,)]}<>…`.
+package func redactingSecrets(_ text: String) -> String {
+  guard text.utf8.contains(UInt8(ascii: "=")) else { return text }
+  let scalars = Array(text.unicodeScalars)
+  func isNameCharacter(_ c: Unicode.Scalar) -> Bool {
+    c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "-" || c == ".")
+  }
+  func endsValue(_ c: Unicode.Scalar) -> Bool {
+    c.value <= 0x20 || isControlCharacter(c) || c.properties.isWhitespace || "'\"`&;,)]}<>…".unicodeScalars.contains(c)
+  }
+  var out = String.UnicodeScalarView()
+  var k = 0, copied = 0
+  var nameStart = 0  // where the run of name characters before `k` starts
+  while k < scalars.count {
+    let c = scalars[k]
+    if c == "=" && nameStart < k {
+      let name = String(String.UnicodeScalarView(scalars[nameStart..<k])).uppercased()
+      if ["KEY", "TOKEN", "SECRET", "PASSWORD"].contains(where: { name.contains($0) }) {
+        var end = k + 1
+        while end < scalars.count && !endsValue(scalars[end]) { end += 1 }
+        if end > k + 1 {
+          out.append(contentsOf: scalars[copied...k])
+          out.append(contentsOf: "***".unicodeScalars)
+          copied = end
+          k = end
+          nameStart = end
+          continue
+        }
+      }
+    }
+    k += 1
+    if !isNameCharacter(c) { nameStart = k }
+  }
+  guard copied > 0 else { return text }
+  out.append(contentsOf: scalars[copied...])
+  return String(out)
+}
+
 /// Parses a decimal number written as in a data file (`-12.5`, `3`, `1.2e-3`,
 /// spaces around allowed); `nil` for anything else: `0x10`, `nan`, `inf`,
 /// `1_000`. An overflow (`1e400`) reads as infinite.
