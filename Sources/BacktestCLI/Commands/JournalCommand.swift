@@ -152,9 +152,9 @@ struct JournalCommand {
   func printList(_ journal: Journal) {
     print("\(file): \(journal.entries.count) trade(s)")
     for (k, e) in journal.entries.enumerated() {
-      // The times are the file's text: shown with any control characters escaped.
-      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(escapingControlCharacters(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
-      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(escapingControlCharacters(e.entryTime)) \(exit)")
+      // The times are the file's text: shown cut short, with any control characters escaped.
+      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(printable(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
+      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(printable(e.entryTime)) \(exit)")
     }
     let s = journal.summary
     print("  closed trades \(s.totalTrades), win rate \(HumanFormat.percent(s.winRate)), average win \(HumanFormat.percent(s.avgWin)), "

@@ -266,7 +266,7 @@ struct SignalCommand {
     if let d = s.cycleDetails { for line in d.lines { print("    " + line) } }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
-        + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")
+        + (pos.entryTime.isEmpty ? "" : " on \(printable(pos.entryTime))") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")
       var levels: [String] = []
       if let stop = pos.stopLevel { levels.append("stop \(price(stop))") }
       if let target = pos.targetLevel { levels.append("target \(price(target))") }

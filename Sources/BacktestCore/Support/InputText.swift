@@ -99,6 +99,13 @@ package func escapingControlCharacters(_ text: String) -> String {
   return String(out)
 }
 
+/// Returns text from a data file as it may be printed: cut to `limit`
+/// characters (with `…`) and with its control characters escaped, so that a
+/// category or a name cannot move the cursor, change colours or fill a screen.
+package func printable<S: StringProtocol>(_ text: S, limit: Int = 80) -> String {
+  escapingControlCharacters(excerpt(text, limit: limit))
+}
+
 /// Returns `text` with the value of each key-like `NAME=value` pair written
 /// `NAME=***`: those whose name holds KEY, TOKEN, SECRET or PASSWORD (in any
 /// case), as an environment (`/proc/self/environ`), a `.env` file or a URL's
