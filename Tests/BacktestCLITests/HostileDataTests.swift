@@ -64,4 +64,15 @@ import Glibc
     let (s, setTimedOut) = try runBounded(["run", dir + "/run.yaml", "--out", dir + "/out2", "--set", "name=set\(spaces)"], seconds: 20)
     #expect(!setTimedOut && s.status == 0 && s.stdout.hasPrefix("set: bollinger_rsi on "), "\(s.stderr)")
   }
+
+  @Test("journal --time 'not a time' is refused (exit 64) and nothing is written")
+  func journalTimeWithSpaces() throws {
+    let dir = try CLI.temporaryFolder()
+    let r = try CLI.run(["journal", "enter", "--file", dir + "/j.csv", "--price", "10", "--shares", "1", "--time", "not a time"])
+    #expect(r.status == 64 && r.stderr.hasPrefix("backtest: error: expected an ISO 8601 date or date-time from the year 1 to 9999, "
+      + "such as 2024-11-13 or 2024-11-13T15:30:00-05:00 for '--time', found 'not a time'\n"), "\(r.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: dir + "/j.csv"))
+    let spaced = try CLI.run(["journal", "enter", "--file", dir + "/j.csv", "--price", "10", "--shares", "1", "--time", " 2024-01-02"])
+    #expect(spaced.status == 64 && !FileManager.default.fileExists(atPath: dir + "/j.csv"))
+  }
 }

@@ -26,7 +26,7 @@ struct JournalCommand {
   static let configOption = OptionSpec.option("config", "CONFIG", "a run file: its journal:, newest close and initial cash",
                                               completion: .runFile)
   static let priceOption = OptionSpec.option("price", "P", "the fill price", default: .described("the newest close, with --config"))
-  static let timeOption = OptionSpec.option("time", "TIME", "when it happened",
+  static let timeOption = OptionSpec.option("time", "TIME", "when it happened: an ISO 8601 date or date-time",
                                             default: .described("the newest bar's time with --config, else now"))
 
   static let spec = CommandSpec(
@@ -73,7 +73,12 @@ struct JournalCommand {
     }
     if action != "list" {
       price = try number("price")
-      time = a.option("time")
+      time = try a.option("time").map { text in
+        guard WrittenTimestamp(userTime: text) != nil else {
+          throw UsageError(message: "expected \(WrittenTimestamp.userTimeExpected) for '--time', found '\(printable(text))'")
+        }
+        return text
+      }
       quiet = a.flag("quiet")
     }
     if action == "enter" {

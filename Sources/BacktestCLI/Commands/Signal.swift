@@ -73,6 +73,9 @@ struct SignalCommand {
       let shares = try t.double("shares", where: { $0 > 0 }, expected: "a number of shares > 0")
     else { throw InputError("expected entry_price and shares (and optionally entry_time)", at: t.location) }
     let time = try t.string("entry_time", default: "")!
+    if !time.isEmpty && WrittenTimestamp(userTime: time) == nil {
+      throw InputError("expected \(WrittenTimestamp.userTimeExpected) for 'entry_time', found '\(excerpt(time))'", at: t.node("entry_time")!.location)
+    }
     try t.finish()
     return HeldPosition(entryPrice: price, entryTime: time, entryInstant: instant(time), shares: shares)
   }
