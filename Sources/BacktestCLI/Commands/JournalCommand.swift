@@ -89,6 +89,11 @@ struct JournalCommand {
   }
 
   func run() throws -> Int32 {
+    // A folder is missing input (exit 66), for every action: not a lock that cannot be taken (exit 1).
+    var info = stat()
+    if stat(file, &info) == 0 && Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) {
+      throw InputError("is a folder; expected a journal file", file: file, kind: .missingInput)
+    }
     if action == "list" {
       printList(try Self.read(file))
       return ExitCode.ok
