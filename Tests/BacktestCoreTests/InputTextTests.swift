@@ -82,6 +82,7 @@ import Testing
           ("secret.token=x… name=key", "secret.token=***… name=key"),
           ("KEY= x, TOKEN=, a=b, key", "KEY= x, TOKEN=, a=b, key"),
           ("=abc ==", "=abc =="),
+          ("expected --set key.path=value, [--set KEY=VALUE]", "expected --set key.path=value, [--set KEY=VALUE]"),
         ])
   func redactedSecrets(_ text: String, _ expected: String) {
     #expect(redactingSecrets(text) == expected)

@@ -112,13 +112,14 @@ package func printable<S: StringProtocol>(_ text: S, limit: Int = 80) -> String 
 /// query writes them. What an error quotes from a file the user did not mean
 /// as data is then no secret on a terminal or in a log.
 ///
-/// A name is letters, digits, `_`, `-` and `.`; a value runs to a space, a
-/// control character, a quote or one of `&;,)]}<>…`.
+/// A name is letters, digits, `_` and `-` (so `key.path=value`, a dotted
+/// path, is no such pair); a value runs to a space, a control character, a
+/// quote or one of `&;,)]}<>…`. A placeholder (`KEY=VALUE` in a usage line) stays.
 package func redactingSecrets(_ text: String) -> String {
   guard text.utf8.contains(UInt8(ascii: "=")) else { return text }
   let scalars = Array(text.unicodeScalars)
   func isNameCharacter(_ c: Unicode.Scalar) -> Bool {
-    c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "-" || c == ".")
+    c.isASCII && (c.properties.isAlphabetic || ("0"..."9").contains(c) || c == "_" || c == "-")
   }
   func endsValue(_ c: Unicode.Scalar) -> Bool {
     c.value <= 0x20 || isControlCharacter(c) || c.properties.isWhitespace || "'\"`&;,)]}<>…".unicodeScalars.contains(c)
@@ -133,7 +134,8 @@ package func redactingSecrets(_ text: String) -> String {
       if ["KEY", "TOKEN", "SECRET", "PASSWORD"].contains(where: { name.contains($0) }) {
         var end = k + 1
         while end < scalars.count && !endsValue(scalars[end]) { end += 1 }
-        if end > k + 1 {
+        let value = String(String.UnicodeScalarView(scalars[(k + 1)..<end]))
+        if end > k + 1 && !["VALUE", "value", "***"].contains(value) {
           out.append(contentsOf: scalars[copied...k])
           out.append(contentsOf: "***".unicodeScalars)
           copied = end
