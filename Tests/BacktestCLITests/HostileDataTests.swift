@@ -75,4 +75,29 @@ import Glibc
     let spaced = try CLI.run(["journal", "enter", "--file", dir + "/j.csv", "--price", "10", "--shares", "1", "--time", " 2024-01-02"])
     #expect(spaced.status == 64 && !FileManager.default.fileExists(atPath: dir + "/j.csv"))
   }
+
+  @Test("make uninstall: a PREFIX holding quotes is refused and deletes nothing; a PREFIX with a space removes exactly the installed files")
+  func makeUninstallQuoting() throws {
+    guard let make = ["/usr/bin/make", "/usr/local/bin/make", "/bin/make"].first(where: FileManager.default.isExecutableFile) else { return }
+    let dir = try CLI.temporaryFolder()
+    try "keep".write(toFile: dir + "/victim", atomically: false, encoding: .utf8)
+    let refused = try CLI.run(["-s", "uninstall", "PREFIX=x\" \"\(dir)/victim\" \""], executable: make)
+    #expect(refused.status != 0 && refused.stderr.hasPrefix(
+      "Makefile: error: expected PREFIX and DESTDIR without quotes, backslashes, dollar signs or backquotes, found 'x\" \"\(dir)/victim\" \"'\n"),
+      "\(refused.stderr)")
+    #expect(FileManager.default.fileExists(atPath: dir + "/victim"))
+    let broken = try CLI.run(["-s", "uninstall", "DESTDIR=\(dir)/a\nb", "PREFIX=/x"], executable: make)
+    #expect(broken.status != 0 && broken.stderr.hasPrefix("Makefile: error: expected PREFIX and DESTDIR on one line, found a line break\n"))
+    // An ordinary staged install, in a folder with a space in its name: the installed files go, nothing else.
+    let prefix = dir + "/my prefix"
+    for path in ["bin/backtest", "bin/backtest-fetch", "bin/other", "share/zsh/site-functions/_backtest"] {
+      try FileManager.default.createDirectory(atPath: ((prefix + "/" + path) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      try "x".write(toFile: prefix + "/" + path, atomically: false, encoding: .utf8)
+    }
+    let removed = try CLI.run(["-s", "uninstall", "DESTDIR=\(dir)", "PREFIX=/my prefix"], executable: make)
+    #expect(removed.status == 0, "\(removed.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: prefix + "/bin") == ["other"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: prefix + "/share/zsh/site-functions").isEmpty)
+    #expect(FileManager.default.fileExists(atPath: dir + "/victim"))
+  }
 }
