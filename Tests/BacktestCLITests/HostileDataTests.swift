@@ -100,4 +100,12 @@ import Glibc
     #expect(try FileManager.default.contentsOfDirectory(atPath: prefix + "/share/zsh/site-functions").isEmpty)
     #expect(FileManager.default.fileExists(atPath: dir + "/victim"))
   }
+
+  @Test("an error in a 100 kB --set value names the override cut to 100 characters, not whole")
+  func longOverrideNamedShort() throws {
+    let value = String(repeating: "a", count: 100_000)
+    let r = try CLI.run(["run", HostileCase.folder + "/good/run.yaml", "--out", try CLI.temporaryFolder() + "/out", "--set", "name=[" + value])
+    #expect(r.status == 65 && r.stderr.hasPrefix("--set name=[" + String(repeating: "a", count: 94) + "…:1:6: error: unclosed '['"), "\(r.stderr.prefix(300))")
+    #expect(r.stderr.count < 1_000, "\(r.stderr.count) characters")
+  }
 }

@@ -233,7 +233,8 @@ public struct ConfigOverride: Sendable {
   ///
   /// - Throws: `InputError` without a `=`, with an empty key, or with a value that is not inline YAML.
   public init(_ text: String) throws {
-    let file = "--set \(text)"
+    // The place its errors name: the override itself, cut short (a 100 kB value is not printed whole).
+    let file = "--set \(printable(text, limit: 100))"
     guard let eq = text.firstIndex(of: "=") else {
       throw InputError("expected --set key.path=value, found '\(text)'",
                        at: SourceLocation(file: file, line: 1, column: 1))
