@@ -121,9 +121,10 @@ public func printError(_ text: String) {
 
 /// Writes a message to standard error with its first `error:` in bold red where
 /// colours are on. Control characters in it (from an input it quotes) are
-/// written as `\u{1B}`, so they cannot act on the terminal.
+/// written as `\u{1B}`, so they cannot act on the terminal, and the values of
+/// key-like `NAME=value` pairs (`API_KEY=…`) as `***` (see `redactingSecrets`).
 public func printErrorMessage(_ text: String) {
-  let text = escapingControlCharacters(text)
+  let text = escapingControlCharacters(redactingSecrets(text))
   guard Terminal.colorsOnStderr, let range = text.range(of: "error:") else { return printError(text) }
   printError(text.replacingCharacters(in: range, with: TextStyle.boldRed.stderr("error:")))
 }
@@ -131,10 +132,12 @@ public func printErrorMessage(_ text: String) {
 /// Prints an input error, with the offending line of a YAML file under it.
 public func report(_ error: InputError) {
   var text = error.description
+  // Read as every input is (a regular file of a user's own, never a pipe that would not end).
   if let location = error.location, error.excerpt == nil,
     location.file.hasSuffix(".yaml") || location.file.hasSuffix(".yml"),
-    let source = try? String(contentsOfFile: location.file, encoding: .utf8)
+    let bytes = try? readInputFile(location.file, limit: 64 << 20)
   {
+    let source = String(decoding: bytes, as: UTF8.self)
     let lines = source.textLines
     if location.line >= 1 && location.line <= lines.count {
       text += "\n" + sourceExcerpt(line: String(lines[location.line - 1]), number: location.line, column: location.column)

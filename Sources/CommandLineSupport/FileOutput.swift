@@ -345,10 +345,36 @@ public enum ReportFolder {
 
   /// A name beside `path` for writing into: `.NAME.tmp-HOST-PID-N`, unique in this process
   /// (`.NAME.old-HOST-PID-N` with `marker` `old`, for a replaced folder being removed).
+  ///
+  /// It fits in a file name (`longestName`, 255 bytes) whatever `NAME` is: when the whole would
+  /// not, `NAME` is cut to what fits (whole characters) and a hash of all of it is added
+  /// (`.NAME-BEGINNING~0123456789abcdef.tmp-HOST-PID-N`), so a legal 255-byte name can be written.
   static func temporaryName(for path: String, marker: String = "tmp") -> String {
     let parent = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
-    return (parent.isEmpty ? "" : parent + "/") + ".\(name).\(marker)-\(host)-\(getpid())-\(counter.next())"
+    let suffix = ".\(marker)-\(host)-\(getpid())-\(counter.next())"
+    return (parent.isEmpty ? "" : parent + "/") + "." + shortened(name, toFit: longestName - 1 - suffix.utf8.count) + suffix
+  }
+
+  /// The longest file name most file systems take, in bytes (`NAME_MAX`).
+  static let longestName = 255
+
+  /// `name` when it has at most `bytes` UTF-8 bytes; otherwise its beginning (whole characters)
+  /// and `~` with 16 hexadecimal digits of a hash of the whole name, `bytes` bytes at most.
+  static func shortened(_ name: String, toFit bytes: Int) -> String {
+    guard name.utf8.count > bytes else { return name }
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325  // FNV-1a, 64 bits
+    for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    let digits = String(hash, radix: 16)
+    let tag = "~" + String(repeating: "0", count: 16 - digits.count) + digits
+    var beginning = "", used = 0
+    for character in name {
+      let size = character.utf8.count
+      if used + size > bytes - tag.utf8.count { break }
+      beginning.append(character)
+      used += size
+    }
+    return beginning + tag
   }
 
   /// Replaced folders holding at least this many bytes are removed in the background (see `discard`).

@@ -130,6 +130,30 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == [".out.old-\(host)-\(getpid())-8", ".out.old-\(host)x-\(getpid())-9", "out"])
   }
 
+  @Test("temporary names fit in 255 bytes whatever the name: a long one is cut at a whole character and keeps a hash of all of it")
+  func temporaryNamesFit() throws {
+    let long = String(repeating: "r", count: 255), accented = String(repeating: "é", count: 127)
+    for name in [long, accented, String(repeating: "r", count: 200) + "x", "short"] {
+      for marker in ["tmp", "old"] {
+        let temporary = (ReportFolder.temporaryName(for: "/some/folder/" + name, marker: marker) as NSString).lastPathComponent
+        #expect(temporary.utf8.count <= 255 && temporary.hasPrefix("."), "\(temporary)")
+        #expect(ReportFolder.processID(in: temporary, marker: "." + marker + "-") == getpid())
+      }
+    }
+    #expect((ReportFolder.temporaryName(for: "out/short") as NSString).lastPathComponent.hasPrefix(".short.tmp-"))
+    let cut = ReportFolder.shortened(accented, toFit: 100)
+    #expect(cut.utf8.count <= 100 && cut.hasPrefix(String(repeating: "é", count: 41) + "~") && cut.count == 41 + 17)
+    // Names alike at the start differ by their hash.
+    #expect(ReportFolder.shortened(long, toFit: 100) != ReportFolder.shortened(String(repeating: "r", count: 254) + "s", toFit: 100))
+    // A 255-byte folder name is written, and written again over itself.
+    let out = try CLI.temporaryFolder() + "/" + long
+    for _ in 0..<2 {
+      try AtomicWriter.replaceFolder(out, with: [ReportFile(name: "trades.csv", contents: "a\n")])
+      #expect(try String(contentsOfFile: out + "/trades.csv", encoding: .utf8) == "a\n")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: (out as NSString).deletingLastPathComponent) == [long])
+  }
+
   @Test("a batch dropped without a commit leaves nothing behind")
   func droppedBatch() throws {
     let out = try CLI.temporaryFolder()

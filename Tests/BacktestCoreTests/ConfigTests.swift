@@ -176,7 +176,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     ("strategy.stop_los=2%", "--set strategy.stop_los=2%:1:1: error: unknown key 'stop_los' in 'strategy'; did you mean 'stop_loss'?"),
     ("stop_loss", "--set stop_loss:1:1: error: expected --set key.path=value, found 'stop_loss'"),
     // A bare expense ratio above 0.2 is as likely 0.35% as 35% (the ETF trackers store 0.35): refused, both readings shown.
-    ("portfolio.expense_ratio=0.35", "--set portfolio.expense_ratio=0.35:1:25: error: expected an annual fraction from 0 to 1 (0.35% or 0.0035) for 'portfolio.expense_ratio', found 0.35, which reads as 35% as a fraction or as 0.35% (= 0.0035) as a percentage; a bare number above 0.2 is ambiguous here: write 0.35% or 35%"),
+    ("portfolio.expense_ratio=0.35", "--set portfolio.expense_ratio=0.35:1:25: error: expected an annual fraction from 0 up to but not including 1 (0.35% or 0.0035) for 'portfolio.expense_ratio', found 0.35, which reads as 35% as a fraction or as 0.35% (= 0.0035) as a percentage; a bare number above 0.2 is ambiguous here: write 0.35% or 35%"),
   ])
   func badValues(_ override: String, _ message: String) {
     #expect(configError(Self.base, overrides: [override]) == message)

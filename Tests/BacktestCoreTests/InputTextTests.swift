@@ -57,6 +57,38 @@ import Testing
     #expect(block < 5 && flow < 5, "block \(block) s, flow \(flow) s")
   }
 
+  @Test("100,000 spaces after a value, a key, a flow value or a --set value are trimmed in linear time (they took minutes)")
+  func linearTrimming() throws {
+    let spaces = String(repeating: " ", count: 100_000)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let root = try ConfigTable(YAMLReader.parse("name: x\(spaces)\nk\(spaces): 1\nm: {a: b\(spaces), c\(spaces): d}\n# \(spaces)\n", file: "f"), path: "")
+    #expect(try root.string("name") == "x")
+    #expect(try root.string("k") == "1")
+    let m = try root.table("m")
+    #expect(try m.string("a") == "b" && m.string("c") == "d")
+    let set = try ConfigOverride("name=x\(spaces)").apply(to: YAMLNode(.null, at: SourceLocation(file: "f", line: 1, column: 1)))
+    #expect(try ConfigTable(set, path: "").string("name") == "x")
+    #expect(clock.now - start < .seconds(5), "\(clock.now - start)")
+    #expect(Substring("a b \t  ").droppingTrailingSpaces() == "a b \t" && Substring("a b \t  ").droppingTrailingSpaces(tabs: true) == "a b")
+    #expect(Substring("  é ").droppingLeadingSpaces() == "é " && Substring("   ").droppingTrailingSpaces().isEmpty)
+  }
+
+  @Test("key-like NAME=value pairs in what a message quotes are hidden, in any case and whatever separates them",
+        arguments: [
+          ("API_KEY=abc123\u{0}SHELL=/bin/bash\u{0}GH_TOKEN=ghp_x", "API_KEY=***\u{0}SHELL=/bin/bash\u{0}GH_TOKEN=***"),
+          ("found 'db_password=hunter2,user=me'", "found 'db_password=***,user=me'"),
+          ("u?apiKey=AAA&x=1 v?Client_Secret=B%2FC\"", "u?apiKey=***&x=1 v?Client_Secret=***\""),
+          ("secret.token=x… name=key", "secret.token=***… name=key"),
+          ("KEY= x, TOKEN=, a=b, key", "KEY= x, TOKEN=, a=b, key"),
+          ("=abc ==", "=abc =="),
+          ("expected --set key.path=value, [--set KEY=VALUE]", "expected --set key.path=value, [--set KEY=VALUE]"),
+        ])
+  func redactedSecrets(_ text: String, _ expected: String) {
+    #expect(redactingSecrets(text) == expected)
+    #expect(InputError("found '\(text)'", file: "f").message == "found '\(expected)'")
+  }
+
   @Test("a message quoting a huge text is cut, and no suggestion is sought for a huge word")
   func boundedMessages() {
     let huge = String(repeating: "x", count: 2_000_000)
@@ -66,6 +98,29 @@ import Testing
     #expect(closestMatch(to: huge, in: ["name", "data", "strategy"]) == nil)
     #expect(clock.now - start < .seconds(1))
     #expect(closestMatch(to: "strateg", in: ["name", "data", "strategy"]) == "strategy")
+  }
+
+  @Test("files the system keeps (under /proc, /sys, /dev, or reached through a link) are refused unread; /dev/shm is not")
+  func systemFiles() throws {
+    for (path, area) in [("/proc/self/environ", "/proc"), ("/proc/self/status", "/proc"), ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys")]
+    where FileManager.default.fileExists(atPath: path) {
+      #expect(throws: InputError("is a system file (under \(area)); expected a data file", file: path, kind: .missingInput)) {
+        try readInputFile(path)
+      }
+    }
+    let folder = NSTemporaryDirectory() + "system-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try FileManager.default.createSymbolicLink(atPath: folder + "/bars.csv", withDestinationPath: "/proc/self/environ")
+    #expect(throws: InputError("is a system file (under /proc); expected a data file", file: folder + "/bars.csv", kind: .missingInput)) {
+      try readInputFile(folder + "/bars.csv")
+    }
+    if FileManager.default.fileExists(atPath: "/dev/shm") {
+      let shared = "/dev/shm/backtest-\(UUID().uuidString).csv"
+      try "date,amount\n".write(toFile: shared, atomically: false, encoding: .utf8)
+      defer { try? FileManager.default.removeItem(atPath: shared) }
+      #expect(try readInputFile(shared) == Data("date,amount\n".utf8))
+    }
   }
 
   @Test("readers refuse devices and files over their limit with a message")

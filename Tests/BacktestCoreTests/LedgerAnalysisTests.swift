@@ -67,6 +67,21 @@ import Testing
     #expect(LedgerAnalysis.label(r.firstMonth) == "2024-01" && LedgerAnalysis.label(r.lastMonth) == "2024-03")
   }
 
+  @Test("an export's dates with fractions of a second (as JavaScript writes them) read as their day")
+  func fractionalSeconds() throws {
+    let text = "[{\"date\": \"2024-05-18T12:25:00.123Z\", \"category\": \"pay\", \"type\": \"income\", \"amount\": 10},\n"
+      + " {\"date\": \"2024-05-31T23:30:00,5-02:00\", \"category\": \"food\", \"type\": \"expense\", \"amount\": \"2.5\"},\n"
+      + " {\"date\": \"2024-06-01T00:00:00.000Z\", \"category\": \"pay\", \"type\": \"income\", \"amount\": 1}]"
+    let ledger = try LedgerReader.read(Data(text.utf8), file: "e.json")
+    #expect(ledger.entries.map(\.day) == [CivilDate.days(year: 2024, month: 5, day: 18), CivilDate.days(year: 2024, month: 5, day: 31),
+                                          CivilDate.days(year: 2024, month: 6, day: 1)])
+    #expect(ledger.entries.map(\.amount) == [10, -2.5, 1])
+    // A point with no digits after it is no fraction.
+    #expect(throws: InputError.self) {
+      try LedgerReader.read(Data("[{\"date\": \"2024-05-18T12:25:00.Z\", \"category\": \"a\", \"type\": \"income\", \"amount\": 1}]".utf8), file: "e.json")
+    }
+  }
+
   @Test("bad ledgers, exports and budgets are refused with the place named and what was expected", arguments: [
     ("l.csv", "date,amount,category,note\n2024-01-02,-10,food,\n2024-13-01,-5,food,\n",
      "l.csv:3:1: error: expected a date YYYY-MM-DD, found '2024-13-01'"),
@@ -82,6 +97,12 @@ import Testing
      "e.json:1:22: error: transaction 1 (id a): expected an ISO 8601 date such as 2026-02-10T12:00:00Z for 'date', found '02/01/2024'"),
     ("e.json", "[{\"id\": \"a\", \"date\": \"2024-01-02\", \"category\": \"food\", \"type\": \"expense\", \"amount\": -5}]",
      "e.json:1:85: error: transaction 1 (id a): expected a positive number for 'amount' (the type gives the sign), found -5"),
+    ("e.json", "[{\"id\": \"a\", \"date\": \"2024-01-02\", \"category\": \"food\", \"type\": \"expense\", \"amount\": 1e17}]",
+     "e.json:1:85: error: transaction 1 (id a): expected an amount of at most 1e15 for 'amount', found 1e17"),
+    ("e.json", "[{\"id\": \"a\", \"date\": \"2024-01-02\", \"category\": \"food\", \"type\": \"expense\", \"amount\": \"0x1p10\"}]",
+     "e.json:1:85: error: transaction 1 (id a): expected a positive number for 'amount' (the type gives the sign), found '0x1p10'"),
+    ("e.json", "[{\"id\": 7, \"date\": \"2024-01-02\", \"category\": \"food\", \"type\": \"expense\", \"amount\": 5},\n {\"id\": 7, \"date\": \"2024-01-02\", \"category\": \"food\", \"type\": \"expense\", \"amount\": 5}]",
+     "e.json:2:9: error: transaction 2 (id 7): expected each transaction once, found the id of transaction 1 (line 1, column 9) again (is the export in the file twice?)"),
     ("e.json", "{\"transactions\": []}", "e.json:1:1: error: expected a list of transactions (id, date, description, category, type, amount, account, owner, notes), found an object"),
   ])
   func errors(_ file: String, _ text: String, _ message: String) {

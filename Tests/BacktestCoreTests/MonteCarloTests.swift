@@ -109,4 +109,20 @@ import Testing
     let bars = try readBars(a, zone: "America/New_York")
     #expect(bars.count == 2000)
   }
+
+  @Test("the last day of synthetic bars is known before they are made: the day of the last bar generate writes")
+  func lastDay() {
+    for (count, perDay) in [(1, 1), (5, 1), (6, 1), (23, 1), (100, 1), (13, 13), (14, 13), (299, 13), (1000, 6)] {
+      for start in 0..<7 {
+        var settings = SyntheticBars.Settings()
+        settings.barsPerDay = perDay
+        let startDay = CivilDate.days(year: 9999, month: 11, day: 1) + start
+        let bars = SyntheticBars.generate(count: count, seed: 1, startDay: startDay, settings: settings)
+        #expect(SyntheticBars.lastDay(count: count, startDay: startDay, barsPerDay: perDay) == Int(bars.day[count - 1]), "\(count) \(perDay) \(start)")
+      }
+    }
+    // December 9999 has 23 weekdays: 23 daily bars from its first day end on the 31st.
+    #expect(SyntheticBars.lastDay(count: 23, startDay: CivilDate.days(year: 9999, month: 12, day: 1), barsPerDay: 1)
+      == CivilDate.days(year: 9999, month: 12, day: 31))
+  }
 }

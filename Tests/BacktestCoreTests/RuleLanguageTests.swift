@@ -390,6 +390,22 @@ func same(_ a: [Double], _ b: [Double], relative: Double = 1e-12) -> Bool {
     #expect(configError(text)?.split(separator: "\n").first.map(String.init) == message)
   }
 
+  @Test("100,000 params are read in linear time (marking each known was quadratic: over 20 s), and an unknown key among them is named")
+  func manyParams() throws {
+    let params = (0..<100_000).map { "    p\($0): \($0)\n" }.joined()
+    let text = "name: r\ndata: {bars: x.csv}\nstrategy:\n  type: rules\n  params:\n\(params)  entry: close > p99999\n"
+    let clock = ContinuousClock()
+    let start = clock.now
+    let p = try #require(try RunConfig.parse(text, file: "Strategies/c.yaml").strategy.parameters as? RulesStrategy.Parameters)
+    #expect(clock.now - start < .seconds(10), "\(clock.now - start)")
+    #expect(p.params.count == 100_000 && p.params.last?.name == "p99999" && p.params.last?.value == 99_999)
+    #expect(p.entry == .compare(.greater, .bar(.close), .constant(99_999)))
+    let table = try ConfigTable(YAMLReader.parse((0..<100_000).map { "k\($0): 1\n" }.joined() + "kk: 2\n", file: "f"), path: "")
+    for k in 0..<100_000 { table.allow("k\(k)") }
+    #expect(throws: InputError("unknown key 'kk'; did you mean 'k0'?", at: SourceLocation(file: "f", line: 100_001, column: 1))) { try table.finish() }
+    #expect(clock.now - start < .seconds(15), "\(clock.now - start)")
+  }
+
   @Test("percent params and --set overrides reach the rule; a param that must be an integer is checked after the override")
   func overrides() throws {
     let text = Self.file(entry: "rsi(close, n) < lo", params: "{n: 14, lo: 30%}")

@@ -16,7 +16,11 @@ import Darwin
 /// standard output may be the JSON another program reads.
 struct ChangeCommand {
   var command: String
+  /// Seconds, at most `longestTimeLimit`.
   var timeLimit: Double
+
+  /// The longest time limit `--on-change-timeout` takes: a day.
+  static let longestTimeLimit = 86_400.0
 
   enum Outcome: Equatable {
     case succeeded
@@ -92,7 +96,8 @@ struct ChangeCommand {
       close(writeEnd)
     }
     let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(Int(timeLimit * 1000))
+    // Bounded before the conversion, so that no limit can overflow it.
+    let deadline = clock.now + .milliseconds(Int((min(max(timeLimit, 0), Self.longestTimeLimit) * 1000).rounded(.up)))
     var status: Int32 = 0
     while true {
       let r = waitpid(pid, &status, WNOHANG)

@@ -26,7 +26,7 @@ struct JournalCommand {
   static let configOption = OptionSpec.option("config", "CONFIG", "a run file: its journal:, newest close and initial cash",
                                               completion: .runFile)
   static let priceOption = OptionSpec.option("price", "P", "the fill price", default: .described("the newest close, with --config"))
-  static let timeOption = OptionSpec.option("time", "TIME", "when it happened",
+  static let timeOption = OptionSpec.option("time", "TIME", "when it happened: an ISO 8601 date or date-time",
                                             default: .described("the newest bar's time with --config, else now"))
 
   static let spec = CommandSpec(
@@ -73,7 +73,12 @@ struct JournalCommand {
     }
     if action != "list" {
       price = try number("price")
-      time = a.option("time")
+      time = try a.option("time").map { text in
+        guard WrittenTimestamp(userTime: text) != nil else {
+          throw UsageError(message: "expected \(WrittenTimestamp.userTimeExpected) for '--time', found '\(printable(text))'")
+        }
+        return text
+      }
       quiet = a.flag("quiet")
     }
     if action == "enter" {
@@ -84,6 +89,11 @@ struct JournalCommand {
   }
 
   func run() throws -> Int32 {
+    // A folder is missing input (exit 66), for every action: not a lock that cannot be taken (exit 1).
+    var info = stat()
+    if stat(file, &info) == 0 && Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) {
+      throw InputError("is a folder; expected a journal file", file: file, kind: .missingInput)
+    }
     if action == "list" {
       printList(try Self.read(file))
       return ExitCode.ok
@@ -152,9 +162,9 @@ struct JournalCommand {
   func printList(_ journal: Journal) {
     print("\(file): \(journal.entries.count) trade(s)")
     for (k, e) in journal.entries.enumerated() {
-      // The times are the file's text: shown with any control characters escaped.
-      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(escapingControlCharacters(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
-      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(escapingControlCharacters(e.entryTime)) \(exit)")
+      // The times are the file's text: shown cut short, with any control characters escaped.
+      let exit = e.exitPrice.map { "→ \(HumanFormat.price($0)) on \(printable(e.exitTime ?? "")) \(e.exitReason?.rawValue ?? ""): \(HumanFormat.money(e.pnl)) (\(HumanFormat.percent(e.returnFraction)))" } ?? "open"
+      print("  \(k + 1). \(formatNumber(e.shares)) shares at \(HumanFormat.price(e.entryPrice)) on \(printable(e.entryTime)) \(exit)")
     }
     let s = journal.summary
     print("  closed trades \(s.totalTrades), win rate \(HumanFormat.percent(s.winRate)), average win \(HumanFormat.percent(s.avgWin)), "

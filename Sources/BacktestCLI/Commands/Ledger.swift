@@ -81,7 +81,7 @@ struct LedgerCommand {
     }
     for part in groups?.parts ?? [] {
       let p = part.analysis
-      print("\n\(groups!.by.rawValue) \(part.name): income \(HumanFormat.money(p.totalIncome)), expenses \(HumanFormat.money(p.totalExpenses)), "
+      print("\n\(groups!.by.rawValue) \(printable(part.name)): income \(HumanFormat.money(p.totalIncome)), expenses \(HumanFormat.money(p.totalExpenses)), "
         + "net \(HumanFormat.money(p.totalNet)), savings rate \(HumanFormat.percent(p.totalSavingsRate))")
     }
   }

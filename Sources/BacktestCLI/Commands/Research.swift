@@ -3,7 +3,10 @@ import CommandLineSupport
 import Foundation
 
 /// Prints rows as an aligned table (first column left, the rest right).
+/// Prints `rows` under `header` in aligned columns; each cell (data files' names and categories among them) is
+/// printed as `printable` makes it: cut to 80 characters, its control characters escaped.
 func printTable(_ header: [String], _ rows: [[String]]) {
+  let rows = rows.map { $0.map { printable($0) } }
   let widths = header.indices.map { k in ([header] + rows).map { $0[k].count }.max() ?? 0 }
   func line(_ cells: [String]) -> String {
     cells.enumerated().map { k, c in

@@ -30,7 +30,7 @@ struct SignalCommand {
       .option("state", "FILE", "remember the result in FILE (written atomically) and say what changed since the last check (JSON changed and previous)",
               completion: .file),
       .option("on-change", "CMD", "with --state: run CMD with /bin/sh when the signal, its exit reason, the position or a crossed alert changed, the JSON on its standard input"),
-      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long", default: .value("30")),
+      .option("on-change-timeout", "SECONDS", "stop --on-change, and everything it started, after this long (at most 86400, a day)", default: .value("30")),
     ],
     details: """
       On a portfolio or rotation run file (an allocation strategy): the targets of its newest decision (traded at the next open when made at the newest close), each asset's score and rank, and what the run holds now; --json has schema backtest.targets/1, --state remembers the targets and says whether they changed.
@@ -56,8 +56,8 @@ struct SignalCommand {
     overrides = a.values("set")
     statePath = a.option("state")
     let limitText = a.option("on-change-timeout")!
-    guard let limit = parseDecimal(limitText), limit > 0, limit.isFinite else {
-      throw UsageError(message: "expected seconds > 0 for '--on-change-timeout', found '\(limitText)'")
+    guard let limit = parseDecimal(limitText), limit > 0, limit <= ChangeCommand.longestTimeLimit else {
+      throw UsageError(message: "expected seconds > 0 up to \(formatPlain(ChangeCommand.longestTimeLimit)) (a day) for '--on-change-timeout', found '\(excerpt(limitText))'")
     }
     if let command = a.option("on-change") {
       guard statePath != nil else { throw UsageError(message: "--on-change needs --state FILE (where the last result is kept, to know what changed)") }
@@ -73,6 +73,9 @@ struct SignalCommand {
       let shares = try t.double("shares", where: { $0 > 0 }, expected: "a number of shares > 0")
     else { throw InputError("expected entry_price and shares (and optionally entry_time)", at: t.location) }
     let time = try t.string("entry_time", default: "")!
+    if !time.isEmpty && WrittenTimestamp(userTime: time) == nil {
+      throw InputError("expected \(WrittenTimestamp.userTimeExpected) for 'entry_time', found '\(excerpt(time))'", at: t.node("entry_time")!.location)
+    }
     try t.finish()
     return HeldPosition(entryPrice: price, entryTime: time, entryInstant: instant(time), shares: shares)
   }
@@ -283,7 +286,7 @@ struct SignalCommand {
     if let d = s.cycleDetails { for line in d.lines { print("    " + line) } }
     if let pos = s.position {
       print("  position (\(pos.source)): \(formatNumber(pos.shares)) shares from \(HumanFormat.price(pos.entryPrice))"
-        + (pos.entryTime.isEmpty ? "" : " on \(pos.entryTime)") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")
+        + (pos.entryTime.isEmpty ? "" : " on \(printable(pos.entryTime))") + ", unrealized \(pos.unrealizedPnl >= 0 ? "+" : "")\(HumanFormat.money(pos.unrealizedPnl)) (\(HumanFormat.percent(pos.unrealizedReturn)))")
       var levels: [String] = []
       if let stop = pos.stopLevel { levels.append("stop \(price(stop))") }
       if let target = pos.targetLevel { levels.append("target \(price(target))") }

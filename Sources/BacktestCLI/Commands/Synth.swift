@@ -61,6 +61,10 @@ struct SynthCommand {
       throw UsageError(message: "expected --start YYYY-MM-DD, found '\(startText)'")
     }
     start = d
+    // Times hold years up to 9999 (a run refuses a later bar): a series that would end after it is not written.
+    if SyntheticBars.lastDay(count: count, startDay: start, barsPerDay: settings.barsPerDay) > CivilDate.days(year: 9999, month: 12, day: 31) {
+      throw UsageError(message: "the last of \(HumanFormat.integer(count)) \(interval) bars from \(startText) would fall after 9999-12-31; expected an earlier --start or fewer --bars")
+    }
     price = try fraction("price")
     quiet = a.flag("quiet")
     guard BarCSVReader.priceRange.contains(price) else { throw UsageError(message: "expected --price from 1e-12 to 1e12") }

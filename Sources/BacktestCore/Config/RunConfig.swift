@@ -136,7 +136,7 @@ extension RunConfig {
   }
 
   static func readExpenseRatio(_ table: ConfigTable) throws -> Double {
-    try table.fraction("expense_ratio", default: 0, expected: "an annual fraction from 0 to 1 (0.35% or 0.0035)",
+    try table.fraction("expense_ratio", default: 0, expected: "an annual fraction from 0 up to but not including 1 (0.35% or 0.0035)",
                        bareAtMost: HoldingsReport.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
   }
 
@@ -146,9 +146,9 @@ extension RunConfig {
     broker.initialCash = try table.double("initial_cash", default: broker.initialCash, where: { $0 > 0 },
                                           expected: "an amount > 0")!
     broker.slippageBasisPoints = try table.double("slippage_bps", default: 0, where: { $0 >= 0 && $0 < 10_000 },
-                                                  expected: "basis points from 0 to 10000")!
+                                                  expected: "basis points from 0 up to but not including 10000")!
     broker.intrabarRule = IntrabarRule(rawValue: try table.choice("intrabar_rule", ["conservative", "optimistic"], default: "conservative")!)!
-    broker.borrowRate = try table.fraction("borrow_rate", default: 0, expected: "a yearly rate from 0 to 1 (3% or 0.03)",
+    broker.borrowRate = try table.fraction("borrow_rate", default: 0, expected: "a yearly rate from 0 up to but not including 1 (3% or 0.03)",
                                            where: { $0 >= 0 && $0 < 1 }) ?? 0
     if let node = table.node("sizing") {
       switch node.kind {
@@ -193,7 +193,7 @@ extension RunConfig {
         let c = try ConfigTable(node, path: "portfolio.commission")
         let perTrade = try c.double("per_trade", where: { $0 >= 0 }, expected: "an amount >= 0")
         let perShare = try c.double("per_share", where: { $0 >= 0 }, expected: "an amount >= 0")
-        let percent = try c.fraction("percent", default: nil, expected: "a fraction from 0 to 1",
+        let percent = try c.fraction("percent", default: nil, expected: "a fraction from 0 up to but not including 1",
                                      where: { $0 >= 0 && $0 < 1 })
         try c.finish()
         switch (perTrade, perShare, percent) {
@@ -252,7 +252,8 @@ public struct ConfigOverride: Sendable {
   ///
   /// - Throws: `InputError` without a `=`, with an empty key, or with a value that is not inline YAML.
   public init(_ text: String) throws {
-    let file = "--set \(text)"
+    // The place its errors name: the override itself, cut short (a 100 kB value is not printed whole).
+    let file = "--set \(printable(text, limit: 100))"
     guard let eq = text.firstIndex(of: "=") else {
       throw InputError("expected --set key.path=value, found '\(text)'",
                        at: SourceLocation(file: file, line: 1, column: 1))

@@ -173,11 +173,26 @@ public enum LedgerReader {
       throw InputError("expected a list of transactions (\(exportFields)), found \(root.typeDescription)", at: root.location)
     }
     var entries: [LedgerEntry] = []
+    // Where each id was first written: an export read twice (pasted twice, or two exports joined) would count every
+    // transaction twice.
+    var seen: [String: (transaction: Int, location: SourceLocation)] = [:]
     for (k, item) in items.enumerated() {
-      let id = item["id"].flatMap { $0.string ?? ($0.number.map { formatNumber($0) }) }
-      let which = "transaction \(k + 1)" + (id.map { " (id \($0))" } ?? "")
+      let idNode = item["id"]
+      let id = idNode.flatMap { node -> String? in
+        if case .number(let written) = node.kind { return written }
+        return node.string
+      }
+      let which = "transaction \(k + 1)" + (id.map { " (id \(excerpt($0)))" } ?? "")
       guard item.members != nil else {
         throw InputError("expected an object for \(which), found \(item.typeDescription)", at: item.location)
+      }
+      if let id, let idNode {
+        if let first = seen[id] {
+          throw InputError("\(which): expected each transaction once, found the id of transaction \(first.transaction) "
+                             + "(line \(first.location.line), column \(first.location.column)) again (is the export in the file twice?)",
+                           at: idNode.location)
+        }
+        seen[id] = (k + 1, idNode.location)
       }
       func required(_ key: String, _ expected: String) throws -> JSONNode {
         guard let node = item[key], !node.isNull else {
@@ -205,9 +220,20 @@ public enum LedgerReader {
                          at: typeNode.location)
       }
       let amountNode = try required("amount", "a positive number")
-      guard let amount = amountNode.number ?? amountNode.string.flatMap({ Double($0.trimmingSpaces()) }), amount.isFinite, amount >= 0 else {
-        throw InputError("\(which): expected a positive number for 'amount' (the type gives the sign), found \(amountNode.number.map { formatNumber($0) } ?? amountNode.string.map { "'\($0)'" } ?? amountNode.typeDescription)",
+      // A JSON number, or a string holding a decimal number (not `0x1p10`, `inf` or `nan`).
+      let amountText: String?, found: String
+      switch amountNode.kind {
+      case .number(let written): (amountText, found) = (written, excerpt(written))
+      case .string(let written): (amountText, found) = (written, "'\(excerpt(written))'")
+      default: (amountText, found) = (nil, amountNode.typeDescription)
+      }
+      guard let amount = amountText.flatMap({ parseDecimal($0) }), amount >= 0 else {
+        throw InputError("\(which): expected a positive number for 'amount' (the type gives the sign), found \(found)",
                          at: amountNode.location)
+      }
+      // As in the CSV form: sums and cents of amounts up to 1e15 stay exact enough and finite.
+      guard amount <= ConfigTable.largestNumber else {
+        throw InputError("\(which): expected an amount of at most 1e15 for 'amount', found \(found)", at: amountNode.location)
       }
       _ = try required("category", "a category such as groceries")
       let category = try text("category")
@@ -221,8 +247,18 @@ public enum LedgerReader {
   }
 
   /// The calendar day written in an ISO 8601 date or date-time (`2026-02-10`, `2026-02-10T12:00:00Z`, with an offset).
+  /// A fraction of a second (`2024-05-18T12:25:00.123Z`, as JavaScript's `toISOString` writes) is read and dropped.
   static func exportDay(_ text: String) -> Int? {
-    let bytes = Array(text.utf8)
+    var bytes = Array(text.utf8)
+    // `YYYY-MM-DDTHH:MM:SS` then `.` or `,` and digits: only the day is taken, so the fraction goes.
+    if bytes.count > 20, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+      bytes[19] == UInt8(ascii: ".") || bytes[19] == UInt8(ascii: ",")
+    {
+      var end = 20
+      while end < bytes.count, bytes[end] &- 0x30 < 10 { end += 1 }
+      guard end > 20 else { return nil }
+      bytes.removeSubrange(19..<end)
+    }
     switch bytes.withUnsafeBufferPointer({ parseTimestamp($0, 0, bytes.count) }) {
     case .date(let d)?: return d
     case .local(let s)?: return CivilDate.day(ofSeconds: s)

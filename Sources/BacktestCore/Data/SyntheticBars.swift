@@ -44,6 +44,17 @@ package enum SyntheticBars {
     package init() {}
   }
 
+  /// The day (since 1970-01-01) of the last of `count` bars (at least 1) that `generate` writes from `startDay`,
+  /// `barsPerDay` on each weekday: known before any bar is made, so that a series that would run past the
+  /// year 9999 is refused up front.
+  package static func lastDay(count: Int, startDay: Int, barsPerDay: Int) -> Int {
+    var first = startDay
+    while CivilDate.weekday(days: first) >= 5 { first += 1 }
+    // Weekdays after the first one, counted from the Monday of its week.
+    let weekdays = (max(1, count) - 1) / barsPerDay + CivilDate.weekday(days: first)
+    return first - CivilDate.weekday(days: first) + weekdays / 5 * 7 + weekdays % 5
+  }
+
   package static func generate(count: Int, seed: UInt64, startDay: Int = CivilDate.days(year: 2004, month: 1, day: 2),
                               startPrice: Double = 50, settings: Settings = Settings()) -> BarSeries {
     var rng = SplitMix64(seed: seed)

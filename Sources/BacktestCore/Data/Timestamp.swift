@@ -41,6 +41,22 @@ extension WrittenTimestamp {
   }
 }
 
+extension WrittenTimestamp {
+  /// What a time a user writes (`journal --time`, a position's `entry_time`) must be.
+  package static let userTimeExpected =
+    "an ISO 8601 date or date-time from the year 1 to 9999, such as 2024-11-13 or 2024-11-13T15:30:00-05:00"
+
+  /// Reads a time a user writes: an ISO 8601 date or date-time (a real calendar
+  /// day of a year from 1 to 9999, optionally with a time and an offset); `nil`
+  /// for anything else: epoch numbers, spaces around it, `2024-02-30`, `10000-01-01`, `not a time`.
+  package init?(userTime text: String) {
+    guard text.first != " ", text.last != " ", let t = WrittenTimestamp(text), !t.isEpoch, !text.hasPrefix("0000") else { return nil }
+    self = t
+  }
+
+  var isEpoch: Bool { if case .epoch = self { true } else { false } }
+}
+
 /// Parses a timestamp from bytes.
 ///
 /// Accepted: ISO 8601 `YYYY-MM-DD`, optionally followed by `T` or a space and

@@ -10,7 +10,11 @@ public final class ConfigTable {
   public let path: String
   public let location: SourceLocation
   public private(set) var entries: [YAMLEntry]
+  /// Where each key is first written in `entries`: a lookup does not scan them (100,000 params were quadratic).
+  private var entryIndex: [String: Int] = [:]
+  /// The keys asked for, in the order asked (for suggestions), and as a set (to ask whether one was).
   private var known: [String] = []
+  private var knownSet: Set<String> = []
   /// The run's `data.timezone`, for settings that name times (a signals file's);
   /// set by the run-file reader, inherited by sub-tables, UTC by default.
   public var dataTimeZone = TimeZone(identifier: "UTC")!
@@ -25,20 +29,22 @@ public final class ConfigTable {
     default:
       throw InputError("expected a mapping for '\(path)', found \(node.typeDescription)", at: node.location)
     }
+    entryIndex.reserveCapacity(entries.count)
+    for (k, entry) in entries.enumerated() where entryIndex[entry.key] == nil { entryIndex[entry.key] = k }
   }
 
   func keyPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
   /// Returns the node for `key`, or `nil` when absent or `null`.
   public func node(_ key: String) -> YAMLNode? {
-    if !known.contains(key) { known.append(key) }
-    guard let node = entries.first(where: { $0.key == key })?.value else { return nil }
+    allow(key)
+    guard let node = entryIndex[key].map({ entries[$0].value }) else { return nil }
     if case .null = node.kind { return nil }
     return node
   }
 
   /// Whether `key` is written (even as `null`).
-  public func contains(_ key: String) -> Bool { entries.contains { $0.key == key } }
+  public func contains(_ key: String) -> Bool { entryIndex[key] != nil }
 
   private func scalar(_ key: String, _ node: YAMLNode, expected: String) throws -> String {
     guard case .scalar(let text, _) = node.kind else {
@@ -194,11 +200,11 @@ public final class ConfigTable {
   }
 
   /// Marks `key` as known without reading it.
-  public func allow(_ key: String) { if !known.contains(key) { known.append(key) } }
+  public func allow(_ key: String) { if knownSet.insert(key).inserted { known.append(key) } }
 
   /// Throws for the first key that no getter asked for.
   public func finish() throws {
-    for entry in entries where !known.contains(entry.key) {
+    for entry in entries where !knownSet.contains(entry.key) {
       let hint = closestMatch(to: entry.key, in: known).map { "; did you mean '\($0)'?" }
         ?? (known.isEmpty ? "" : "; expected one of \(known.joined(separator: ", "))")
       throw InputError("unknown key '\(excerpt(entry.key))'\(path.isEmpty ? "" : " in '\(path)'")\(hint)", at: entry.keyLocation)

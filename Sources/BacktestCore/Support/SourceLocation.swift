@@ -47,7 +47,7 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     self.location = location
     self.file = location.file
     self.message = Self.bounded(message)
-    self.excerpt = excerpt
+    self.excerpt = excerpt.map(redactingSecrets)
   }
 
   public init(_ message: String, file: String, kind: Kind = .badInput) {
@@ -57,8 +57,9 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     self.message = Self.bounded(message)
   }
 
+  /// The message cut at `messageLimit`, with the values of key-like `NAME=value` pairs it quotes hidden (`redactingSecrets`).
   static func bounded(_ message: String) -> String {
-    message.utf8.count <= messageLimit ? message : BacktestCore.excerpt(message, limit: messageLimit)
+    redactingSecrets(message.utf8.count <= messageLimit ? message : BacktestCore.excerpt(message, limit: messageLimit))
   }
 
   public var description: String {

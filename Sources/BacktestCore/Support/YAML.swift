@@ -195,9 +195,7 @@ public struct YAMLReader {
       previous = c
       i = s.index(after: i)
     }
-    var out = s[s.startIndex..<end]
-    while let last = out.last, last == " " || last == "\t" { out = out.dropLast() }
-    return out
+    return s[s.startIndex..<end].droppingTrailingSpaces(tabs: true)
   }
 
   private func location(_ line: Line, _ index: Substring.Index) -> SourceLocation {
@@ -386,8 +384,7 @@ public struct YAMLReader {
   }
 
   private func scalarKey(_ text: Substring, line: Line) throws -> String {
-    var text = text
-    while text.last == " " { text = text.dropLast() }
+    let text = text.droppingTrailingSpaces()
     if text.isEmpty { throw InputError("expected a key before ':'", at: location(line, text.startIndex)) }
     if let q = text.first, q == "\"" || q == "'" {
       var cursor = Cursor(text: line.text, index: text.startIndex)
@@ -604,10 +601,8 @@ public struct YAMLReader {
 }
 
 extension String {
+  /// The text without spaces at either end (in time linear in its length).
   func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while s.first == " " { s = s.dropFirst() }
-    while s.last == " " { s = s.dropLast() }
-    return String(s)
+    String(Substring(self).droppingLeadingSpaces().droppingTrailingSpaces())
   }
 }
