@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 import Testing
 
@@ -65,5 +66,37 @@ import Testing
     #expect(r.stderr.contains("note: ACME_div.csv: no pay_date column; each dividend is paid on its ex-date\n"))
     let adjusted = try CLI.run(args + ["--set", "data.price=adjusted"], in: dir)
     #expect(adjusted.status == 0 && !adjusted.stderr.contains("not used"), "\(adjusted.stderr)")
+    // The price mode is named in the terminal, summary.json and report.md.
+    #expect(r.stdout.contains(", prices as traded\n") && adjusted.stdout.contains(", adjusted prices\n"))
+    let summary = try String(contentsOfFile: dir + "/out/summary.json", encoding: .utf8)
+    #expect(summary.contains("\"price\": \"adjusted\""))
+    #expect(try String(contentsOfFile: dir + "/out/report.md", encoding: .utf8).contains("| Prices | adjusted (data.price: adjusted"))
+  }
+
+  @Test("prices as traded that jump overnight as a split would are named on stderr; adjusted ones, or an intraday move, are not")
+  func splitLikeJumps() throws {
+    let dir = try CLI.temporaryFolder()
+    var lines = ["Date,Open,High,Low,Close,Adj Close,Volume"]
+    for d in 0..<80 {
+      // A 2:1 split after day 40 (close 124 → 52), a 1:3 reverse split after day 60 (52 → 156).
+      let c = (100 + Double(d % 7) - Double(d % 3) + (d == 40 ? 20 : 0)) * (d > 40 ? 0.5 : 1) * (d > 60 ? 3 : 1)
+      // Adjusted for the splits: as if every close were at the last split's scale.
+      let adjusted = (100 + Double(d % 7) - Double(d % 3) + (d == 40 ? 20 : 0)) * 1.5
+      lines.append(String(format: "2024-%02d-%02d,%g,%g,%g,%g,%g,1000", 1 + d / 28, 1 + d % 28, c, c + 1, c - 1, c, adjusted))
+    }
+    try (lines.joined(separator: "\n") + "\n").write(toFile: dir + "/ACME.csv", atomically: true, encoding: .utf8)
+    let r = try CLI.run(["run", CLI.root + "/Strategies/goog-swing.yaml", "--set", "data.bars=ACME.csv", "--out", "out"], in: dir)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("note: ACME.csv: the close goes from 124 at 2024-02-13 to 52 at 2024-02-14 overnight, as a split would "
+                              + "(and 1 more such jump); these prices are as traded (data.price: close)"), "\(r.stderr)")
+    let adjusted = try CLI.run(["run", CLI.root + "/Strategies/goog-swing.yaml", "--set", "data.bars=ACME.csv", "--set", "data.price=adjusted",
+                                "--out", "out"], in: dir)
+    #expect(adjusted.status == 0 && !adjusted.stderr.contains("as a split would"), "\(adjusted.stderr)")
+    // Across days only: two bars of one day may move as they like; 0.55 and 1.8 are jumps.
+    var bars = BarSeries(source: "t")
+    for (k, (day, close)) in [(0, 100.0), (0, 40), (1, 22), (2, 39.6), (3, 39.7)].enumerated() {
+      bars.append(time: Int64(day * 86_400 + k), day: Int32(day), open: close, high: close, low: close, close: close, volume: 0, label: Array("t".utf8))
+    }
+    #expect(bars.splitLikeJumps == [2, 3])
   }
 }

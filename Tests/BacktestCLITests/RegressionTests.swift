@@ -65,6 +65,10 @@ import Glibc
 
     #expect(try CLI.run(["run", dir + "/run.yaml", "--quiet"]).status == 0)
     let old = snapshot()
+    // --set without --out is another run than the file's: it writes beside the file's report, which stays.
+    let beside = try CLI.run(["run", dir + "/run.yaml", "--set", "strategy.rsi.period=9"])
+    #expect(beside.status == 0 && beside.stderr.contains("note: with --set the report goes to \(dir)/out-set/, beside the run file's \(dir)/out/"))
+    #expect(snapshot() == old && FileManager.default.fileExists(atPath: dir + "/out-set/summary.json"))
     #expect(try CLI.run(["run", dir + "/run.yaml", "--quiet", "--out", dir + "/new", "--set", "strategy.rsi.period=9"]).status == 0)
     let new = names.map { FileManager.default.contents(atPath: dir + "/new/" + $0) }
     #expect(old != new)
@@ -73,7 +77,7 @@ import Glibc
     for delayMilliseconds in stride(from: 30, through: 2400, by: 330) {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: CLI.binary)
-      process.arguments = ["run", dir + "/run.yaml", "--quiet", "--set", "strategy.rsi.period=9"]
+      process.arguments = ["run", dir + "/run.yaml", "--quiet", "--set", "strategy.rsi.period=9", "--out", dir + "/out"]
       try process.run()
       usleep(useconds_t(delayMilliseconds * 1000))
       if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -14,7 +14,7 @@ struct RunCommand {
   static let spec = CommandSpec(
     "run", summary: "run a strategy file and write its trades, equity, statistics and reports",
     arguments: [.config],
-    options: [.out("the folder for the reports", default: "report.out of the run file"), .set, .quiet,
+    options: [.out("the folder for the reports", default: "report.out of the run file; with --set, that folder's name + '-set'"), .set, .quiet,
               .flag("timing", "print the time spent reading, loading, running and writing on stderr")],
     details: "A strategy over one asset (bollinger_rsi, sma_cross, buy_and_hold, rules, signals or your own), the same over each symbol of data.universe (each on its own cash: universe.csv, a ranking report and symbols/SYMBOL/), or an allocation strategy over data.assets (portfolio: fixed target weights; rotation; or your own), with dividends (DRIP), deposits and withdrawals. A sweep file runs its base settings.",
     examples: ["run Strategies/gpix.yaml", "run gpix.yaml --set strategy.stop_loss=1.5% --out /tmp/run"])
@@ -50,17 +50,24 @@ struct RunCommand {
     guard let text = String(data: data, encoding: .utf8) else {
       throw InputError("expected UTF-8 text", file: configPath)
     }
-    var config: RunConfig
-    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog) {
-    case .swing(let swing): config = swing
-    case .portfolio(var portfolio):
-      if let out { portfolio.report.out = out }
-      return try runPortfolio(portfolio)
-    case .universe(var universe):
-      if let out { universe.report.out = out }
-      return try runUniverse(universe)
+    var settings = try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    if let out {
+      settings.report.out = out
+    } else if !overrides.isEmpty,
+              let base = try? AnyRunConfig.parse(text, file: configPath, overrides: [], catalog: catalog), base.report.out == settings.report.out {
+      // Another run than the file's: its report goes beside the file's, which stays the file's own.
+      settings.report.out += "-set"
+      if !quiet {
+        printError("note: with --set the report goes to \(settings.report.out)/, beside the run file's \(base.report.out)/ (which --set never "
+                   + "replaces); --out DIR writes it elsewhere")
+      }
     }
-    if let out { config.report.out = out }
+    var config: RunConfig
+    switch settings {
+    case .swing(let swing): config = swing
+    case .portfolio(let portfolio): return try runPortfolio(portfolio)
+    case .universe(let universe): return try runUniverse(universe)
+    }
     let parsed = clock.now
     let inputs = try Backtest.load(config)
     if !quiet { for notice in inputs.notices { printError("note: " + notice) } }
@@ -88,7 +95,8 @@ struct RunCommand {
     let s = output.summary, b = output.benchmarkSummary, bars = output.bars, c = output.config
     print("\(c.name): \(c.strategy.name) on \(c.data.bars)")
     if let d = c.data.description { print("  \(d)") }
-    print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1))")
+    print("  \(HumanFormat.integer(bars.count)) bars, \(bars.timeLabel(0)) → \(bars.timeLabel(bars.count - 1)), "
+      + (c.data.adjustedPrices ? "adjusted prices" : "prices as traded"))
     print("  trades \(s.totalTrades) (win rate \(HumanFormat.percent(s.winRate))), total return \(HumanFormat.percent(s.totalReturn)), "
       + "CAGR \(HumanFormat.percent(s.cagr)), max drawdown \(HumanFormat.percent(s.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(s.sharpe)), final equity \(HumanFormat.money(s.finalEquity))")

@@ -82,6 +82,14 @@ extension Backtest {
       notices.append("\(data.bars): column\(bars.unusedColumns.count > 1 ? "s" : "") \(bars.unusedColumns.joined(separator: ", ")) not used"
                      + (adjustedUnused ? " (prices are the close, not adjusted for dividends and splits; data.price: adjusted uses the adjusted close)" : ""))
     }
+    if !data.adjustedPrices, case let jumps = bars.splitLikeJumps, let jump = jumps.first {
+      let count = jumps.count
+      notices.append("\(data.bars): the close goes from \(formatPlain(bars.close[jump - 1])) at \(bars.timeLabel(jump - 1)) to "
+                     + "\(formatPlain(bars.close[jump])) at \(bars.timeLabel(jump)) overnight, as a split would"
+                     + (count > 1 ? " (and \(count - 1) more such jump\(count > 2 ? "s" : ""))" : "")
+                     + "; these prices are as traded (data.price: close): a split shows as a loss or gain it was not. "
+                     + "Expected split-adjusted bars, or data.price: adjusted with an Adj Close column")
+    }
     if let file = data.dividends, !payDates {
       notices.append("\(file): no pay_date column; each dividend is paid on its ex-date")
     }

@@ -80,6 +80,16 @@ public struct BarSeries: Sendable {
     }
   }
 
+  /// The first bar of each day whose close is at most 0.55 or at least 1.8 times the previous day's last close: a
+  /// jump as a 2:1 split (or a reverse one) makes in prices that are not adjusted for it.
+  public var splitLikeJumps: [Int] {
+    indices.dropFirst().filter { i in
+      guard day[i] != day[i - 1], close[i - 1] > 0 else { return false }
+      let ratio = close[i] / close[i - 1]
+      return ratio <= 0.55 || ratio >= 1.8
+    }
+  }
+
   public mutating func reserveCapacity(_ n: Int) {
     time.reserveCapacity(n); day.reserveCapacity(n)
     open.reserveCapacity(n); high.reserveCapacity(n); low.reserveCapacity(n)

@@ -51,7 +51,8 @@ public enum HTMLReport {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = PagedText(opening("Backtest: \(c.name)"))
     h += "<p class=\"note\">\(e(c.strategy.name)) on <code>\(e(c.data.bars))</code>, "
-    h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1)))</p>\n"
+    h += "\(HumanFormat.integer(bars.count)) bars, \(e(bars.timeLabel(0))) → \(e(bars.timeLabel(bars.count - 1))), "
+    h += (c.data.adjustedPrices ? "adjusted prices" : "prices as traded") + "</p>\n"
     h += description(c.data.description)
     if let cycle = output.cycle {
       let stage = cycle.gate.stages[bars.count - 1]

@@ -53,6 +53,7 @@ public enum MarkdownReport {
       md += c.data.resample.map { ", resampled to \($0)" } ?? ""
       md += ") |\n"
     }
+    md += "| Prices | \(c.data.adjustedPrices ? "adjusted (data.price: adjusted: each bar scaled by Adj Close / Close)" : "as traded (data.price: close)") |\n"
     md += "| Time zone | \(c.data.timeZone.identifier), session \(c.data.session) |\n"
     md += "| Initial cash | \(HumanFormat.money(c.broker.initialCash)) |\n"
     md += "| Sizing | \(describe(c.broker.sizing)) |\n"

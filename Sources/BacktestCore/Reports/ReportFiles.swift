@@ -238,7 +238,7 @@ public enum RunReport {
     let run: [(String, JSONValue)] = [
       ("name", .string(c.name)), ("strategy", .string(c.strategy.name)),
       ("parameters", .object(c.strategy.parameterSummary.map { ($0.name, .string($0.value)) })),
-      ("data", .string(c.data.bars)), ("first_bar", .string(bars.timeLabel(0))),
+      ("data", .string(c.data.bars)), ("price", .string(c.data.adjustedPrices ? "adjusted" : "close")), ("first_bar", .string(bars.timeLabel(0))),
       ("last_bar", .string(bars.timeLabel(bars.count - 1))), ("bars_in_file", .integer(output.barsInFile)),
       ("initial_cash", .number(c.broker.initialCash)),
       ("skipped_entries", .integer(output.run.result.skippedEntries)),
