@@ -18,7 +18,7 @@ struct LedgerCommand {
       .option("budgets", "FILE", "monthly budgets: a YAML file of category: amount", completion: .file),
       .option("by", "FIELD", "add each account's or owner's figures", completion: .choices(LedgerGrouping.allCases.map(\.rawValue))),
     ],
-    details: "Per month: income (the positive amounts), expenses (the negative ones, as a positive number), net and savings rate (net / income, empty when there is no income); each expense category's amount and share of the month's expenses; each budget against the month's spending; recurring items (the same category and amount in consecutive months).",
+    details: "Per month: income and expenses (\(LedgerAnalysis.signRule)), net and savings rate (net / income, empty when there is no income); each expense category's amount and share of the month's expenses; each budget against the month's spending; recurring items (\(LedgerAnalysis.recurringRule)).",
     examples: ["ledger Data/ledger.csv", "ledger Data/tracker_export.json --budgets Data/tracker_budgets.yaml --by owner --out /tmp/ledger"])
 
   init(_ args: ArraySlice<String>) throws {
@@ -71,9 +71,9 @@ struct LedgerCommand {
       })
     }
     if a.recurring.isEmpty {
-      print("\nno recurring items (the same category and amount in \(LedgerAnalysis.recurringMinimumMonths) consecutive months)")
+      print("\nno recurring items (\(LedgerAnalysis.recurringRule))")
     } else {
-      print("\nrecurring items (the same category and amount every month):")
+      print("\nrecurring items (\(LedgerAnalysis.recurringRule)):")
       printTable(["Category", "Amount", "Day", "From", "To", "Months"], a.recurring.map {
         [$0.category, HumanFormat.money($0.amount), String($0.dayOfMonth), LedgerAnalysis.label($0.firstMonth),
          LedgerAnalysis.label($0.lastMonth) + ($0.active ? " (active)" : ""), String($0.months)]

@@ -93,7 +93,7 @@ public enum LedgerReport {
     }
     h += "<div class=\"card\"><h2>Recurring items</h2>"
     if a.recurring.isEmpty {
-      h += "<p class=\"note\">none: no category and amount comes in \(LedgerAnalysis.recurringMinimumMonths) consecutive months</p>"
+      h += "<p class=\"note\">none (recurring: \(e(LedgerAnalysis.recurringRule)))</p>"
     } else {
       h += "<table><tr><th>Category</th><th>Amount</th><th>Day</th><th>From</th><th>To</th><th>Months</th><th>Note</th></tr>"
       for r in a.recurring {
@@ -109,9 +109,9 @@ public enum LedgerReport {
         h += "<div class=\"card\">\(incomeExpenseChart(part.analysis, id: "income-expenses-\(groups.by.rawValue)-\(part.name)"))</div>\n"
       }
     }
-    h += "<p class=\"note\">Income: the sum of the month's positive amounts; expenses: the sum of its negative amounts, as a positive number; "
+    h += "<p class=\"note\">Per month, \(e(LedgerAnalysis.signRule)); "
     h += "net = income − expenses; savings rate = net / income. A category's share is its expenses over the month's expenses. "
-    h += "Recurring: the same category and amount (to the cent) in \(LedgerAnalysis.recurringMinimumMonths) or more consecutive months. "
+    h += "Recurring: \(e(LedgerAnalysis.recurringRule)). "
     h += "Every figure is in the CSV files next to this page.</p>\n</main></body></html>\n"
     return h
   }

@@ -47,11 +47,11 @@ public enum LedgerGrouping: String, Sendable, CaseIterable {
 /// expenses, net and savings rate, each expense category's amount and share,
 /// budgets against spending, and the items that recur every month.
 ///
-/// Conventions: income is the sum of the positive amounts of the month,
-/// expenses the sum of the negative amounts as a positive number, net =
-/// income − expenses, savings rate = net / income (`nil` when income is 0).
-/// A category's amount counts its expenses only (a refund in a category
-/// is income), its share is amount / the month's expenses. Sums run in date
+/// Conventions (`signRule`, `recurringRule`): income is the sum of the positive
+/// amounts of the month, expenses the sum of the negative amounts as a positive
+/// number, net = income − expenses, savings rate = net / income (`nil` when
+/// income is 0). A category's amount counts its expenses only (a refund in a
+/// category is income), its share is amount / the month's expenses. Sums run in date
 /// order (entries of one day in file order). Months without entries between
 /// the first and the last are included.
 public struct LedgerAnalysis: Sendable {
@@ -107,6 +107,14 @@ public struct LedgerAnalysis: Sendable {
 
   /// Consecutive months an item must recur in to count as recurring.
   public static let recurringMinimumMonths = 3
+
+  /// What a recurring item is, as every output states it.
+  public static let recurringRule = "the same category and amount (to the cent) in \(recurringMinimumMonths) or more consecutive "
+    + "calendar months (a month without it ends the run; more than one in a month counts once)"
+
+  /// Which amounts are income and which expenses, as every output states it.
+  public static let signRule = "income is the positive amounts, expenses the negative ones (as a positive number), whatever their "
+    + "category: a refund entered as income is income, not less spending in its category"
 
   public var months: [Month]
   /// By month, then largest amount first (ties by name).
