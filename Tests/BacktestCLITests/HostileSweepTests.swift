@@ -115,6 +115,10 @@ import Testing
     try (Self.contents(file) + "  constraints: {where: fast < slow}\n").write(toFile: file, atomically: false, encoding: .utf8)
     let c = try CLI.run(["sweep", file, "--out", folder + "/where"])
     #expect(c.status == 0 && c.stdout.contains("2 grid points left out by sweep.constraints.where (fast < slow)") && !c.stdout.contains("skipped as invalid"))
+    // Risk sizing with a combination whose stop is off: skipped with the reason, as any conflict.
+    let sizing = try CLI.run(["sweep", CLI.root + "/Tests/BacktestCLITests/Corpus3/good/sizing-sweep.yaml", "--out", folder + "/sizing"])
+    #expect(sizing.status == 0 && sizing.stdout.contains("2 combinations skipped as invalid, for example stop_loss=none oversold=25: "
+                                                         + "'portfolio.sizing: {risk}' sizes by the distance to the stop"), "\(sizing.stdout)")
     // Every combination invalid: an error, not an empty sweep.
     try Self.contents(file).replacingOccurrences(of: "slow: [20, 30]", with: "slow: [2, 3]").replacingOccurrences(of: "  constraints: {where: fast < slow}\n", with: "")
       .write(toFile: file, atomically: false, encoding: .utf8)

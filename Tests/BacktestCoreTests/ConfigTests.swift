@@ -249,7 +249,7 @@ func configError(_ text: String, overrides: [String] = []) -> String? {
     #expect(message("{fraction: 50%, lookback: 5}")?.contains("'portfolio.sizing.lookback' goes with volatility_target") == true)
     #expect(message("{volatility_target: 15%, lookback: 1}") != nil)
     #expect(message("{fixed_cash: -5}")?.contains("an amount > 0") == true)
-    #expect(message("{risk: 150%}")?.contains("a fraction of the equity in (0, 1]") == true)
+    #expect(message("{risk: 150%}")?.contains("expected a fraction of the equity in (0, 1] for 'portfolio.sizing.risk', found 150%") == true)
   }
 
   @Test("stop_loss: none disables the stop")

@@ -1,6 +1,16 @@
 import Foundation
 
 extension RunConfig {
+  /// Refuses risk sizing with a strategy whose stop is off (the size divides by the stop's distance: it would buy
+  /// nothing); a conflict, which a sweep skips.
+  static func checkSizing(_ sizing: Sizing, _ strategy: ConfiguredStrategy, at location: SourceLocation) throws {
+    guard case .risk = sizing, strategy.parameterSummary.first(where: { $0.name == "stop_loss" })?.value == "none" else { return }
+    var error = InputError("'portfolio.sizing: {risk}' sizes by the distance to the stop, and \(strategy.name)'s stop_loss is none; "
+                           + "expected strategy.stop_loss (2% or 0.02), or another sizing", at: location)
+    error.isConflict = true
+    throw error
+  }
+
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   ///
   /// - Throws: `InputError` naming the file, line and column of the first
@@ -76,11 +86,7 @@ extension RunConfig {
 
     let portfolioTable = try table.table("portfolio")
     let broker = try readBroker(portfolioTable)
-    // Risk sizing divides by the stop's distance: a strategy whose stop is off would buy nothing.
-    if case .risk = broker.sizing, strategy.parameterSummary.first(where: { $0.name == "stop_loss" })?.value == "none" {
-      throw InputError("'portfolio.sizing: {risk}' sizes by the distance to the stop, and \(strategy.name)'s stop_loss is none; "
-                       + "expected strategy.stop_loss (2% or 0.02), or another sizing", at: portfolioTable.node("sizing")!.location)
-    }
+    try checkSizing(broker.sizing, strategy, at: portfolioTable.node("sizing")?.location ?? portfolioTable.location)
     let expenseRatio = try readExpenseRatio(portfolioTable)
     for key in PortfolioRunConfig.portfolioStrategyKeys where portfolioTable.contains(key) {
       throw InputError("'portfolio.\(key)' applies to the portfolio strategy (strategy.type: portfolio), not to \(strategy.name)",
@@ -159,10 +165,10 @@ extension RunConfig {
         let shares = try sizing.double("fixed_shares", where: { $0 >= 1 && $0 == $0.rounded() }, expected: "a whole number >= 1")
         let fraction = try sizing.fraction("fraction", default: nil, expected: "a fraction in (0, 1]",
                                            where: { $0 > 0 && $0 <= 1 })
-        let risk = try sizing.fraction("risk", default: nil, expected: "a fraction of the equity in (0, 1] (1% or 0.01)",
+        let risk = try sizing.fraction("risk", default: nil, expected: "a fraction of the equity in (0, 1]",
                                        where: { $0 > 0 && $0 <= 1 })
-        let target = try sizing.fraction("volatility_target", default: nil, expected: "an annualized volatility > 0 (15% or 0.15)",
-                                         where: { $0 > 0 && $0 <= 100 })
+        let target = try sizing.fraction("volatility_target", default: nil, expected: "an annualized volatility above 0, at most 10 (1000%)",
+                                         where: { $0 > 0 && $0 <= 10 })
         let lookback = try sizing.int("lookback", default: nil, in: 2...10_000)
         let cash = try sizing.double("fixed_cash", where: { $0 > 0 }, expected: "an amount > 0")
         try sizing.finish()

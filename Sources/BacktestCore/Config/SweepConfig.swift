@@ -127,6 +127,7 @@ extension SweepRunner {
           let table = try ConfigTable(node, path: "").table("strategy")
           table.dataTimeZone = base.data.timeZone
           config.strategy = try catalog.configure(table)
+          try RunConfig.checkSizing(config.broker.sizing, config.strategy, at: table.node("stop_loss")?.location ?? table.location)
           return job(c, config)
         }
         return job(c, try RunConfig.parse(document: node, file: file, catalog: catalog))
