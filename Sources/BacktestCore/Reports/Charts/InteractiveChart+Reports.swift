@@ -1,8 +1,6 @@
 import Foundation
 
 extension InteractiveChart {
-  static let palette = ["#0071E3", "#34C759", "#FF9500", "#AF52DE", "#FF2D55", "#5AC8FA", "#FFCC00", "#A2845E"]
-
   /// The chart of a run: the price with the strategy's overlays, the cycle
   /// stages and every trade; the strategy's panels; equity beside buy and
   /// hold; drawdown. Columns are drawn as the strategy declares them
@@ -115,7 +113,7 @@ extension InteractiveChart {
     }
     for (a, asset) in output.assets.enumerated() {
       let column = chart.data.add(fraction { r.shares[a][$0] == 0 ? 0 : r.shares[a][$0] * r.prices[a][$0] }, precision: .decimals(4))
-      layers.append(line(column, asset.symbol, palette[a % palette.count]))
+      layers.append(line(column, asset.symbol, RunCharts.assetColor(a)))
       chart.addTooltip(key: "allocation_" + asset.symbol, label: asset.symbol, column: column, format: .percent)
     }
     let cash = chart.data.add(fraction { r.cash[$0] }, precision: .decimals(4))
