@@ -93,6 +93,26 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(abs(total - Self.output.summary.totalReturn) < 1e-12)
   }
 
+  @Test("the monthly heatmap: a month that reads 0.0% (out of the market) is neutral grey, gains green, losses red")
+  func monthlyHeatIsNeutralAtZero() throws {
+    let charts = RunCharts(Self.output)
+    let months = charts.monthlyReturns
+    let flat = months.filter { FixedDecimal.text(abs($0.value) * 100, decimals: 1) == "0.0" }
+    #expect(flat.count >= 3, "months out of the market: \(flat.count)")
+    let svg = try #require(SVGCollector.parse(charts.monthly()))
+    let cells = svg.elements.filter { $0.name == "rect" && $0.attributes["fill"] != nil && $0.attributes["class"] == nil }
+    // 12 cells a full year plus the year's total; the cells of the months, in order, are those not in the "Year" column.
+    let fills = cells.map { $0.attributes["fill"]! }
+    #expect(fills.filter { $0 == RunCharts.neutralHeat }.count >= flat.count)
+    for m in months {
+      let fill = RunCharts.heat(m.value)
+      if FixedDecimal.text(abs(m.value) * 100, decimals: 1) == "0.0" { #expect(fill == "rgba(142,142,147,0.14)", "\(m)") }
+      else { #expect(fill.hasPrefix(m.value > 0 ? "rgba(52,199,89," : "rgba(255,59,48,"), "\(m): \(fill)") }
+    }
+    #expect(RunCharts.heat(0.0004) == RunCharts.neutralHeat && RunCharts.heat(-0.0004) == RunCharts.neutralHeat)
+    #expect(RunCharts.heat(0.0006).hasPrefix("rgba(52,199,89,") && RunCharts.heat(-0.0006).hasPrefix("rgba(255,59,48,"))
+  }
+
   @Test("a report over a million bars stays under 15 MB with every bar's data and every trade, in the chart and its fallback")
   func millionBars() throws {
     let bars = SyntheticBars.generate(count: 1_000_000, seed: 3)

@@ -340,7 +340,12 @@ package struct RunCharts {
     return out.map { (year: $0.0, month: $0.1, value: $0.2) }
   }
 
-  static func heat(_ v: Double) -> String {
+  /// The fill of a month's cell: green for a gain, red for a loss, neutral grey for a month that reads 0.0%
+  /// (a month out of the market is neither).
+  package static let neutralHeat = "rgba(142,142,147,0.14)"
+
+  package static func heat(_ v: Double) -> String {
+    if FixedDecimal.text(abs(v) * 100, decimals: 1) == "0.0" { return neutralHeat }
     let a = min(1, abs(v) / 0.08) * 0.75 + 0.08
     return v >= 0 ? "rgba(52,199,89,\(FixedDecimal.text(a, decimals: 2)))" : "rgba(255,59,48,\(FixedDecimal.text(a, decimals: 2)))"
   }
