@@ -120,6 +120,11 @@ struct CSVTable {
     try browser.press("0")
     #expect(try view() == 0...(times.count - 1))
 
+    // Prices show at the instrument's precision: the decimals of the bars (a stop's fill has more in trades.csv).
+    let decimals = try #require(try browser.evaluate("backtestCharts[0].spec.trades.priceDecimals") as? Int)
+    #expect(decimals == 4)
+    func price(_ text: String) -> Double { let scale = pow(10, Double(decimals)); return (Double(text)! * scale).rounded() / scale }
+
     // Hover a trade's entry marker, then its exit marker: the box shows trades.csv's figures.
     let k = 5
     let entryBar = try #require(index[trades.value("entry_time", row: k)]), exitBar = try #require(index[trades.value("exit_time", row: k)])
@@ -132,11 +137,65 @@ struct CSVTable {
       #expect(rows["trade"]?.hasPrefix("\(k + 1) of \(trades.rows.count)") == true, "\(rows)")
       #expect(rows["entry_time"] == trades.value("entry_time", row: k) && rows["exit_time"] == trades.value("exit_time", row: k))
       #expect(rows["exit_reason"] == trades.value("exit_reason", row: k))
-      for field in ["entry_price", "exit_price", "shares"] { #expect(number(rows[field]) == Double(trades.value(field, row: k)), "\(field): \(rows)") }
+      for field in ["entry_price", "exit_price"] { #expect(number(rows[field]) == price(trades.value(field, row: k)), "\(field): \(rows)") }
+      #expect(number(rows["shares"]) == Double(trades.value("shares", row: k)), "\(rows)")
+      #expect(rows["result"] == (Double(trades.value("pnl", row: k))! > 0 ? "win" : "loss"), "\(rows)")
       #expect(close(number(rows["pnl"]), Double(trades.value("pnl", row: k))!, decimals: 2), "\(rows)")
       #expect(close(number(rows["return"]).map { $0 / 100 }, Double(trades.value("return", row: k))!, decimals: 4), "\(rows)")
       try shot(exit ? "5-trade-exit" : "4-trade-entry")
     }
+
+    // A stop's fill, 46.597922 in trades.csv, shows as 46.5979.
+    let stopExit = try #require(index[trades.value("exit_time", row: 0)])
+    _ = try browser.evaluate("backtestCharts[0].setRange(\(stopExit - 30), \(stopExit + 30))")
+    try browser.nextFrame()
+    let stop = try #require(try browser.evaluate("(() => { const p = backtestCharts[0].panels[0].markerPoint(0, true); return [p.x, p.y] })()") as? [Double])
+    try browser.mouse("mouseMoved", x: stop[0], y: stop[1])
+    #expect(trades.value("exit_price", row: 0) == "46.597922000000004")
+    #expect(try tooltip(browser)["exit_price"] == "46.5979")
+
+    // Profit and loss at a glance: each trade's markers in green when it made money, in red when it lost. Zoomed
+    // in, full markers (the entry's triangle, read at its centre); in the full view, a small pair per trade joined
+    // by a line (113 trades would hide the prices).
+    let pnl = trades.column("pnl").map { Double($0)! }
+    let win = try #require(pnl.firstIndex { $0 > 0 }), loss = try #require(pnl.firstIndex { $0 <= 0 })
+    func pixel(_ k: Int) throws -> (compact: Bool, rgb: [Double]) {
+      let read = try #require(try browser.evaluate("""
+        (() => { const c = backtestCharts[0], p = c.panels[0], [x, y] = p.markerCentre(\(k), false);
+          return [p.compact ? 1 : 0, ...p.ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data] })()
+        """) as? [Double])
+      return (read[0] == 1, Array(read[1...3]))
+    }
+    func near(_ rgb: [Double], _ expected: [Double]) -> Bool { zip(rgb, expected).allSatisfy { abs($0 - $1) <= 12 } }
+    let green: [Double] = [22, 163, 74], red: [Double] = [220, 38, 38]
+    for (k, colour) in [(win, green), (loss, red)] {
+      let entry = try #require(index[trades.value("entry_time", row: k)]), exit = try #require(index[trades.value("exit_time", row: k)])
+      _ = try browser.evaluate("backtestCharts[0].setRange(\(entry - 30), \(exit + 30))")
+      try browser.nextFrame()
+      let seen = try pixel(k)
+      #expect(!seen.compact && near(seen.rgb, colour), "trade \(k + 1) (P&L \(pnl[k])): \(seen)")
+    }
+    try shot("4b-pl-colours")
+    try browser.press("0")
+    try browser.nextFrame()
+    for (k, colour) in [(win, green), (loss, red)] {
+      let seen = try pixel(k)
+      #expect(seen.compact && near(seen.rgb, colour), "full view, trade \(k + 1) (P&L \(pnl[k])): \(seen)")
+    }
+    try shot("4c-full-view")
+    // The legend hides the losing trades: hovering one shows the bar's figures instead.
+    #expect(try browser.evaluate("[...document.querySelectorAll('[data-panel=price] [data-series]')].map(b => b.dataset.series).join(' ')") as? String
+            == "line0 line1 line2 win loss")
+    _ = try browser.evaluate("document.querySelector('[data-panel=price] [data-series=loss]').click()")
+    try browser.nextFrame()
+    let lossPoint = try #require(try browser.evaluate("(() => { const p = backtestCharts[0].panels[0].markerPoint(\(loss), false); return [p.x, p.y] })()") as? [Double])
+    try browser.mouse("mouseMoved", x: lossPoint[0], y: lossPoint[1])
+    #expect(try tooltip(browser)["trade"] == nil)
+    _ = try browser.evaluate("document.querySelector('[data-panel=price] [data-series=loss]').click()")
+    try browser.mouse("mouseMoved", x: lossPoint[0], y: lossPoint[1])
+    #expect(try tooltip(browser)["trade"] == "\(loss + 1) of \(trades.rows.count)")
+    _ = try browser.evaluate("backtestCharts[0].setRange(\(entryBar - 30), \(exitBar + 30))")
+    try browser.nextFrame()
 
     // Hover a bar (above the markers): the box shows its time and close as indicators.csv has them.
     let bar = (entryBar + exitBar) / 2

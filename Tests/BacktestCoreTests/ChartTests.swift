@@ -47,21 +47,41 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
   }
 
-  @Test("the price chart has one BUY marker per trade and one SELL or STOP marker per exit")
+  @Test("the price chart marks every trade in the colour of its result (green won, red lost), two markers a trade, the exit's shape by its kind; candles, bands and trades share no colour")
   func markers() throws {
-    let svg = try #require(SVGCollector.parse(RunCharts(Self.output).price()))
+    let text = RunCharts(Self.output).price()
+    let svg = try #require(SVGCollector.parse(text))
     let trades = Self.output.run.result.trades
-    #expect(trades.count > 5)
+    let wins = trades.filter { $0.pnl > 0 }
+    #expect(trades.count > 5 && wins.count > 0 && wins.count < trades.count)
     // One subpath per marker: count the moves in each marker path.
-    func markers(_ id: String) throws -> Int {
+    func path(_ id: String) throws -> String {
       let path = try #require(svg.elements.first { $0.attributes["id"] == id })
-      let moves = path.attributes["d"]!.filter { $0 == "M" }.count
-      #expect(String(moves) == path.attributes["data-markers"])
-      return moves
+      let d = path.attributes["d"]!
+      #expect(String(d.filter { $0 == "M" }.count) == path.attributes["data-markers"])
+      return d
     }
-    #expect(try markers("markers-buy") == trades.count)
-    #expect(try markers("markers-stop") == trades.filter { $0.exitReason == .stopLoss }.count)
-    #expect(try markers("markers-sell") == trades.filter { $0.exitReason != .stopLoss }.count)
+    let win = try path("markers-win"), loss = try path("markers-loss")
+    #expect(win.filter { $0 == "M" }.count == 2 * wins.count)
+    #expect(loss.filter { $0 == "M" }.count == 2 * (trades.count - wins.count))
+    // Exits by their kind: a diamond for a stop, a square for a target, a triangle over the fill otherwise.
+    func shapes(_ d: String, _ shape: String) -> Int { d.components(separatedBy: shape).count - 1 }
+    for (group, d) in [(wins, win), (trades.filter { $0.pnl <= 0 }, loss)] {
+      #expect(shapes(d, "l6 6l-6 6l-6 -6z") == group.filter { $0.exitReason == .stopLoss }.count)
+      #expect(shapes(d, "h10v10h-10z") == group.filter { $0.exitReason == .profitTarget }.count)
+      #expect(shapes(d, "l6 -11h-12z") == group.filter { $0.exitReason != .stopLoss && $0.exitReason != .profitTarget }.count)
+      #expect(shapes(d, "l6 11h-12z") == group.count)  // the entries
+    }
+    #expect(trades.contains { $0.exitReason == .stopLoss } && trades.contains { $0.exitReason == .profitTarget })
+    // The colours: each class's fill in the chart's style, and the bands' strokes.
+    func fill(_ cls: String) throws -> String {
+      let rule = try #require(text.components(separatedBy: "." + cls + "{").dropFirst().first)
+      return String(rule.components(separatedBy: "fill:")[1].prefix(7))
+    }
+    #expect(try fill("win") == "#16A34A" && fill("loss") == "#DC2626")
+    let bands = ["bb_upper", "bb_mid", "bb_lower"].map { name in svg.elements.first { $0.attributes["id"] == name }!.attributes["stroke"]! }
+    let all = try [fill("up"), fill("down"), fill("win"), fill("loss")] + bands
+    #expect(Set(all).count == all.count, "\(all)")
     #expect(svg.elements.contains { $0.attributes["data-stage"] == "Contraction" })
   }
 
@@ -124,7 +144,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(html.utf8.count < 15_000_000, "report.html is \(html.utf8.count) bytes")
     let trades = output.run.result.trades.count
     #expect(trades > 1000)
-    #expect(html.contains("id=\"markers-buy\" data-markers=\"\(trades)\""))
+    #expect(html.contains("id=\"markers-win\" data-markers=\"\(2 * output.run.result.trades.filter { $0.pnl > 0 }.count)\""))
     // The chart's columns: the bars' (time, prices, indicators, equity...) and the trades'.
     #expect(html.contains("{\"at\":0,\"n\":1000000,\"dec\":0}"))
     #expect(html.contains(",\"n\":\(trades),"))

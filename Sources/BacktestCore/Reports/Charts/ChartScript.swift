@@ -18,7 +18,7 @@ enum ChartScript {
     .ic-button:hover{border-color:#0071E3}.ic-hint{color:var(--muted);font-size:12px;margin-left:auto}
     .ic-head{display:flex;gap:4px 12px;align-items:center;flex-wrap:wrap;font-size:12px;margin:8px 0 2px}.ic-title{font-weight:600;font-size:13px;margin-right:4px}
     .ic-key{font:inherit;background:none;border:0;color:var(--fg);cursor:pointer;padding:0;display:inline-flex;align-items:center;gap:4px}
-    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}
+    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}.ic-shapes{color:var(--muted)}
     .ic-box{position:relative;touch-action:pan-y;cursor:crosshair;user-select:none;-webkit-user-select:none}.ic-box canvas{position:absolute;left:0;top:0}
     .ic-tip{position:absolute;z-index:2;pointer-events:none;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:4px 6px;font-size:12px;box-shadow:0 4px 14px rgba(0,0,0,.18)}
     .ic-tip table{width:auto}.ic-tip th,.ic-tip td{padding:1px 6px;border:0;text-align:left}.ic-tip th{color:var(--muted);font-weight:400}.ic-tip td{text-align:right;font-variant-numeric:tabular-nums}
@@ -34,7 +34,8 @@ const scriptStart = performance.now();
 // page's structure and ChartData.swift for the packed columns.
 const P10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 const LEFT = 70, RIGHT = 16, AXIS = 22, PAD = 8, BLOCK = 16;
-const COLORS = { up: "#34C759", down: "#FF3B30", buy: "#0071E3", sell: "#FF9500", stop: "#FF3B30" };
+// Candles in teal and blue-grey, trades green when they made money and red when they lost it: no colour means two things.
+const COLORS = { up: "#26A69A", down: "#90A4AE", win: "#16A34A", loss: "#DC2626" };
 
 function bytesFromBase64(text) {
   if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text.trim());
@@ -501,14 +502,15 @@ class Chart {
     return rows;
   }
   tradeRows(k) {
-    const t = this.trades, s = t.spec, dp = this.decimals(s.entryPrice), dx = this.decimals(s.exitPrice);
+    // Prices at the instrument's precision (a stop's fill can have more decimals than the bars).
+    const t = this.trades, s = t.spec, dp = s.priceDecimals, dx = s.priceDecimals;
     return [
       ["trade", "trade", (k + 1) + " of " + grouped(String(t.entry.length))],
       ["entry_time", "entry", this.iso(t.entry[k])], ["entry_price", "entry price", format(t.entryPrice[k], "price", dp)],
       ["exit_time", "exit", this.iso(t.exit[k])], ["exit_price", "exit price", format(t.exitPrice[k], "price", dx)],
       ["shares", "shares", format(t.shares[k], "plain", this.decimals(s.shares))],
       ["pnl", "P&L", format(t.pnl[k], "money")], ["return", "return", format(t.ret[k], "percent")],
-      ["exit_reason", "exit reason", s.reasons[t.reason[k]]],
+      ["exit_reason", "exit reason", s.reasons[t.reason[k]]], ["result", "result", t.pnl[k] > 0 ? "win" : "loss"],
     ];
   }
   showTip(rows, ptr) {
@@ -540,7 +542,7 @@ class Panel {
     (spec.lines || []).forEach((l, k) => keys.push(["line" + k, l.label, l.color, l.dash]));
     (spec.stack || []).forEach((l, k) => keys.push(["stack" + k, l.label, l.color]));
     if (spec.trades && chart.trades) {
-      keys.push(["buy", "buy", COLORS.buy], ["sell", "sell", COLORS.sell], ["stop", "stop-loss", COLORS.stop]);
+      keys.push(["win", "winning trade", COLORS.win], ["loss", "losing trade", COLORS.loss]);
     }
     if (spec.stages) keys.push(["stages", "cycle stages", "#8e8e93"]);
     for (const [key, label, color, dash] of keys) {
@@ -557,6 +559,11 @@ class Panel {
         b.setAttribute("aria-pressed", String(on));
         chart.invalidate();
       };
+    }
+    if (spec.trades && chart.trades) {
+      const shapes = chart.trades.spec.shapes, note = ["▲ entry"];
+      for (const [shape, text] of [["triangle", "▼ exit"], ["diamond", "◆ stop"], ["square", "■ target"]]) if (shapes.includes(shape)) note.push(text);
+      el("span", "ic-shapes", head).textContent = note.join(" · ");
     }
     this.box = el("div", "ic-box", this.el);
     this.height = spec.height;
@@ -751,27 +758,51 @@ class Panel {
     }
   }
 
-  // Trade markers: a BUY triangle under the entry fill, a SELL triangle over the exit fill, a STOP diamond on it.
+  // Trade markers, green for a trade that made money and red for one that lost: a triangle under the entry fill,
+  // and at the exit fill a shape for the exit's kind (a triangle over it for a signal's exit, a diamond on it for a
+  // stop, a square on it for a target). When more trades are in view than fit (`compact`), each trade is a line
+  // from its entry fill to its exit fill with a dot at each end.
+  win(k) { return this.c.trades.pnl[k] > 0; }
+  exitShape(k) { const t = this.c.trades; return t.spec.shapes[t.reason[k]]; }
+  // The trades that overlap bars [lo, hi): from the first whose exit is at or after lo to the last whose entry is before hi.
+  tradeRange(lo, hi) { const t = this.c.trades; return [lowerBound(t.exit, lo), lowerBound(t.entry, hi)]; }
   markerCentre(k, exit) {
     const t = this.c.trades;
+    if (this.compact) return exit ? [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k])] : [this.c.xOf(t.entry[k]), this.y(t.entryPrice[k])];
     if (!exit) return [this.c.xOf(t.entry[k]), this.y(t.entryPrice[k]) + 6];
-    const stop = t.reason[k] === t.spec.stop;
-    return [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k]) + (stop ? 0 : -6)];
+    return [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k]) + (this.exitShape(k) === "triangle" ? -6 : 0)];
   }
   drawMarkers(lo, hi) {
-    const c = this.c, ctx = this.ctx, t = c.trades;
-    const kinds = [["buy", false, COLORS.buy], ["sell", true, COLORS.sell], ["stop", true, COLORS.stop]];
+    const c = this.c, ctx = this.ctx, [from, to] = this.tradeRange(lo, hi);
+    // Full markers while each trade in view has 16 px of the plot; one small pair a trade beyond that.
+    this.compact = (to - from) * 16 > c.plotW;
     ctx.lineWidth = 0.8; ctx.strokeStyle = c.color("--card", "#fff");
-    for (const [kind, exit, color] of kinds) {
-      if (!this.shown(kind)) continue;
-      const bars = exit ? t.exit : t.entry, p = new Path2D();
-      for (let k = lowerBound(bars, lo), e = lowerBound(bars, hi); k < e; k++) {
-        if (exit && (t.reason[k] === t.spec.stop) !== (kind === "stop")) continue;
-        const [x, y] = this.markerCentre(k, exit);
+    for (const win of [true, false]) {
+      if (!this.shown(win ? "win" : "loss")) continue;
+      const color = win ? COLORS.win : COLORS.loss, p = new Path2D();
+      if (this.compact) {
+        const links = new Path2D();
+        for (let k = from; k < to; k++) {
+          if (this.win(k) !== win) continue;
+          const [x0, y0] = this.markerCentre(k, false), [x1, y1] = this.markerCentre(k, true);
+          links.moveTo(x0, y0); links.lineTo(x1, y1);
+          p.moveTo(x0 + 2.5, y0); p.arc(x0, y0, 2.5, 0, 6.2832); p.moveTo(x1 + 2.5, y1); p.arc(x1, y1, 2.5, 0, 6.2832);
+        }
+        ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.globalAlpha = 0.85; ctx.stroke(links); ctx.restore();
+        ctx.fillStyle = color; ctx.fill(p);
+        continue;
+      }
+      for (let k = from; k < to; k++) {
+        if (this.win(k) !== win) continue;
         // Shapes closed by a last lineTo: closePath on a path of thousands of shapes is slow in Chromium.
-        if (kind === "buy") { p.moveTo(x, y - 6); p.lineTo(x + 5, y + 3); p.lineTo(x - 5, y + 3); p.lineTo(x, y - 6); }
-        else if (kind === "sell") { p.moveTo(x, y + 6); p.lineTo(x + 5, y - 3); p.lineTo(x - 5, y - 3); p.lineTo(x, y + 6); }
-        else { p.moveTo(x, y - 5); p.lineTo(x + 5, y); p.lineTo(x, y + 5); p.lineTo(x - 5, y); p.lineTo(x, y - 5); }
+        let [x, y] = this.markerCentre(k, false);
+        if (c.trades.entry[k] >= lo) { p.moveTo(x, y - 6); p.lineTo(x + 5, y + 3); p.lineTo(x - 5, y + 3); p.lineTo(x, y - 6); }
+        if (c.trades.exit[k] >= hi) continue;
+        [x, y] = this.markerCentre(k, true);
+        const shape = this.exitShape(k);
+        if (shape === "triangle") { p.moveTo(x, y + 6); p.lineTo(x + 5, y - 3); p.lineTo(x - 5, y - 3); p.lineTo(x, y + 6); }
+        else if (shape === "square") { p.moveTo(x - 4.5, y - 4.5); p.lineTo(x + 4.5, y - 4.5); p.lineTo(x + 4.5, y + 4.5); p.lineTo(x - 4.5, y + 4.5); p.lineTo(x - 4.5, y - 4.5); }
+        else { p.moveTo(x, y - 6); p.lineTo(x + 6, y); p.lineTo(x, y + 6); p.lineTo(x - 6, y); p.lineTo(x, y - 6); }
       }
       ctx.fillStyle = color; ctx.fill(p); ctx.stroke(p);
     }
@@ -783,10 +814,9 @@ class Panel {
     const from = Math.floor(c.indexAt(x - 8)), to = Math.ceil(c.indexAt(x + 8)) + 1;
     let best = null, bestD = 64;
     for (const exit of [false, true]) {
-      if (!exit && !this.shown("buy")) continue;
       const bars = exit ? t.exit : t.entry;
       for (let k = lowerBound(bars, from), e = lowerBound(bars, to); k < e; k++) {
-        if (exit && !this.shown(t.reason[k] === t.spec.stop ? "stop" : "sell")) continue;
+        if (!this.shown(this.win(k) ? "win" : "loss")) continue;
         const [mx, my] = this.markerCentre(k, exit), d = (mx - x) ** 2 + (my - y) ** 2;
         if (d <= bestD) { bestD = d; best = k; }
       }

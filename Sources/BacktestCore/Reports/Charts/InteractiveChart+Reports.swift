@@ -62,12 +62,13 @@ extension InteractiveChart {
     chart.addTooltip(key: "benchmark_equity", label: "buy & hold", column: benchmark, format: .money)
     chart.addTooltip(key: "drawdown", label: "drawdown", column: drawdown, format: .percent)
     chart.addTooltip(key: "position_shares", label: "position", column: position, format: .plain)
-    chart.addTrades(r.trades)
+    chart.addTrades(r.trades, priceDecimals: RunCharts.priceDecimals(chart.data.decimals[ohlc[3]], bars: bars))
     return chart
   }
 
-  /// Adds the trades for the price panel's markers and their hover box (prices, P&L and return exact).
-  mutating func addTrades(_ trades: [Trade]) {
+  /// Adds the trades for the price panel's markers and their hover box (P&L and return exact, prices shown with
+  /// `priceDecimals`), with the shape of each exit reason's marker.
+  mutating func addTrades(_ trades: [Trade], priceDecimals: Int) {
     let reasons = ExitReason.allCases
     func column(_ values: [Double], _ precision: ChartData.Precision) -> JSONValue { .integer(data.add(values, precision: precision)) }
     let exactOrRaw = ChartData.Precision.exact(maxDecimals: 8, otherwise: nil)
@@ -81,7 +82,8 @@ extension InteractiveChart {
       ("ret", column(trades.map(\.returnFraction), exactOrRaw)),
       ("reason", column(trades.map { Double(reasons.firstIndex(of: $0.exitReason)!) }, .decimals(0))),
       ("reasons", .array(reasons.map { .string($0.rawValue) })),
-      ("stop", .integer(reasons.firstIndex(of: .stopLoss)!)),
+      ("shapes", .array(reasons.map { .string(RunCharts.exitShape($0)) })),
+      ("priceDecimals", .integer(priceDecimals)),
     ])))
   }
 

@@ -59,9 +59,9 @@ package struct RunCharts {
     <style>
     .axis{stroke:#8e8e93;stroke-width:1}.grid{stroke:#8e8e93;stroke-opacity:.18;stroke-width:1}
     .label{font:11px -apple-system,Helvetica,Arial,sans-serif;fill:#3a3a3c}.title{font:600 13px -apple-system,Helvetica,Arial,sans-serif;fill:#1c1c1e}
-    .up{stroke:#34C759;fill:#34C759}.down{stroke:#FF3B30;fill:#FF3B30}.bg{fill:#ffffff}
-    .buy{fill:#0071E3;stroke:#ffffff;stroke-width:.8}.sell{fill:#FF9500;stroke:#ffffff;stroke-width:.8}.stop{fill:#FF3B30;stroke:#ffffff;stroke-width:.8}
-    @media (prefers-color-scheme: dark){.label{fill:#d1d1d6}.title{fill:#f2f2f7}.bg{fill:#1c1c1e}.buy,.sell,.stop{stroke:#1c1c1e}}
+    .up{stroke:#26A69A;fill:#26A69A}.down{stroke:#90A4AE;fill:#90A4AE}.bg{fill:#ffffff}
+    .win{fill:#16A34A;stroke:#ffffff;stroke-width:.8}.loss{fill:#DC2626;stroke:#ffffff;stroke-width:.8}
+    @media (prefers-color-scheme: dark){.label{fill:#d1d1d6}.title{fill:#f2f2f7}.bg{fill:#1c1c1e}.win,.loss{stroke:#1c1c1e}}
     </style>
     """
 
@@ -132,6 +132,22 @@ package struct RunCharts {
     return out
   }
 
+  /// The decimals of the bars' prices, 2 to 6, for showing prices at the instrument's precision: those of the close
+  /// when known (`closeDecimals`, the chart's data finds them), else the fewest that hold every close exactly, else 6.
+  package static func priceDecimals(_ closeDecimals: Int? = nil, bars: BarSeries) -> Int {
+    let exact = closeDecimals ?? bars.close.withUnsafeBufferPointer { ChartData.exactDecimals($0, maxDecimals: 6)?.decimals } ?? 6
+    return min(6, max(2, exact))
+  }
+
+  /// The shape of an exit's marker: a diamond for a stop, a square for a target, else a triangle.
+  package static func exitShape(_ reason: ExitReason) -> String {
+    switch reason {
+    case .stopLoss, .trailingStop: "diamond"
+    case .profitTarget: "square"
+    default: "triangle"
+    }
+  }
+
   static func priceText(_ v: Double) -> String { FixedDecimal.text(v, decimals: v >= 100 ? 0 : v >= 1 ? 2 : 4) }
   static func percentText(_ v: Double) -> String { FixedDecimal.text(v * 100, decimals: 0) + "%" }
 
@@ -160,7 +176,6 @@ package struct RunCharts {
     }
     axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: Self.priceText, dates: true)
     let Y = { (v: Double) in self.y(v, top, bottom, vmin, vmax) }
-    let c = SVGBuilder.coordinate
     if n <= columns / 3 {
       // Candlesticks.
       let w = max(1, (x1 - x0) / Double(max(n, 1)) * 0.6)
@@ -193,39 +208,43 @@ package struct RunCharts {
       svg.polyline(lineSeries(o.column.values, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
                    attributes: "stroke=\"\(o.color)\" stroke-width=\"1.2\" id=\"\(SVGBuilder.escape(o.column.name))\"")
     }
-    // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit. Each kind is one
-    // path with a subpath per marker (`data-markers` counts them): light for the browser even with
-    // thousands of trades.
+    // Every trade, green when it made money and red when it lost: a triangle under the entry fill and at the exit
+    // fill a shape for the exit's kind (a triangle over it for a signal's exit, a diamond for a stop, a square for a
+    // target). Each colour is one path with a subpath per marker (`data-markers` counts them): light for the
+    // browser even with thousands of trades.
     let trades = output.run.result.trades
-    var buys = TextBuffer(capacity: 40 * trades.count), sells = TextBuffer(capacity: 40 * trades.count), stops = TextBuffer(capacity: 40 * trades.count)
-    var counts = (buy: 0, sell: 0, stop: 0)
-    for t in trades {
+    var win = TextBuffer(capacity: 80 * trades.count), loss = TextBuffer(capacity: 80 * trades.count)
+    var counts = (win: 0, loss: 0)
+    var shapes = Set<String>()
+    func mark(_ t: Trade, _ d: inout TextBuffer) {
       let xe = x(t.entryBar), ye = Y(t.entryPrice) + 9
-      buys.append(path: "M", xe, ye - 7); buys.append("l6 11h-12z")
-      counts.buy += 1
+      d.append(path: "M", xe, ye - 7); d.append("l6 11h-12z")
       let xx = x(t.exitBar), yx = Y(t.exitPrice)
-      if t.exitReason == .stopLoss {
-        stops.append(path: "M", xx, yx - 6); stops.append("l6 6l-6 6l-6 -6z")
-        counts.stop += 1
-      } else {
-        sells.append(path: "M", xx, yx - 2); sells.append("l6 -11h-12z")
-        counts.sell += 1
+      let shape = Self.exitShape(t.exitReason)
+      shapes.insert(shape)
+      switch shape {
+      case "diamond": d.append(path: "M", xx, yx - 6); d.append("l6 6l-6 6l-6 -6z")
+      case "square": d.append(path: "M", xx - 5, yx - 5); d.append("h10v10h-10z")
+      default: d.append(path: "M", xx, yx - 2); d.append("l6 -11h-12z")
       }
     }
-    svg.raw("<path class=\"buy\" id=\"markers-buy\" data-markers=\"\(counts.buy)\" d=\""); svg.raw(buys); svg.raw("\"/>")
-    svg.raw("<path class=\"sell\" id=\"markers-sell\" data-markers=\"\(counts.sell)\" d=\""); svg.raw(sells); svg.raw("\"/>")
-    svg.raw("<path class=\"stop\" id=\"markers-stop\" data-markers=\"\(counts.stop)\" d=\""); svg.raw(stops); svg.raw("\"/>")
-    svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
-    // Legend and the current stage badge.
+    for t in trades {
+      if t.pnl > 0 { mark(t, &win); counts.win += 2 } else { mark(t, &loss); counts.loss += 2 }
+    }
+    svg.raw("<path class=\"win\" id=\"markers-win\" data-markers=\"\(counts.win)\" d=\""); svg.raw(win); svg.raw("\"/>")
+    svg.raw("<path class=\"loss\" id=\"markers-loss\" data-markers=\"\(counts.loss)\" d=\""); svg.raw(loss); svg.raw("\"/>")
+    // Legend: the overlays, the two colours of trades, the shapes, the cycle stages and the current stage badge.
     var lx = x0
     for o in overlays {
       svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(o.color)\" stroke-width=\"2\"")
       svg.label(o.label, x: lx + 20, y: 34)
       lx += max(70, 28 + 7 * Double(o.label.count))
     }
-    svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(lx + 6))\" y=\"31\"/>"); svg.label("buy", x: lx + 14, y: 34); lx += 50
-    svg.raw("<use href=\"#m-sell\" class=\"sell\" x=\"\(c(lx + 6))\" y=\"29\"/>"); svg.label("sell", x: lx + 14, y: 34); lx += 50
-    svg.raw("<use href=\"#m-stop\" class=\"stop\" x=\"\(c(lx + 6))\" y=\"30\"/>"); svg.label("stop-loss", x: lx + 14, y: 34); lx += 80
+    svg.rect(x: lx, y: 24, width: 10, height: 10, attributes: "class=\"win\""); svg.label("winning trade", x: lx + 14, y: 34); lx += 104
+    svg.rect(x: lx, y: 24, width: 10, height: 10, attributes: "class=\"loss\""); svg.label("losing trade", x: lx + 14, y: 34); lx += 98
+    let note = ["▲ entry"] + [("triangle", "▼ exit"), ("diamond", "◆ stop"), ("square", "■ target")].filter { shapes.contains($0.0) }.map(\.1)
+    svg.label(note.joined(separator: " · "), x: lx, y: 34)
+    lx += 9 + 6.2 * Double(note.joined(separator: " · ").count)
     if let cycle = output.cycle {
       for stage in CycleStage.allCases where stage != .unknown {
         svg.rect(x: lx, y: 24, width: 12, height: 10, attributes: "fill=\"\(stage.color!)\" fill-opacity=\"0.35\"")
@@ -401,7 +420,7 @@ package struct RunCharts {
       let start = (first + Double(k)) * width
       let h = Double(count) / peak * (bottom - top)
       svg.rect(x: x0 + binWidth * Double(k) + 1, y: bottom - h, width: binWidth - 2, height: h,
-               attributes: "class=\"\(start >= 0 ? "up" : "down")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
+               attributes: "class=\"\(start >= 0 ? "win" : "loss")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
     }
     for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
       svg.label(FixedDecimal.text((first + Double(k)) * width * 100, decimals: 1) + "%", x: x0 + binWidth * Double(k), y: bottom + 16,
