@@ -215,6 +215,50 @@ struct CSVTable {
     #expect(try browser.evaluate("document.querySelector('[data-panel=price] [data-series=line1]').getAttribute('aria-pressed')") as? String == "false")
     #expect(browser.errors.isEmpty, "\(browser.errors)")
 
+    // The equity panel: enough ticks; marks at the equity's peak and at the maximum drawdown's trough (as equity.csv
+    // has them); a log scale (ticks evenly spaced by their ratios) and the return since the first bar in view.
+    try browser.press("0")
+    try browser.nextFrame()
+    let peak = equity.column("equity").map { Double($0)! }.enumerated().max { $0.element < $1.element || ($0.element == $1.element && $0.offset > $1.offset) }!.offset
+    let trough = equity.column("drawdown").map { Double($0)! }.enumerated().min { $0.element < $1.element || ($0.element == $1.element && $0.offset < $1.offset) }!.offset
+    let marks = try #require(try browser.evaluate("JSON.stringify(backtestCharts[0].panels.find(p => p.s.id === 'equity').s.marks.map(m => [m.kind, m.bar, m.label]))") as? String)
+    let markList = try #require(try JSONSerialization.jsonObject(with: Data(marks.utf8)) as? [[Any]])
+    #expect(markList.map { $0[0] as! String } == ["peak", "trough"])
+    #expect(markList.map { $0[1] as! Int } == [peak, trough], "\(markList) vs peak \(peak), trough \(trough)")
+    #expect((markList[1][2] as! String).hasPrefix("max drawdown -13.45% on "), "\(markList)")
+    func ticks() throws -> [(y: Double, text: String)] {
+      try browser.nextFrame()
+      let json = try #require(try browser.evaluate("JSON.stringify(backtestCharts[0].panels.find(p => p.s.id === 'equity').ticks)") as? String)
+      return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[Any]]).map { ($0[0] as! Double, $0[1] as! String) }
+    }
+    /// Whether the ticks' heights are `transform` of their values, to a tenth of a pixel: equal steps of the transformed value, equal steps in height.
+    func evenlySpaced(_ ticks: [(y: Double, text: String)], _ transform: (Double) -> Double) -> Bool {
+      let values = ticks.map { transform(number($0.text)!) }
+      guard ticks.count >= 3 else { return false }
+      let perUnit = (ticks[0].y - ticks[1].y) / (values[0] - values[1])
+      return ticks.indices.allSatisfy { abs((ticks[$0].y - ticks[0].y) - perUnit * (values[$0] - values[0])) < 0.1 }
+    }
+    let linear = try ticks()
+    #expect(linear.count >= 4 && linear.allSatisfy { $0.text.hasPrefix("$") } && evenlySpaced(linear) { $0 }, "\(linear)")
+    _ = try browser.evaluate("document.querySelector('[data-panel=equity] [data-scale=log]').click()")
+    let log = try ticks()
+    #expect(log.count >= 4 && evenlySpaced(log) { Foundation.log($0) } && !evenlySpaced(log) { $0 }, "\(log)")
+    try shot("8-equity-log")
+    _ = try browser.evaluate("document.querySelector('[data-panel=equity] [data-scale=percent]').click()")
+    let percent = try ticks()
+    #expect(percent.count >= 4 && percent.allSatisfy { $0.text.hasSuffix("%") } && evenlySpaced(percent) { Foundation.log(1 + $0 / 100) }, "\(percent)")
+    #expect(try browser.evaluate("[...document.querySelectorAll('[data-panel=equity] [data-scale]')].map(b => b.getAttribute('aria-pressed')).join()") as? String == "false,true,true")
+    _ = try browser.evaluate("document.querySelector('[data-panel=equity] [data-scale=log]').click()")
+    let percentLinear = try ticks()
+    #expect(percentLinear.contains { $0.text == "0%" } && evenlySpaced(percentLinear) { $0 }, "\(percentLinear)")
+    // Zoomed, the return is since the first bar in view: 0% is still on the axis.
+    _ = try browser.evaluate("backtestCharts[0].setRange(\(times.count / 2), \(times.count / 2 + 800))")
+    #expect(try ticks().contains { $0.text == "0%" })
+    try shot("9-equity-percent")
+    _ = try browser.evaluate("document.querySelector('[data-panel=equity] [data-scale=money]').click()")
+    #expect(try ticks().allSatisfy { $0.text.hasPrefix("$") })
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+
     // In print, and with scripts off, the static charts show.
     try browser.call("Emulation.setEmulatedMedia", ["media": "print"])
     #expect(try browser.evaluate("JSON.stringify([document.querySelector('#run-chart .ic-static').offsetHeight > 800, document.querySelector('#run-chart .ic-live').offsetHeight])") as? String == "[true,0]")

@@ -106,6 +106,21 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
   }
 
+  @Test("equity.svg rings the equity's peak and the maximum drawdown's trough, labelled with their value and day")
+  func equityMarks() throws {
+    let output = Self.output, charts = RunCharts(output)
+    let svg = try #require(SVGCollector.parse(charts.equity()))
+    let equity = output.run.result.equity
+    let peak = equity.indices.first { equity[$0] == equity.max()! }!
+    let dd = drawdowns(equity), trough = dd.indices.first { dd[$0] == dd.min()! }!
+    #expect(dd[trough] < -0.01 && abs(dd[trough] - output.summary.maxDrawdown) < 1e-12, "\(dd[trough]) vs \(output.summary.maxDrawdown)")
+    #expect(svg.elements.first { $0.attributes["id"] == "equity-peak" }?.attributes["data-bar"] == String(peak))
+    #expect(svg.elements.first { $0.attributes["id"] == "drawdown-trough" }?.attributes["data-bar"] == String(trough))
+    let text = charts.equity()
+    #expect(text.contains(">peak \(HumanFormat.money(equity[peak])) on \(CivilDate.isoDate(days: Int(output.bars.day[peak])))</text>"))
+    #expect(text.contains(">max drawdown \(HumanFormat.percent(output.summary.maxDrawdown)) on \(CivilDate.isoDate(days: Int(output.bars.day[trough])))</text>"))
+  }
+
   @Test("monthly returns compound to the total return")
   func monthly() {
     let months = RunCharts(Self.output).monthlyReturns

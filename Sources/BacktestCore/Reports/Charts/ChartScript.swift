@@ -18,7 +18,7 @@ enum ChartScript {
     .ic-button:hover{border-color:#0071E3}.ic-hint{color:var(--muted);font-size:12px;margin-left:auto}
     .ic-head{display:flex;gap:4px 12px;align-items:center;flex-wrap:wrap;font-size:12px;margin:8px 0 2px}.ic-title{font-weight:600;font-size:13px;margin-right:4px}
     .ic-key{font:inherit;background:none;border:0;color:var(--fg);cursor:pointer;padding:0;display:inline-flex;align-items:center;gap:4px}
-    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}.ic-shapes{color:var(--muted)}
+    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}.ic-shapes{color:var(--muted)}.ic-scales{display:inline-flex;gap:2px;margin-left:auto}.ic-scales .ic-button{padding:1px 8px}.ic-button[aria-pressed=true]{background:#0071E3;border-color:#0071E3;color:#fff}
     .ic-box{position:relative;touch-action:pan-y;cursor:crosshair;user-select:none;-webkit-user-select:none}.ic-box canvas{position:absolute;left:0;top:0}
     .ic-tip{position:absolute;z-index:2;pointer-events:none;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:4px 6px;font-size:12px;box-shadow:0 4px 14px rgba(0,0,0,.18)}
     .ic-tip table{width:auto}.ic-tip th,.ic-tip td{padding:1px 6px;border:0;text-align:left}.ic-tip th{color:var(--muted);font-weight:400}.ic-tip td{text-align:right;font-variant-numeric:tabular-nums}
@@ -201,10 +201,12 @@ function tickText(v, step, kind) {
   const t = grouped(Math.abs(v).toFixed(dec));
   return kind === "money" ? (v < 0 ? "-$" : "$") + t : (v < 0 ? "-" : "") + t;
 }
+// Ticks at round values: the widest step of 1, 2 or 5 × 10^k that still gives `count` ticks or more.
 function niceTicks(lo, hi, count) {
   if (!(hi > lo)) return { ticks: [lo], step: 1 };
   const raw = (hi - lo) / count, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map(k => k * mag).find(s => s >= raw) || 10 * mag;
+  let step = mag;
+  for (const k of [2, 5, 10]) if (Math.floor(hi / (k * mag) + 1e-9) - Math.ceil(lo / (k * mag) - 1e-9) + 1 >= count) step = k * mag;
   const ticks = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return { ticks, step };
@@ -560,11 +562,27 @@ class Panel {
         chart.invalidate();
       };
     }
+    if (spec.scales) {
+      // Dollars or the return since the first bar in view; a linear or a log axis.
+      this.percent = false; this.log = false;
+      const group = el("span", "ic-scales", head);
+      group.setAttribute("role", "group"); group.setAttribute("aria-label", "scale");
+      this.scaleButtons = [["money", "$", "in dollars"], ["percent", "%", "return since the first bar in view"], ["log", "log", "log scale"]].map(([key, text, title]) => {
+        const b = el("button", "ic-button", group);
+        b.type = "button"; b.textContent = text; b.title = title; b.dataset.scale = key;
+        b.onclick = () => key === "log" ? this.setScale(this.percent, !this.log) : this.setScale(key === "percent", this.log);
+        return b;
+      });
+      this.scaleButtons[0].setAttribute("aria-pressed", "true");
+      this.scaleButtons[1].setAttribute("aria-pressed", "false");
+      this.scaleButtons[2].setAttribute("aria-pressed", "false");
+    }
     if (spec.trades && chart.trades) {
       const shapes = chart.trades.spec.shapes, note = ["▲ entry"];
       for (const [shape, text] of [["triangle", "▼ exit"], ["diamond", "◆ stop"], ["square", "■ target"]]) if (shapes.includes(shape)) note.push(text);
       el("span", "ic-shapes", head).textContent = note.join(" · ");
     }
+    this.base = 1;
     this.box = el("div", "ic-box", this.el);
     this.height = spec.height;
     this.full = spec.height + (last ? AXIS : 0);
@@ -586,8 +604,51 @@ class Panel {
   }
   get top() { return PAD; }
   get bottom() { return this.height - PAD; }
-  y(v) { return this.bottom - (v - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top); }
-  valueAt(y) { return this.vmin + (this.bottom - y) / (this.bottom - this.top) * (this.vmax - this.vmin); }
+  // A panel with scales (equity) shows its lines in dollars or as the return since the first bar in view (each line
+  // divided by its value there, `base`), on a linear or a log axis: vmin and vmax are then in the axis's units.
+  y(v) {
+    if (this.scaled) v = this.log ? Math.log(v / this.base) : v / this.base;
+    return this.bottom - (v - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top);
+  }
+  // The value at height y: in dollars, or as a growth factor (1 + return) in percent.
+  valueAt(y) {
+    const a = this.vmin + (this.bottom - y) / (this.bottom - this.top) * (this.vmax - this.vmin);
+    return this.scaled && this.log ? Math.exp(a) : a;
+  }
+  get scaled() { return this.percent || this.log; }
+  // What a line is divided by: 1 in dollars, its first value in view in percent.
+  baseOf(l, lo) {
+    if (!this.percent) return 1;
+    const v = this.c.col(l.col);
+    for (let i = lo; i < this.c.n; i++) if (v[i] === v[i]) return v[i] > 0 ? v[i] : 1;
+    return 1;
+  }
+  setScale(percent, log) {
+    this.percent = percent; this.log = log;
+    for (const b of this.scaleButtons || []) {
+      b.setAttribute("aria-pressed", String(b.dataset.scale === "log" ? log : (b.dataset.scale === "percent") === percent));
+    }
+    this.c.invalidate();
+  }
+  // The axis's ticks as [axis value, text]: round dollars, round percentages, or on a log axis the 1, 2, 5 of each
+  // power of ten (1, 2, 3, 5 or every power when those are too few or too many), linear ticks when the range is narrow.
+  scaleTicks(count) {
+    const kind = this.percent ? "percent" : this.s.format, shift = this.percent ? 1 : 0;
+    const label = (d, step) => tickText(d - shift, step, kind);
+    if (!this.log) return (({ ticks, step }) => ticks.map(t => [t + shift, label(t + shift, step)]))(niceTicks(this.vmin - shift, this.vmax - shift, count));
+    const lo = Math.exp(this.vmin), hi = Math.exp(this.vmax);
+    // Over many powers of ten: every power, or its 1, 2 and 5, whichever are `count` or more and fewest.
+    for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 5]]) {
+      const out = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+        for (const m of mantissas) { const d = m * Math.pow(10, e); if (d >= lo && d <= hi) out.push([Math.log(d), label(d, Math.pow(10, e))]); }
+      }
+      if (out.length >= count) return out;
+    }
+    // A narrower range: round values, as on a linear axis, placed on the log axis.
+    const { ticks, step } = niceTicks(lo - shift, hi - shift, count);
+    return ticks.filter(t => t + shift > 0).map(t => [Math.log(t + shift), label(t + shift, step)]);
+  }
 
   // The value range of what is in view.
   fit(lo, hi) {
@@ -599,11 +660,20 @@ class Panel {
       c.extent(s.ohlc[2]).range(lo, hi, r); vmin = Math.min(vmin, r[0]);
       c.extent(s.ohlc[1]).range(lo, hi, r); vmax = Math.max(vmax, r[1]);
     }
-    (s.lines || []).forEach((l, k) => { if (this.shown("line" + k) && hi > lo) { c.extent(l.col).range(lo, hi, r); take(); } });
+    (s.lines || []).forEach((l, k) => {
+      if (!this.shown("line" + k) || hi <= lo) return;
+      c.extent(l.col).range(lo, hi, r);
+      if (this.scaled) {
+        const base = this.baseOf(l, lo);
+        for (const j of [0, 1]) r[j] = this.log ? (r[j] > 0 ? Math.log(r[j] / base) : NaN) : r[j] / base;
+        if (!(r[0] <= r[1])) return;
+      }
+      take();
+    });
     for (const v of s.levels || []) { vmin = Math.min(vmin, v); vmax = Math.max(vmax, v); }
     if (s.zero) { vmin = Math.min(vmin, 0); vmax = Math.max(vmax, 0); }
     if (!(vmin <= vmax)) { vmin = 0; vmax = 1; }
-    if (vmin === vmax) { const d = Math.abs(vmin) * 0.01 || 1; vmin -= d; vmax += d; }
+    if (vmin === vmax) { const d = Math.abs(vmin) * 0.01 || (this.log ? 0.01 : 1); vmin -= d; vmax += d; }
     const padding = (vmax - vmin) * 0.05;
     return [s.zero && vmin === 0 ? 0 : vmin - padding, s.zero && vmax === 0 ? 0 : vmax + padding];
   }
@@ -628,13 +698,17 @@ class Panel {
       ctx.globalAlpha = 1;
     }
     // Grid and value labels.
-    const { ticks, step } = niceTicks(this.vmin, this.vmax, Math.max(2, Math.round(this.height / 45)));
+    // Ticks as [y, text]; `ticks` keeps them for automation.
+    const count = Math.max(3, Math.round(this.height / 45));
+    const axisY = a => this.bottom - (a - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top);
+    this.ticks = s.scales ? this.scaleTicks(count).map(([a, t]) => [axisY(a), t])
+      : (({ ticks, step }) => ticks.map(v => [axisY(v), tickText(v, step, s.format)]))(niceTicks(this.vmin, this.vmax, count));
     ctx.strokeStyle = grid; ctx.lineWidth = 1; ctx.fillStyle = fg; ctx.textAlign = "right"; ctx.textBaseline = "middle";
     ctx.beginPath();
-    for (const v of ticks) { const y = Math.round(this.y(v)) + 0.5; ctx.moveTo(LEFT, y); ctx.lineTo(LEFT + c.plotW, y); }
+    for (const [y] of this.ticks) { const yy = Math.round(y) + 0.5; ctx.moveTo(LEFT, yy); ctx.lineTo(LEFT + c.plotW, yy); }
     for (const [x] of c.ticks) { const xx = Math.round(x) + 0.5; ctx.moveTo(xx, this.top); ctx.lineTo(xx, this.bottom); }
     ctx.stroke();
-    for (const v of ticks) ctx.fillText(tickText(v, step, s.format), LEFT - 6, this.y(v));
+    for (const [y, t] of this.ticks) ctx.fillText(t, LEFT - 6, y);
     if (this.last) {
       ctx.textAlign = "center"; ctx.textBaseline = "top";
       for (const [x, t] of c.ticks) ctx.fillText(t, x, this.height + 2);
@@ -649,10 +723,29 @@ class Panel {
     if (hi > lo) {
       if (s.stack) this.drawStack(lo, hi);
       if (s.ohlc) this.drawPrices(lo, hi);
-      (s.lines || []).forEach((l, k) => { if (this.shown("line" + k)) this.drawLine(l, lo, hi); });
+      (s.lines || []).forEach((l, k) => {
+        if (!this.shown("line" + k)) return;
+        this.base = this.baseOf(l, lo);
+        this.drawLine(l, lo, hi);
+        if (s.marks) this.drawMarks(k, lo, hi);
+        this.base = 1;
+      });
       if (s.trades && c.trades) this.drawMarkers(lo, hi);
     }
     ctx.restore();
+  }
+  // Marks on line k (the equity's peak, the maximum drawdown's trough): a ring and its label, when in view.
+  drawMarks(k, lo, hi) {
+    const c = this.c, ctx = this.ctx, v = c.col(this.s.lines[k].col);
+    for (const m of this.s.marks) {
+      if (m.line !== k || m.bar < lo || m.bar >= hi) continue;
+      const x = c.xOf(m.bar), y = this.y(v[m.bar]);
+      ctx.beginPath(); ctx.arc(x, y, 4.5, 0, 6.2832);
+      ctx.fillStyle = c.color("--card", "#fff"); ctx.fill(); ctx.lineWidth = 2; ctx.strokeStyle = m.color; ctx.stroke();
+      ctx.font = "600 11px -apple-system, Helvetica, Arial, sans-serif"; ctx.fillStyle = m.color;
+      ctx.textAlign = x > LEFT + c.plotW - 160 ? "right" : "left"; ctx.textBaseline = m.below ? "top" : "bottom";
+      ctx.fillText(m.label, x + (ctx.textAlign === "right" ? -7 : 7), y + (m.below ? 5 : -5));
+    }
   }
 
   // A line: every bar when there is room, else each pixel column's first, lowest, highest and last value.
@@ -837,7 +930,8 @@ class Panel {
     if (y !== null && y >= this.top && y <= this.bottom) { o.moveTo(LEFT, Math.round(y) + 0.5); o.lineTo(LEFT + this.c.plotW, Math.round(y) + 0.5); }
     o.stroke(); o.setLineDash([]);
     if (y !== null && y >= this.top && y <= this.bottom) {
-      const text = tickText(this.valueAt(y), (this.vmax - this.vmin) / 1000, this.s.format);
+      const value = this.valueAt(y), text = this.percent ? tickText(value - 1, 1e-4, "percent")
+        : tickText(value, this.log ? Math.abs(value) / 1000 : (this.vmax - this.vmin) / 1000, this.s.format);
       o.font = "11px -apple-system, Helvetica, Arial, sans-serif";
       const w = o.measureText(text).width + 8;
       o.fillStyle = this.c.color("--fg", "#1c1c1e"); o.fillRect(LEFT - w - 2, y - 8, w, 16);

@@ -56,7 +56,8 @@ extension InteractiveChart {
     let drawdown = chart.data.add(charts.equityDrawdowns.value, precision: .decimals(4))
     let position = chart.data.add(r.shares, precision: .exact(maxDecimals: 6, otherwise: 8))
     chart.addPanel(id: "equity", title: "Equity", height: 180, format: .money,
-                   lines: [line(equity, "strategy", "#0071E3", width: 1.6), line(benchmark, "buy & hold", "#8e8e93", dash: true)])
+                   lines: [line(equity, "strategy", "#0071E3", width: 1.6), line(benchmark, "buy & hold", "#8e8e93", dash: true)],
+                   more: [("scales", .bool(true)), ("marks", equityMarks(charts))])
     chart.addPanel(id: "drawdown", title: "Drawdown", height: 90, format: .percent, lines: [line(drawdown, "drawdown", "#FF3B30", area: true)], zero: true)
     chart.addTooltip(key: "equity", label: "equity", column: equity, format: .money)
     chart.addTooltip(key: "benchmark_equity", label: "buy & hold", column: benchmark, format: .money)
@@ -64,6 +65,17 @@ extension InteractiveChart {
     chart.addTooltip(key: "position_shares", label: "position", column: position, format: .plain)
     chart.addTrades(r.trades, priceDecimals: RunCharts.priceDecimals(chart.data.decimals[ohlc[3]], bars: bars))
     return chart
+  }
+
+  /// The marks of the equity panel's first line: its peak and the maximum drawdown's trough (`RunCharts.equityMarks`).
+  static func equityMarks(_ charts: RunCharts) -> JSONValue {
+    let marks = charts.equityMarks, labels = charts.equityMarkLabels(marks)
+    func mark(_ kind: String, _ bar: Int, _ label: String, _ color: String, below: Bool) -> JSONValue {
+      .object([("kind", .string(kind)), ("line", .integer(0)), ("bar", .integer(bar)), ("label", .string(label)), ("color", .string(color)),
+               ("below", .bool(below))])
+    }
+    return .array([mark("peak", marks.peak, labels.peak, "#16A34A", below: false)]
+      + (marks.trough.map { [mark("trough", $0, labels.trough!, "#DC2626", below: true)] } ?? []))
   }
 
   /// Adds the trades for the price panel's markers and their hover box (P&L and return exact, prices shown with
@@ -103,7 +115,8 @@ extension InteractiveChart {
       lines.append(line(column, charts.names.comparison, "#8e8e93", dash: true))
       chart.addTooltip(key: "comparison", label: charts.names.comparison, column: column, format: .money)
     }
-    chart.addPanel(id: "equity", title: "Growth", height: 200, format: .money, lines: lines)
+    chart.addPanel(id: "equity", title: "Growth", height: 200, format: .money, lines: lines,
+                   more: [("scales", .bool(true)), ("marks", equityMarks(charts))])
     let drawdown = chart.data.add(drawdowns(r.timeWeightedIndex), precision: .decimals(4))
     chart.addPanel(id: "drawdown", title: "Drawdown (of the time-weighted return)", height: 90, format: .percent,
                    lines: [line(drawdown, "drawdown", "#FF3B30", area: true)], zero: true)

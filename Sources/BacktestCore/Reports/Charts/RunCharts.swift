@@ -294,6 +294,23 @@ package struct RunCharts {
 
   // MARK: Equity and drawdown
 
+  /// The bar of the equity's peak (its highest value, the first such bar), and of the maximum drawdown's trough
+  /// (`nil` without a drawdown).
+  package var equityMarks: (peak: Int, trough: Int?) {
+    let equity = equitySeries, dd = equityDrawdowns.value
+    var peak = 0, trough = 0
+    for i in equity.indices where equity[i] > equity[peak] { peak = i }
+    for i in dd.indices where dd[i] < dd[trough] { trough = i }
+    return (peak, dd.isEmpty || dd[trough] >= 0 ? nil : trough)
+  }
+
+  /// The labels of the equity's marks: `peak $124,679.23 on 2024-10-14`, `max drawdown -13.45% on 2022-03-08`.
+  package func equityMarkLabels(_ marks: (peak: Int, trough: Int?)) -> (peak: String, trough: String?) {
+    func day(_ i: Int) -> String { CivilDate.isoDate(days: Int(bars.day[i])) }
+    return ("peak \(HumanFormat.money(equitySeries[marks.peak])) on \(day(marks.peak))",
+            marks.trough.map { "max drawdown \(HumanFormat.percent(equityDrawdowns.value[$0])) on \(day($0))" })
+  }
+
   package func equity() -> String {
     let height = 330.0, top = 44.0, bottom = 220.0, ddTop = 240.0, ddBottom = 310.0
     var vmin = Double.infinity, vmax = -Double.infinity
@@ -308,6 +325,15 @@ package struct RunCharts {
                    attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
     }
     svg.polyline(lineSeries(equitySeries, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
+    // The equity's peak and the maximum drawdown's trough, ringed and labelled.
+    let marks = equityMarks, labels = equityMarkLabels(marks)
+    for (id, bar, label, color, below) in [("equity-peak", marks.peak, labels.peak, "#16A34A", false)]
+      + (marks.trough.map { [("drawdown-trough", $0, labels.trough!, "#DC2626", true)] } ?? []) {
+      let px = x(bar), py = y(equitySeries[bar], top, bottom, vmin, vmax), right = px > x1 - 200
+      svg.raw("<circle id=\"\(id)\" data-bar=\"\(bar)\" cx=\"\(SVGBuilder.coordinate(px))\" cy=\"\(SVGBuilder.coordinate(py))\" r=\"4.5\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>")
+      svg.label(label, x: px + (right ? -8 : 8), y: py + (below ? 16 : -8),
+                attributes: "class=\"label\" font-weight=\"600\" style=\"fill:\(color)\"" + (right ? " text-anchor=\"end\"" : ""))
+    }
     let dd = equityDrawdowns.value
     let worst = min(-0.01, dd.min() ?? 0)
     axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
