@@ -259,6 +259,56 @@ struct CSVTable {
     #expect(try ticks().allSatisfy { $0.text.hasPrefix("$") })
     #expect(browser.errors.isEmpty, "\(browser.errors)")
 
+    // The trade table: every trade, prices at the bars' decimals, sortable and filterable; a row zooms the chart onto its trade.
+    func table() throws -> [[String]] {
+      let json = try #require(try browser.evaluate("JSON.stringify([...document.querySelectorAll('#trades tbody tr')].map(r => [r.dataset.trade, ...[...r.cells].map(c => c.textContent)]))") as? String)
+      return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String]])
+    }
+    let all = try table()
+    #expect(all.count == trades.rows.count && all.map { $0[1] } == (1...trades.rows.count).map(String.init))
+    #expect(all[0][5] == "$46.5979" && all[0][3] == "$" + trades.value("entry_price", row: 0), "\(all[0])")
+    let returns = trades.column("return").map { Double($0)! }
+    let bestTrade = returns.indices.max { returns[$0] < returns[$1] }!, worstTrade = returns.indices.min { returns[$0] < returns[$1] }!
+    _ = try browser.evaluate("document.querySelector('#trades th button[data-sort=\"7\"]').click()")
+    let byReturn = try table()
+    #expect(byReturn.first?[1] == String(bestTrade + 1) && byReturn.last?[1] == String(worstTrade + 1), "\(byReturn.prefix(2))")
+    let shownReturns = byReturn.map { number($0[8])! }
+    #expect(zip(shownReturns, shownReturns.dropFirst()).allSatisfy { $0 >= $1 }, "sorted by return, highest first")
+    #expect(try browser.evaluate("document.querySelector('#trades th:nth-child(8)').getAttribute('aria-sort')") as? String == "descending")
+    _ = try browser.evaluate("document.querySelector('#trades th button[data-sort=\"7\"]').click()")
+    #expect(try table().first?[1] == String(worstTrade + 1))
+    _ = try browser.evaluate("(() => { const s = document.querySelector('#trades select'); s.value = 'loss'; s.dispatchEvent(new Event('change')) })()")
+    let losing = try table()
+    #expect(losing.count == pnl.filter { $0 <= 0 }.count && losing.allSatisfy { number($0[7])! <= 0 }, "\(losing.count) losing rows")
+    _ = try browser.evaluate("(() => { const s = document.querySelector('#trades input'); s.value = 'technical'; s.dispatchEvent(new Event('input')) })()")
+    let losingTechnical = try table()
+    let expected = trades.rows.indices.filter { pnl[$0] <= 0 && trades.value("exit_reason", row: $0) == "TECHNICAL" }
+    #expect(losingTechnical.map { Int($0[0])! }.sorted() == expected && !expected.isEmpty, "\(losingTechnical.map { $0[1] })")
+    #expect((try browser.evaluate("document.querySelector('#trades .note').textContent") as? String)?.hasPrefix("\(expected.count) of \(trades.rows.count) trades") == true)
+    try shot("10-trade-table")
+    // Clicking a row zooms the chart onto the trade and brings the chart into view.
+    let row = expected[0]
+    _ = try browser.evaluate("document.querySelector('#trades tbody tr[data-trade=\"\(row)\"] td').click()")
+    try browser.nextFrame()
+    let rowEntry = try #require(index[trades.value("entry_time", row: row)]), rowExit = try #require(index[trades.value("exit_time", row: row)])
+    let around = try view()
+    #expect(around.contains(rowEntry) && around.contains(rowExit) && around.count < 4 * (rowExit - rowEntry + 12), "trade \(row + 1): \(rowEntry)...\(rowExit) in \(around)")
+    func chartInView() throws -> Bool {
+      let top = try browser.evaluate("document.querySelector('#run-chart').getBoundingClientRect().top") as? Double
+      let height = try browser.evaluate("innerHeight") as? Double
+      return top.map { $0 > -2 && $0 < (height ?? 0) / 2 } ?? false
+    }
+    #expect(try chartInView())
+    // The best trade's link zooms the chart too, and does not jump to its row.
+    _ = try browser.evaluate("document.querySelector('#trades').scrollIntoView()")
+    _ = try browser.evaluate("document.querySelector('#trades a[data-zoom-trade]').click()")
+    try browser.nextFrame()
+    let bestEntry = try #require(index[trades.value("entry_time", row: bestTrade)]), bestExit = try #require(index[trades.value("exit_time", row: bestTrade)])
+    #expect(try view().contains(bestEntry) && view().contains(bestExit) && view().count < 200)
+    #expect(try chartInView() && browser.evaluate("location.hash") as? String == "")
+    try shot("11-best-trade")
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+
     // In print, and with scripts off, the static charts show.
     try browser.call("Emulation.setEmulatedMedia", ["media": "print"])
     #expect(try browser.evaluate("JSON.stringify([document.querySelector('#run-chart .ic-static').offsetHeight > 800, document.querySelector('#run-chart .ic-live').offsetHeight])") as? String == "[true,0]")
@@ -267,6 +317,7 @@ struct CSVTable {
     try browser.open(out + "/report.html")
     try browser.call("Emulation.setScriptExecutionDisabled", ["value": false])
     #expect(try browser.evaluate("JSON.stringify([document.querySelector('#run-chart .ic-static').offsetHeight > 800, document.querySelectorAll('.ic-live').length])") as? String == "[true,0]")
+    #expect(try browser.evaluate("document.querySelectorAll('#trades tbody tr').length") as? Int == trades.rows.count)
     try shot("7-scripts-off")
     #expect(browser.errors.isEmpty, "\(browser.errors)")
   }

@@ -303,8 +303,35 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     let trades = output.run.result.trades
     let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
     let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
-    #expect(html.contains("<a href=\"#trade-\(best)\"") && html.contains(">Best trade #\(best) ("))
-    #expect(html.contains("<a href=\"#trade-\(worst)\"") && html.contains(">worst trade #\(worst) ("))
-    #expect(html.contains("<tr id=\"trade-\(best)\">") && html.contains("<tr id=\"trade-\(worst)\">"))
+    #expect(html.contains("<a href=\"#trade-\(best)\" data-zoom-trade=\"\(best - 1)\">Best trade #\(best) ("))
+    #expect(html.contains("<a href=\"#trade-\(worst)\" data-zoom-trade=\"\(worst - 1)\">worst trade #\(worst) ("))
+    #expect(html.contains("<tr id=\"trade-\(best)\" class=\"win\">") && html.contains("<tr id=\"trade-\(worst)\" class=\"loss\">"))
+    // Prices at the bars' decimals (4 here): a stop's fill of 46.597922 shows as $46.5979, in report.md too.
+    let first = try #require(trades.first { $0.exitReason == .stopLoss && "\($0.exitPrice)".count > 8 })
+    let cells = "<td>$\(FixedDecimal.text(first.entryPrice, decimals: 4))</td><td>\(output.bars.timeLabel(first.exitBar))</td><td>$\(FixedDecimal.text(first.exitPrice, decimals: 4))</td>"
+    #expect(FixedDecimal.text(first.exitPrice, decimals: 4).count == "\(first.exitPrice)".prefix { $0 != "." }.count + 5)
+    #expect(html.contains(cells), "\(cells)")
+    #expect(md.contains("| $\(FixedDecimal.text(first.exitPrice, decimals: 4)) |"))
+    #expect(RunCharts.priceDecimals(bars: output.bars) == 4)
+  }
+
+  @Test("with more trades than the list shows, the best and the worst trade are listed after the first 500, in report.html and report.md")
+  func bestAndWorstAlwaysListed() throws {
+    let bars = SyntheticBars.generate(count: 300_000, seed: 5)
+    let config = try runConfig("name: many\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let trades = output.run.result.trades
+    let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }!
+    let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }!
+    let later = Set([best, worst]).filter { $0 >= 500 }
+    #expect(trades.count > 600 && !later.isEmpty, "\(trades.count) trades, best #\(best + 1), worst #\(worst + 1)")
+    let html = HTMLReport.render(output), md = MarkdownReport.render(output)
+    for k in [best, worst] {
+      #expect(html.contains("<tr id=\"trade-\(k + 1)\" class="))
+      #expect(md.contains("\n| \(k + 1) | \(output.bars.timeLabel(trades[k].entryBar)) |"))
+    }
+    #expect(html.components(separatedBy: "<tr id=\"trade-").count - 1 == 500 + later.count)
+    #expect(html.contains("The first 500 of \(HumanFormat.integer(trades.count)) trades, then the best and the worst; all are in trades.csv."))
+    #expect(md.contains("Best trade #\(best + 1), worst trade #\(worst + 1) (listed after the first 500)."))
   }
 }

@@ -23,6 +23,10 @@ enum ChartScript {
     .ic-tip{position:absolute;z-index:2;pointer-events:none;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:4px 6px;font-size:12px;box-shadow:0 4px 14px rgba(0,0,0,.18)}
     .ic-tip table{width:auto}.ic-tip th,.ic-tip td{padding:1px 6px;border:0;text-align:left}.ic-tip th{color:var(--muted);font-weight:400}.ic-tip td{text-align:right;font-variant-numeric:tabular-nums}
     .ic-detail h3{font-size:14px;margin:12px 0 6px}rect.ic-picked{stroke:#0071E3;stroke-width:3}[data-chart] rect[data-value]{cursor:pointer}[data-chart] svg text{pointer-events:none}
+    .ic-trades tr.win td:nth-child(7),.ic-trades tr.win td:nth-child(8){color:#16A34A}.ic-trades tr.loss td:nth-child(7),.ic-trades tr.loss td:nth-child(8){color:#DC2626}
+    .ic-table-bar{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:6px 0}.ic-table-bar input,.ic-table-bar select{font:inherit;font-size:13px;padding:3px 6px;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+    .ic-live-trades tbody tr{cursor:pointer}.ic-live-trades tbody tr:hover,.ic-live-trades tbody tr:focus{background:rgba(0,113,227,.08);outline:none}.ic-live-trades tr.ic-picked{background:rgba(0,113,227,.16)}
+    .ic-live-trades th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cursor:pointer;padding:0}.ic-live-trades th[aria-sort=ascending] button::after{content:" ▲"}.ic-live-trades th[aria-sort=descending] button::after{content:" ▼"}
     @media print{.ic-live,.ic-tip,.ic-detail{display:none!important}.ic-ready>.ic-static{display:block!important}.card{break-inside:avoid}}
     """
 
@@ -344,7 +348,16 @@ class Chart {
     this.label();
     this.invalidate();
   }
-  reset() { this.setRange(-0.5, this.n - 0.5); }
+  reset() { this.picked = null; this.setRange(-0.5, this.n - 0.5); }
+  // Zooms onto trade k (its bars and half as many again on each side), rings its markers and brings the chart into view.
+  showTrade(k) {
+    const t = this.trades, pad = Math.max(5, (t.exit[k] - t.entry[k]) / 2);
+    this.picked = k;
+    this.setRange(t.entry[k] - pad, t.exit[k] + pad);
+    this.invalidate();
+    this.root.scrollIntoView({ block: "start" });
+    this.live.focus({ preventScroll: true });
+  }
   zoomAt(index, factor) { this.setRange(index - (index - this.a) * factor, index + (this.b - index) * factor); }
   pan(pixels) { const d = pixels / this.plotW * (this.b - this.a); this.setRange(this.a + d, this.b + d); }
 
@@ -477,6 +490,7 @@ class Chart {
   // Crosshair, selection and the tooltip.
   overlay() {
     for (const p of this.panels) p.clearOverlay();
+    if (this.picked !== null && this.picked !== undefined) for (const p of this.panels) if (p.s.trades) p.highlight(this.picked);
     const tip = this.tip, ptr = this.pointer;
     if (this.selection) for (const p of this.panels) p.shade(this.selection);
     if (!ptr || this.n === 0) { tip.hidden = true; return; }
@@ -993,6 +1007,90 @@ function heatmap(root, spec) {
   }
 }
 
+// The trade table (`data-trade-table` names its chart): every trade of the chart, sortable by each column,
+// filterable by text (a date, a reason, a number) and by result; a row, or the best and worst trade's link, zooms
+// the chart onto its trade. `backtestTradeTables` lists the tables for automation.
+function tradeTable(card, chart) {
+  const t = chart.trades;
+  if (!t) return;
+  const n = t.entry.length, s = t.spec, dp = s.priceDecimals, ds = chart.decimals(s.shares);
+  const price = v => "$" + format(v, "price", dp);
+  const columns = [
+    ["#", k => k, k => String(k + 1)],
+    ["Entry", k => t.entry[k], k => chart.iso(t.entry[k])],
+    ["Entry price", k => t.entryPrice[k], k => price(t.entryPrice[k])],
+    ["Exit", k => t.exit[k], k => chart.iso(t.exit[k])],
+    ["Exit price", k => t.exitPrice[k], k => price(t.exitPrice[k])],
+    ["Shares", k => t.shares[k], k => format(t.shares[k], "plain", ds)],
+    ["P&L", k => t.pnl[k], k => format(t.pnl[k], "money")],
+    ["Return", k => t.ret[k], k => format(t.ret[k], "percent")],
+    ["Reason", k => s.reasons[t.reason[k]], k => s.reasons[t.reason[k]]],
+    ["Bars", k => t.exit[k] - t.entry[k] + 1, k => String(t.exit[k] - t.entry[k] + 1)],
+  ];
+  const bar = el("div", "ic-table-bar");
+  const search = el("input", "", bar);
+  search.type = "search"; search.placeholder = "filter: date, reason, #"; search.setAttribute("aria-label", "filter the trades");
+  const result = el("select", "", bar);
+  result.setAttribute("aria-label", "result");
+  for (const [value, text] of [["", "all trades"], ["win", "winning"], ["loss", "losing"]]) { const o = el("option", "", result); o.value = value; o.textContent = text; }
+  const count = el("span", "note", bar);
+  count.setAttribute("aria-live", "polite");
+  const table = el("table", "ic-trades ic-live-trades"), head = el("tr", "", el("thead", "", table)), body = el("tbody", "", table);
+  const more = el("button", "ic-button");
+  more.type = "button";
+  const headers = columns.map(([label], j) => {
+    const th = el("th", "", head), b = el("button", "", th);
+    b.type = "button"; b.textContent = label; b.dataset.sort = j;
+    b.onclick = () => { state.desc = state.sort === j ? !state.desc : j >= 5 && j <= 7; state.sort = j; state.shown = 500; render(); };
+    return th;
+  });
+  const state = { sort: 0, desc: false, shown: 500 };
+  let texts = null;
+  const rows = () => {
+    const query = search.value.trim().toLowerCase(), want = result.value;
+    if (query && !texts) texts = Array.from({ length: n }, (_, k) => columns.map(c => c[2](k)).join(" ").toLowerCase());
+    const list = [];
+    for (let k = 0; k < n; k++) {
+      if (want && (t.pnl[k] > 0) !== (want === "win")) continue;
+      if (query && !texts[k].includes(query)) continue;
+      list.push(k);
+    }
+    const key = columns[state.sort][1], sign = state.desc ? -1 : 1;
+    list.sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : a - b) * sign; });
+    return list;
+  };
+  const render = () => {
+    const list = rows(), shown = list.slice(0, state.shown);
+    headers.forEach((th, j) => th.setAttribute("aria-sort", j === state.sort ? (state.desc ? "descending" : "ascending") : "none"));
+    body.innerHTML = shown.map(k => '<tr tabindex="0" data-trade="' + k + '" class="' + (t.pnl[k] > 0 ? "win" : "loss") + (k === chart.picked ? " ic-picked" : "") + '">'
+      + columns.map(c => "<td>" + c[2](k) + "</td>").join("") + "</tr>").join("");
+    count.textContent = grouped(String(list.length)) + " of " + grouped(String(n)) + " trades" + (shown.length < list.length ? ", the first " + grouped(String(shown.length)) + " shown" : "");
+    more.hidden = shown.length >= list.length;
+    more.textContent = "Show " + grouped(String(Math.min(500, list.length - shown.length))) + " more";
+  };
+  const pick = k => {
+    chart.showTrade(k);
+    for (const r of body.querySelectorAll("tr.ic-picked")) r.classList.remove("ic-picked");
+    const row = body.querySelector('tr[data-trade="' + k + '"]');
+    if (row) row.classList.add("ic-picked");
+  };
+  body.addEventListener("click", e => { const r = e.target.closest("tr[data-trade]"); if (r) pick(+r.dataset.trade); });
+  body.addEventListener("keydown", e => { const r = e.target.closest("tr[data-trade]"); if (r && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); pick(+r.dataset.trade); } });
+  search.addEventListener("input", () => { state.shown = 500; render(); });
+  result.addEventListener("change", () => { state.shown = 500; render(); });
+  more.onclick = () => { state.shown += 500; render(); };
+  for (const a of card.querySelectorAll("a[data-zoom-trade]")) a.addEventListener("click", e => { e.preventDefault(); pick(+a.dataset.zoomTrade); });
+  const old = card.querySelector("table.ic-trades"), note = card.querySelector(".ic-trades-note");
+  if (note) note.remove();
+  old.replaceWith(bar);
+  bar.after(table);
+  table.after(more);
+  render();
+  const api = { card, table, search, result, render, pick, rows };
+  (window.backtestTradeTables = window.backtestTradeTables || []).push(api);
+  return api;
+}
+
 const charts = [];
 const failed = (root, error) => { root.classList.remove("ic-ready"); root.classList.add("ic-failed"); console.error("chart", root.id, error); };
 for (const root of document.querySelectorAll("[data-chart]")) {
@@ -1005,6 +1103,10 @@ for (const root of document.querySelectorAll("[data-chart]")) {
   } catch (error) {
     failed(root, error);
   }
+}
+for (const card of document.querySelectorAll("[data-trade-table]")) {
+  const chart = charts.find(c => c.root.id === card.dataset.tradeTable);
+  if (chart) chart.ready.then(() => tradeTable(card, chart)).catch(error => console.error("trade table", error));
 }
 window.backtestCharts = charts;
 })();
