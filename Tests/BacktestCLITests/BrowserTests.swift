@@ -322,6 +322,65 @@ struct CSVTable {
     #expect(browser.errors.isEmpty, "\(browser.errors)")
   }
 
+  @Test("on a phone (390 px wide, touch): a tap shows the hover box of a trade or of a bar; the monthly returns and the trade-return histogram keep readable text; zoomed to weeks or days, the time axis names the year; no console error",
+        .enabled(if: Chromium.executable != nil, "Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chrome): the browser test is skipped"))
+  func phone() throws {
+    let out = try CLI.temporaryFolder()
+    let run = try CLI.run(["run", "gpix.yaml", "--quiet", "--out", out])
+    #expect(run.status == 0, "\(run.stderr)")
+    let trades = try CSVTable(out + "/trades.csv"), times = try CSVTable(out + "/indicators.csv").column("time")
+    let index = Dictionary(uniqueKeysWithValues: times.enumerated().map { ($1, $0) })
+    try FileManager.default.createDirectory(atPath: Self.screenshots, withIntermediateDirectories: true)
+    let browser = try Chromium(width: 390, height: 844)
+    try browser.call("Emulation.setDeviceMetricsOverride", ["width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true])
+    try browser.call("Emulation.setTouchEmulationEnabled", ["enabled": true, "maxTouchPoints": 5])
+    try browser.open(out + "/report.html")
+    try browser.nextFrame()
+    #expect(try browser.evaluate("document.querySelector('#run-chart .ic-live').getBoundingClientRect().width <= 390") as? Bool == true)
+
+    // A tap on a trade's marker shows the trade; a tap on a bar, the bar.
+    let k = 5
+    let entryBar = try #require(index[trades.value("entry_time", row: k)]), exitBar = try #require(index[trades.value("exit_time", row: k)])
+    _ = try browser.evaluate("backtestCharts[0].setRange(\(entryBar - 10), \(exitBar + 10))")
+    _ = try browser.evaluate("document.querySelector('[data-panel=price]').scrollIntoView()")
+    try browser.nextFrame()
+    let point = try #require(try browser.evaluate("(() => { const p = backtestCharts[0].panels[0].markerPoint(\(k), false); return [p.x, p.y] })()") as? [Double])
+    try browser.tap(x: point[0], y: point[1])
+    try browser.nextFrame()
+    let rows = try tooltip(browser)
+    #expect(rows["trade"] == "\(k + 1) of \(trades.rows.count)" && rows["entry_time"] == trades.value("entry_time", row: k), "\(rows)")
+    try browser.screenshot(to: Self.screenshots + "/phone-1-tap-trade.png")
+    let bar = (entryBar + exitBar) / 2
+    let x = try #require(try browser.evaluate("(() => { const c = backtestCharts[0]; return c.panels[0].box.getBoundingClientRect().left + c.xOf(\(bar)) })()") as? Double)
+    let top = try #require(try browser.evaluate("document.querySelector('[data-panel=price] .ic-box').getBoundingClientRect().top") as? Double)
+    try browser.tap(x: x, y: top + 12)
+    try browser.nextFrame()
+    let barRows = try tooltip(browser)
+    #expect(barRows["time"] == times[bar] && barRows["trade"] == nil, "\(barRows)")
+    try browser.screenshot(to: Self.screenshots + "/phone-2-tap-bar.png")
+
+    // The time axis names the year on its first label, zoomed to two months, a week or a day.
+    for bars in [560, 65, 13] {
+      _ = try browser.evaluate("backtestCharts[0].setRange(\(times.count / 3), \(times.count / 3 + bars))")
+      try browser.nextFrame()
+      let labels = try #require(try browser.evaluate("JSON.stringify(backtestCharts[0].ticks.map(t => t[1]))") as? String)
+      let first = try #require(try JSONSerialization.jsonObject(with: Data(labels.utf8)) as? [String]).first
+      #expect(first?.range(of: #"^20\d\d-\d\d"#, options: .regularExpression) != nil, "\(bars) bars: \(labels)")
+    }
+
+    // The monthly returns are a table of 12 px text (scrolling sideways), the histogram's text at least 9 px high.
+    let heat = try #require(try browser.evaluate("""
+      (() => { const td = document.querySelector('#monthly-table td[style]'), r = td.getBoundingClientRect();
+        return [parseFloat(getComputedStyle(td).fontSize), r.height, document.querySelector('#monthly-table').getBoundingClientRect().width] })()
+      """) as? [Double])
+    #expect(heat[0] >= 12 && heat[1] >= 16 && heat[2] > 390, "\(heat)")
+    let label = try #require(try browser.evaluate("document.querySelector('svg#returns text.label').getBoundingClientRect().height") as? Double)
+    #expect(label >= 9, "histogram label \(label) px high")
+    _ = try browser.evaluate("document.querySelector('#monthly-table').scrollIntoView()")
+    try browser.screenshot(to: Self.screenshots + "/phone-3-monthly.png")
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+  }
+
   /// The hover box's rows, by key; fails when it is hidden.
   func tooltip(_ browser: Chromium) throws -> [String: String] {
     let json = try #require(try browser.evaluate("""

@@ -402,8 +402,8 @@ public enum PortfolioReport {
     ]
     h += HTMLReport.tiles(tiles)
     InteractiveChart.portfolio(output).appendHTML(to: &h, id: "portfolio-chart", fallback: charts.equity())
-    h += "<div class=\"card\">\(charts.monthly())</div>\n"
-    if c.strategy.decides { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
+    h += "<div class=\"card\">\(charts.monthlyTable())</div>\n"
+    if c.strategy.decides { h += "<div class=\"card ic-wide\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
       h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"

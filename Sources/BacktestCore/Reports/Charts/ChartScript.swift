@@ -318,7 +318,8 @@ class Chart {
       box.addEventListener("pointermove", e => this.onPointerMove(e, p));
       box.addEventListener("pointerup", e => this.onPointerUp(e, p));
       box.addEventListener("pointercancel", e => this.onPointerUp(e, p));
-      box.addEventListener("pointerleave", () => { if (!this.drag) this.leave(); });
+      // A finger leaves the box as it lifts: the box a tap showed stays until the next touch or a tap elsewhere.
+      box.addEventListener("pointerleave", e => { if (!this.drag && e.pointerType === "mouse") this.leave(); });
       box.addEventListener("dblclick", () => this.reset());
     }
     this.resize();
@@ -389,7 +390,8 @@ class Chart {
   }
   color(name, fallback) { return (this.theme && this.theme.getPropertyValue(name).trim()) || fallback; }
 
-  // Time labels where the year, month, day or hour changes, at least 90 px apart.
+  // Time labels where the year, month, day or hour changes, at least 90 px apart; the first label, and the first of
+  // each new year, carries the year.
   xTicks() {
     const [lo, hi] = this.visible(), out = [];
     if (hi - lo < 2) return out;
@@ -403,18 +405,21 @@ class Chart {
       const s = this.seconds(i), d = Math.floor(s / day), [y, m, dd] = civil(d);
       if (unit === 0) return String(y);
       if (unit === 1) return y + "-" + pad2(m);
-      if (unit === 2) return span > 300 * day ? y + "-" + pad2(m) + "-" + pad2(dd) : pad2(m) + "-" + pad2(dd);
+      const date = (y !== lastYear ? y + "-" : "") + pad2(m) + "-" + pad2(dd);
+      if (unit === 2) return span > 300 * day ? y + "-" + pad2(m) + "-" + pad2(dd) : date;
       // Hours, with the day where it changes.
-      return (d !== lastDay ? pad2(m) + "-" + pad2(dd) + " " : "") + pad2(Math.floor((s - d * day) / 3600)) + ":" + pad2(Math.floor((s % 3600) / 60));
+      return (d !== lastDay ? date + " " : "") + pad2(Math.floor((s - d * day) / 3600)) + ":" + pad2(Math.floor((s % 3600) / 60));
     };
     const perPx = (this.b - this.a) / this.plotW;
-    let last = key(lo), lastX = -1e9, lastDay = null;
+    let last = key(lo), lastX = -1e9, lastDay = null, lastYear = null;
     const visit = i => {
       const k = key(i);
       if (k === last) return;
       last = k;
       const x = this.xOf(i);
-      if (x - lastX >= 90 && x < LEFT + this.plotW - 20) { out.push([x, text(i)]); lastX = x; lastDay = Math.floor(this.seconds(i) / day); }
+      if (x - lastX >= 90 && x < LEFT + this.plotW - 20) {
+        out.push([x, text(i)]); lastX = x; lastDay = Math.floor(this.seconds(i) / day); lastYear = civil(lastDay)[0];
+      }
     };
     if (perPx <= 1) for (let i = lo + 1; i < hi; i++) visit(i);
     else for (let c = 1; c < this.plotW; c++) { const i = this.barAtColumn(c); if (i < hi) visit(i); }
@@ -449,6 +454,8 @@ class Chart {
     p.box.setPointerCapture(e.pointerId);
     this.pointers.set(e.pointerId, e.clientX);
     const [x] = this.local(e, p);
+    // A touch that ends where it began, soon, is a tap: it shows the hover box there (`onPointerUp`).
+    this.tap = e.pointerType === "mouse" || this.pointers.size > 1 ? null : { x: e.clientX, y: e.clientY, at: e.timeStamp };
     if (this.pointers.size === 2) {
       // Pinch: zoom around the point between the two fingers.
       const [x1, x2] = [...this.pointers.values()], mid = (x1 + x2) / 2 - p.box.getBoundingClientRect().left;
@@ -476,7 +483,15 @@ class Chart {
   }
   onPointerUp(e, p) {
     this.pointers.delete(e.pointerId);
-    const d = this.drag;
+    const d = this.drag, tap = this.tap;
+    this.tap = null;
+    if (tap && Math.hypot(e.clientX - tap.x, e.clientY - tap.y) < 10 && e.timeStamp - tap.at < 600) {
+      const [x, y] = this.local(e, p);
+      this.drag = null; this.selection = null;
+      this.pointer = { panel: p, x, y, touch: true };
+      this.overlay();
+      return;
+    }
     if (d && d.select && this.selection) {
       const [u, v] = this.selection, left = Math.min(u, v), right = Math.max(u, v);
       if (right - left > 3) this.setRange(this.indexAt(left), this.indexAt(right));

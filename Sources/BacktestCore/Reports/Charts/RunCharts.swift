@@ -423,6 +423,31 @@ package struct RunCharts {
     return svg.text
   }
 
+  /// The monthly returns as an HTML table for report.html (the same figures and colours as `monthly()`): text at
+  /// the page's size on any screen, the table scrolling sideways where it is wider than the screen.
+  package func monthlyTable() -> String {
+    let months = monthlyReturns
+    let years = Array(Set(months.map(\.year))).sorted()
+    let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Year"]
+    var h = "<h2>Monthly returns</h2><div class=\"ic-scroll\"><table class=\"ic-heat\" id=\"monthly-table\"><thead><tr><th></th>"
+    h += names.map { "<th>\($0)</th>" }.joined() + "</tr></thead><tbody>"
+    func cell(_ v: Double, year: Bool = false) -> String {
+      "<td\(year ? " class=\"ic-year\"" : "") style=\"background:\(Self.heat(v))\">\(FixedDecimal.text(v * 100, decimals: 1))%</td>"
+    }
+    for year in years {
+      h += "<tr><th>\(year)</th>"
+      var compounded = 1.0, month = 1
+      for m in months where m.year == year {
+        h += String(repeating: "<td></td>", count: m.month - month)
+        compounded *= 1 + m.value
+        h += cell(m.value)
+        month = m.month + 1
+      }
+      h += String(repeating: "<td></td>", count: 13 - month) + cell(compounded - 1, year: true) + "</tr>"
+    }
+    return h + "</tbody></table></div>"
+  }
+
   // MARK: Trade returns
 
   package func tradeReturns() -> String {
