@@ -48,7 +48,7 @@ struct CSVTable {
           .map(e => [e.dataset.panel || 'chart', e.dataset.xStart, e.dataset.xEnd]))
         """) as? String)
       let panels = try #require(try JSONSerialization.jsonObject(with: Data(ranges.utf8)) as? [[String]])
-      #expect(panels.map { $0[0] } == ["chart", "price", "rsi", "equity", "drawdown"])
+      #expect(panels.map { $0[0] } == ["chart", "price", "rsi", "volume", "equity", "drawdown"])
       #expect(Set(panels.map { $0[1] + " " + $0[2] }).count == 1, "panels out of step: \(panels)")
       let start = try #require(index[panels[0][1]], "data-x-start \(panels[0][1]) is no bar's time")
       let end = try #require(index[panels[0][2]], "data-x-end \(panels[0][2]) is no bar's time")
@@ -72,7 +72,7 @@ struct CSVTable {
       let csv = [indicators, equity, bars].first { $0.header.contains(key) }
       guard let csv else { continue }
       let expected = csv.column(key).map(Double.init)
-      let exact = ["open", "high", "low", "close", "position_shares"].contains(key)
+      let exact = ["open", "high", "low", "close", "volume", "position_shares"].contains(key)
       #expect(values.count == expected.count, "\(key)")
       let wrong = zip(values, expected).enumerated().filter { _, pair in
         guard let shown = pair.0 as? Double, let value = pair.1 else { return !(pair.0 is NSNull && pair.1 == nil) }
@@ -81,7 +81,7 @@ struct CSVTable {
       #expect(wrong.isEmpty, "\(key): \(wrong.count) bars differ, first \(wrong.first.map { "\($0.offset): \($0.element)" } ?? "")")
       checked.append(key)
     }
-    #expect(checked == ["open", "high", "low", "close", "bb_lower", "bb_mid", "bb_upper", "rsi", "equity", "benchmark_equity", "drawdown", "position_shares"])
+    #expect(checked == ["open", "high", "low", "close", "bb_lower", "bb_mid", "bb_upper", "rsi", "volume", "equity", "benchmark_equity", "drawdown", "position_shares"])
 
     // The price chart's plot area, in window coordinates.
     let box = try #require(try browser.evaluate("""
@@ -208,6 +208,7 @@ struct CSVTable {
     for name in ["bb_lower", "bb_mid", "bb_upper", "rsi"] { #expect(close(number(rows[name]), Double(indicators.value(name, row: i))!, decimals: 2), "\(name): \(rows)") }
     #expect(close(number(rows["equity"]), Double(equity.value("equity", row: i))!, decimals: 2), "\(rows)")
     #expect(number(rows["position_shares"]) == Double(equity.value("position_shares", row: i)), "\(rows)")
+    #expect(number(rows["volume"]) == Double(bars.value("volume", row: i)), "\(rows)")
     try shot("6-bar")
 
     // A legend entry hides its series.

@@ -121,6 +121,62 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(text.contains(">max drawdown \(HumanFormat.percent(output.summary.maxDrawdown)) on \(CivilDate.isoDate(days: Int(output.bars.day[trough])))</text>"))
   }
 
+  @Test("the risk views: the worst drawdowns (the first is the maximum drawdown; dates and days), yearly returns that compound to the total returns, rolling volatility and Sharpe of each window's daily returns, every day with a change in the histogram")
+  func riskViews() throws {
+    let output = try runBacktest("""
+      name: r
+      data: {bars: ../Data/synthetic_gpix_30min.csv, timezone: America/New_York, session: regular}
+      strategy: {type: bollinger_rsi, stop_loss: 2%}
+      """)
+    let charts = RunCharts(output), equity = output.run.result.equity, bars = output.bars
+    // Drawdowns, found again from the drawdown series: each stretch below 0, its lowest point, deepest first.
+    let dd = drawdowns(equity)
+    var stretches: [(start: Int, end: Int, trough: Int)] = []
+    var i = 0
+    while i < dd.count {
+      guard dd[i] < 0 else { i += 1; continue }
+      var j = i, trough = i
+      while j < dd.count && dd[j] < 0 { if dd[j] < dd[trough] { trough = j }; j += 1 }
+      stretches.append((i, j, trough))
+      i = j
+    }
+    stretches.sort { dd[$0.trough] < dd[$1.trough] }
+    let periods = charts.drawdownPeriods()
+    #expect(periods.count == 5 && stretches.count > 5)
+    for (p, s) in zip(periods, stretches) {
+      #expect(p.peak == s.start - 1 && p.trough == s.trough && p.recovery == (s.end < dd.count ? s.end : nil), "\(p) vs \(s)")
+      #expect(abs(p.depth - dd[s.trough]) < 1e-12)
+    }
+    #expect(abs(periods[0].depth - output.summary.maxDrawdown) < 1e-12)
+    let md = MarkdownReport.render(output), first = periods[0]
+    let days = Int(bars.day[first.trough]) - Int(bars.day[first.peak])
+    #expect(md.contains("| 1 | \(CivilDate.isoDate(days: Int(bars.day[first.peak]))) | \(CivilDate.isoDate(days: Int(bars.day[first.trough]))) | "
+                        + "\(first.recovery.map { CivilDate.isoDate(days: Int(bars.day[$0])) } ?? "not yet") | \(HumanFormat.percent(first.depth)) | \(days) |"))
+    // Yearly returns compound to the run's and to buy and hold's total return.
+    let years = charts.yearlyReturns
+    #expect(years.map(\.year) == Array(2021...2024))
+    #expect(abs(years.reduce(1.0) { $0 * (1 + $1.value) } - 1 - output.summary.totalReturn) < 1e-12)
+    #expect(abs(years.reduce(1.0) { $0 * (1 + $1.comparison!) } - 1 - output.benchmarkSummary.totalReturn) < 1e-12)
+    // Rolling figures: the deviation and Sharpe ratio of the 126 daily returns up to a day, annualized.
+    let daily = dailyReturns(equity: equity, day: bars.day)
+    let window = try #require(charts.rollingWindow)
+    #expect(window == 126 && daily.count > 500)
+    let rolling = charts.rollingValues(window: window)
+    for d in [126, 400, daily.count] {
+      let slice = Array(daily[(d - window)..<d])
+      #expect(abs(rolling.volatility[0][d] - sampleDeviation(slice)! * 252.0.squareRoot()) < 1e-9)
+      #expect(abs(rolling.sharpe[0][d] - sharpeRatio(dailyReturns: slice)!) < 1e-6)
+    }
+    #expect(rolling.volatility[0][window - 1].isNaN)
+    // The histogram counts every day with a change.
+    let svg = try #require(SVGCollector.parse(charts.dailyReturnsChart()))
+    let counted = svg.elements.compactMap { $0.attributes["data-count"].flatMap(Int.init) }.reduce(0, +)
+    #expect(counted == daily.filter { $0 != 0 }.count)
+    // All in report.html.
+    let html = HTMLReport.render(output)
+    for id in ["id=\"risk\"", "id=\"rolling\"", "<h2>Worst drawdowns</h2>", "id=\"yearly\"", "id=\"daily-returns\""] { #expect(html.contains(id), "\(id)") }
+  }
+
   @Test("monthly returns compound to the total return")
   func monthly() {
     let months = RunCharts(Self.output).monthlyReturns

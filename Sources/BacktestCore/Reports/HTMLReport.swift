@@ -15,7 +15,7 @@ public enum HTMLReport {
     th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
     .badge{display:inline-block;border-radius:10px;padding:2px 10px;color:#fff;font-weight:600}
     .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px}.metric b{display:block;font-size:18px}
-    .ic-scroll{overflow-x:auto}.ic-heat{width:auto;font-variant-numeric:tabular-nums}.ic-heat th{font-weight:400;color:var(--muted);text-align:center}
+    .ic-scroll{overflow-x:auto}.ic-section{margin:22px 0 0}.ic-heat{width:auto;font-variant-numeric:tabular-nums}.ic-heat th{font-weight:400;color:var(--muted);text-align:center}
     .ic-heat td{min-width:46px;text-align:center;padding:3px 4px;border:2px solid var(--card)}.ic-heat td.ic-year{font-weight:600}
     @media screen and (max-width:720px){main{padding:10px}.card{padding:12px 10px}.ic-wide svg{min-width:860px}}
     """
@@ -75,6 +75,7 @@ public enum HTMLReport {
       to: &h, id: "run-chart", fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
     h += "<div class=\"card\">\(charts.charts.monthlyTable())</div>\n"
     h += "<div class=\"card ic-wide\">\(charts.tradeReturns())</div>\n"
+    h += charts.charts.riskHTML()
     // report.md's tables and notes (performance, exit reasons, intrabar ambiguity, cycle, dividends), from the same text.
     let md = md()
     for section in ["Performance", "Exit reasons", "Economic cycle", "Dividends"] {

@@ -86,6 +86,10 @@ public enum MarkdownReport {
     md += "Sharpe and Sortino: daily returns of the equity at each day's last bar, risk-free 0, × √252. "
     md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
 
+    let charts = RunCharts(output)
+    md += "## Drawdowns\n\n" + charts.drawdownMarkdown() + "\n"
+    md += "## Yearly returns\n\n" + charts.yearlyMarkdown() + "\n"
+
     md += "## Exit reasons\n\n| Reason | Trades | Wins | Average return | Total P&L |\n|---|---:|---:|---:|---:|\n"
     for reason in ExitReason.allCases {
       let group = trades.filter { $0.exitReason == reason }

@@ -403,6 +403,7 @@ public enum PortfolioReport {
     h += HTMLReport.tiles(tiles)
     InteractiveChart.portfolio(output).appendHTML(to: &h, id: "portfolio-chart", fallback: charts.equity())
     h += "<div class=\"card\">\(charts.monthlyTable())</div>\n"
+    h += charts.riskHTML()
     if c.strategy.decides { h += "<div class=\"card ic-wide\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {

@@ -804,6 +804,21 @@ class Panel {
   }
   drawLine(l, lo, hi) {
     const c = this.c, ctx = this.ctx, v = c.col(l.col), ext = c.extent(l.col);
+    if (l.bars) {
+      // Bars up from 0: each bar's, or the largest of each pixel column's bars.
+      const p = new Path2D(), y0 = this.y(0), pxPerBar = c.plotW / (c.b - c.a), r = [0, 0];
+      if (pxPerBar >= 1) {
+        const w = Math.max(1, Math.min(pxPerBar * 0.7, 14));
+        for (let i = lo; i < hi; i++) if (v[i] > 0) { const x = c.xOf(i), y = this.y(v[i]); p.rect(x - w / 2, y, w, y0 - y); }
+      } else for (let col = 0; col < c.plotW; col++) {
+        const i0 = c.barAtColumn(col), i1 = c.barAtColumn(col + 1);
+        if (i1 <= i0 || ext.range(i0, i1, r)[1] <= 0) continue;
+        const y = this.y(r[1]);
+        p.rect(LEFT + col, y, 1, y0 - y);
+      }
+      ctx.fillStyle = l.color; ctx.globalAlpha = 0.8; ctx.fill(p); ctx.globalAlpha = 1;
+      return;
+    }
     if (l.area) {
       // The area down (or up) to zero: in each pixel column, the value farthest from zero.
       const perPx = (c.b - c.a) / c.plotW, r = [0, 0], y0 = this.y(0);

@@ -1,6 +1,9 @@
 import Foundation
 
 extension InteractiveChart {
+  /// Volume is exact in charts of up to this many bars.
+  static let exactVolumeBars = 250_000
+
   /// The chart of a run: the price with the strategy's overlays, the cycle
   /// stages and every trade; the strategy's panels; equity beside buy and
   /// hold; drawdown. Columns are drawn as the strategy declares them
@@ -50,6 +53,18 @@ extension InteractiveChart {
         chart.addTooltip(key: c.column.name, label: c.column.name, column: column, format: .plain)
       }
       chart.addPanel(id: p.panel.id, title: p.panel.title, height: 110, format: .plain, lines: lines, range: p.panel.range, levels: p.panel.levels)
+    }
+    // Volume under the price, when the bars have any: a bar per bar, or the most of a pixel column's bars. Exact up
+    // to `exactVolumeBars` bars; beyond, to 3 significant digits of the largest (the hover box says so), which keeps a
+    // million bars' page small.
+    if bars.volume.count == bars.count, bars.volume.contains(where: { $0 > 0 }) {
+      let exact = bars.count <= exactVolumeBars
+      let precision: ChartData.Precision = exact ? .exact(maxDecimals: 4, otherwise: 6)
+        : .significant(3, of: bars.volume.withUnsafeBufferPointer(ChartData.largestMagnitude))
+      let volume = chart.data.add(bars.volume, precision: precision)
+      chart.addPanel(id: "volume", title: exact ? "Volume" : "Volume (to 3 significant digits of the largest)", height: 70, format: .plain,
+                     lines: [line(volume, "volume", "#90A4AE", bars: true)], zero: true)
+      chart.addTooltip(key: "volume", label: exact ? "volume" : "volume ≈", column: volume, format: .plain)
     }
     let equity = chart.data.add(r.equity, precision: .decimals(2))
     let benchmark = chart.data.add(output.benchmark.equity, precision: .decimals(2))

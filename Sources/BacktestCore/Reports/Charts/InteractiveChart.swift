@@ -74,11 +74,14 @@ struct InteractiveChart {
   // MARK: Description
 
   /// A line in a panel: `column` of `data`, named `label` in the legend.
-  static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false) -> JSONValue {
+  /// With `bars`, the column is drawn as vertical bars from 0 (volume).
+  static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false,
+                   bars: Bool = false) -> JSONValue {
     var fields: [(String, JSONValue)] = [("col", .integer(column)), ("label", .string(label)), ("color", .string(color))]
     if width != 1.2 { fields.append(("width", .number(width))) }
     if dash { fields.append(("dash", .array([.integer(5), .integer(3)]))) }
     if area { fields.append(("area", .bool(true))) }
+    if bars { fields.append(("bars", .bool(true))) }
     return .object(fields)
   }
 
