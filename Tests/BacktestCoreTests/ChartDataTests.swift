@@ -83,8 +83,25 @@ struct ChartDataReader {
     var (steps, nan) = reader.steps(count: n)
     if case .array(let pred)? = d["pred"], case .string(let kind) = pred[0] {
       let x = stepsOf(data, integer(pred[1])!), y = pred.count > 2 ? stepsOf(data, integer(pred[2])!) : []
+      /// floor(a / b), b > 0.
+      func floorDivided(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+      let argument = integer(d["arg"]).map(Int64.init) ?? 0
       for i in 0..<n {
-        steps[i] += kind == "lag" ? (i == 0 ? 0 : x[i - 1]) : kind == "max" ? max(x[i], y[i]) : min(x[i], y[i])
+        switch kind {
+        case "lag": steps[i] += i == 0 ? 0 : x[i - 1]
+        case "max": steps[i] += max(x[i], y[i])
+        case "min": steps[i] += min(x[i], y[i])
+        case "mean" where i >= argument - 1:
+          let sum = x[(i - Int(argument) + 1)...i].reduce(0, +)
+          steps[i] += floorDivided(2 * sum + argument, 2 * argument)
+        case "mean": break
+        case "mirror": steps[i] += 2 * x[i] - y[i]
+        case "offset": steps[i] += x[i]
+        case "product":
+          let scale = Int64(pow(10, Double(argument)))
+          steps[i] += floorDivided(2 * x[i] * y[i] + scale, 2 * scale)
+        default: Issue.record("unknown prediction \(kind)")
+        }
       }
     }
     let decimals = integer(d["dec"])!
@@ -94,8 +111,13 @@ struct ChartDataReader {
 
   static func stepsOf(_ data: ChartData, _ k: Int) -> [Int64] {
     let d = descriptor(data, k)
+    // A nan repeats the step before it (0 before the first), as the format has it.
     let values = decode(data, k), scale = pow(10, Double(integer(d["dec"])!))
-    return values.map { Int64(($0 * scale).rounded()) }
+    var previous: Int64 = 0
+    return values.map { v in
+      if !v.isNaN { previous = Int64((v * scale).rounded()) }
+      return previous
+    }
   }
 
   /// Columns that exercise each part of the format.
@@ -157,6 +179,39 @@ struct ChartDataReader {
     var separate = ChartData()
     for values in [bars.open, bars.high, bars.low, bars.close] { separate.add(values, precision: .exact(maxDecimals: 8, otherwise: 7)) }
     #expect(Double(data.bytes.count) < 0.85 * Double(separate.bytes.count), "\(data.bytes.count) against \(separate.bytes.count) bytes")
+  }
+
+  @Test("moving averages, bands and equity read back exactly through their predictions (mean of the close, mirror and offset about the middle, position × close), in a fraction of the room")
+  func predictions() throws {
+    let bars = SyntheticBars.generate(count: 20_000, seed: 6)
+    let config = try runConfig("name: p\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let chart = InteractiveChart.run(output, charts: RunCharts(output))
+    let spec = chart.spec
+    guard case .object(let fields) = spec, case .array(let columns)? = fields.first(where: { $0.0 == "columns" })?.1 else { Issue.record("no columns"); return }
+    var kinds: [String: Int] = [:]
+    for column in columns {
+      guard case .object(let c) = column, case .array(let pred)? = c.first(where: { $0.0 == "pred" })?.1, case .string(let kind) = pred[0] else { continue }
+      kinds[kind, default: 0] += 1
+    }
+    #expect(kinds == ["lag": 1, "max": 1, "min": 1, "mean": 1, "mirror": 1, "offset": 1, "product": 2], "\(kinds)")
+    // Each column reads back as its values at its decimals, and the predicted ones take little room.
+    let data = chart.data
+    let bands = ["bb_lower", "bb_mid", "bb_upper"].map { name in output.run.indicators.first { $0.name == name }!.values }
+    let expected: [(String, ContiguousArray<Double>, Int)] = [("bb_mid", bands[1], 2), ("bb_lower", bands[0], 2), ("bb_upper", bands[2], 2),
+                                                              ("equity", output.run.result.equity, 2), ("benchmark", output.benchmark.equity, 2)]
+    for (name, values, decimals) in expected {
+      let k = try #require(columns.indices.first { k in
+        let decoded = Self.decode(data, k)
+        return decoded.count == values.count && zip(decoded, values).allSatisfy { a, b in b.isNaN ? a.isNaN : abs(a - b) <= 0.5 * pow(10, -Double(decimals)) + 1e-9 }
+      }, "\(name) not found among the columns read back")
+      let d = Self.descriptor(data, k)
+      #expect(d["pred"] != nil, "\(name) is not predicted")
+      var alone = ChartData()
+      alone.add(values, precision: .decimals(decimals))
+      let size = (k + 1 < columns.count ? Self.integer(Self.descriptor(data, k + 1)["at"])! : data.bytes.count) - Self.integer(d["at"])!
+      #expect(Double(size) < (name == "bb_lower" ? 1.0 : 0.6) * Double(alone.bytes.count), "\(name): \(size) bytes, alone \(alone.bytes.count)")
+    }
   }
 
   @Test("prices whose every column changes order after the first chunk read back exactly (the chunks before are made again)")

@@ -44,7 +44,7 @@ struct ChartData {
   /// The columns as added, each packed when the bytes are first asked for.
   private var columns: [Column] = []
   /// Each column's count of values and prediction, for its description.
-  private var fields: [(count: Int, prediction: JSONValue?)] = []
+  private var fields: [(count: Int, prediction: JSONValue?, argument: Int?)] = []
   /// Each column's decimals as added; `nil` for raw Float64. A column of `steps` may yet turn raw when packed.
   private var added: [Int?] = []
   /// Threads that pack the columns (each column on one; the bytes are the same for any number).
@@ -61,6 +61,7 @@ struct ChartData {
       var entry: [(String, JSONValue)] = [("at", .integer(packed.starts[k])), ("n", .integer(fields[k].count))]
       entry.append(packed.decimals[k].map { ("dec", .integer($0)) } ?? ("f64", .bool(true)))
       if let prediction = fields[k].prediction { entry.append(("pred", prediction)) }
+      if let argument = fields[k].argument { entry.append(("arg", .integer(argument))) }
       return .object(entry)
     }
   }
@@ -75,7 +76,10 @@ struct ChartData {
     fileprivate let data: ChartData
 
     subscript(column: Int) -> Int? {
-      guard case .steps = data.columns[column] else { return data.added[column] }
+      switch data.columns[column] {
+      case .steps, .predicted: break
+      default: return data.added[column]
+      }
       return data.pack().decimals[column]
     }
   }
@@ -106,10 +110,10 @@ struct ChartData {
   @discardableResult
   mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
 
-  private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, decimals d: Int?) -> Int {
+  private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, argument: Int? = nil, decimals d: Int?) -> Int {
     if !isKnownUniquelyReferenced(&packed) { packed = packed.copy() }
     columns.append(column)
-    fields.append((count, prediction))
+    fields.append((count, prediction, argument))
     added.append(d)
     return columns.count - 1
   }
@@ -150,6 +154,181 @@ struct ChartData {
     let highIndex = column(.packedWithPrices, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
     let lowIndex = column(.packedWithPrices, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
     return [openIndex, highIndex, lowIndex, closeIndex]
+  }
+
+  // MARK: Predictions
+
+  /// How a column's steps are predicted from those of columns added before it: the column holds its steps less the
+  /// prediction, and the descriptor names it (`pred`, with `arg`). Integer arithmetic throughout, rounding halves up
+  /// (`floor((2a + b) / 2b)`), every intermediate below 2^53, so that the script finds the same.
+  enum Prediction: Sendable, Equatable {
+    /// The mean of the last `period` steps of a column with the same decimals (a simple moving average); 0 before
+    /// `period` values: `["mean", column]`, `arg` the period.
+    case mean(column: Int, period: Int)
+    /// `2a − b`: a band from its middle and the other band: `["mirror", a, b]`.
+    case mirror(Int, Int)
+    /// Another column's steps: `["offset", a]` (a band from its middle).
+    case offset(Int)
+    /// `a × b / 10^shift`: an equity from its position (a) and the price (b): `["product", a, b]`, `arg` the shift.
+    case product(Int, Int, shift: Int)
+
+    var columns: [Int] {
+      switch self {
+      case .mean(let c, _), .offset(let c): [c]
+      case .mirror(let a, let b), .product(let a, let b, _): [a, b]
+      }
+    }
+
+    var json: (JSONValue, Int?) {
+      switch self {
+      case .mean(let c, let period): (.array([.string("mean"), .integer(c)]), period)
+      case .mirror(let a, let b): (.array([.string("mirror"), .integer(a), .integer(b)]), nil)
+      case .offset(let a): (.array([.string("offset"), .integer(a)]), nil)
+      case .product(let a, let b, let shift): (.array([.string("product"), .integer(a), .integer(b)]), shift)
+      }
+    }
+  }
+
+  /// The values and decimals of column `k`, for a prediction; `nil` for a column that has no steps of its own to
+  /// predict from (raw, or the open, high or low of bars).
+  private func reference(_ k: Int) -> (values: ContiguousArray<Double>, decimals: Int)? {
+    switch columns[k] {
+    case .steps(let v, let d), .predicted(let v, let d, _, _): return (v, d)
+    case .prices(let p): return (p.close, p.decimals)
+    case .raw, .packedWithPrices: return nil
+    }
+  }
+
+  /// Column `k`'s decimals as added (`nil` for raw, or not known until packed).
+  func addedDecimals(_ k: Int) -> Int? { added[k] }
+
+  /// Appends a column of `decimals` whose steps are predicted by `prediction` from columns added before it, when
+  /// each of them has steps to predict from and the prediction's arithmetic stays exact (below 2^53); else a column
+  /// of steps. Returns its index.
+  @discardableResult
+  mutating func add(_ values: ContiguousArray<Double>, decimals d: Int, prediction: Prediction) -> Int {
+    let references = prediction.columns.compactMap(reference)
+    guard abs(d) <= 22, references.count == prediction.columns.count, prediction.columns.allSatisfy({ $0 < columns.count }) else {
+      return add(values, precision: .decimals(d))
+    }
+    func largestSteps(_ r: (values: ContiguousArray<Double>, decimals: Int)) -> Double {
+      r.values.withUnsafeBufferPointer(Self.largestMagnitude) * Self.powersOfTen[min(22, abs(r.decimals))]
+    }
+    let exact: Bool
+    switch prediction {
+    case .mean(_, let period): exact = references[0].decimals == d && period >= 1 && period <= 10_000 && largestSteps(references[0]) * Double(2 * period + 2) < 0x1p52
+    case .mirror, .offset: exact = references.allSatisfy { $0.decimals == d }
+    case .product(_, _, let shift): exact = shift >= 0 && shift <= 15 && references.allSatisfy { $0.decimals >= 0 }
+      && largestSteps(references[0]) * largestSteps(references[1]) * 2 + Self.powersOfTen[shift] < 0x1p52
+    }
+    guard exact else { return add(values, precision: .decimals(d)) }
+    let (json, argument) = prediction.json
+    return append(.predicted(values, decimals: d, prediction, references: references), count: values.count, prediction: json, argument: argument, decimals: d)
+  }
+
+  /// `floor(a / b)` for b > 0.
+  @inline(__always) static func floorDivision(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return a % b != 0 && a < 0 ? q - 1 : q
+  }
+
+  /// A column's steps at `d` decimals (a `nan` repeats the step before it; 0 before the first) and its runs of
+  /// `nan`; `nil` when a step passes `maxSteps`.
+  private static func allSteps(_ values: ContiguousArray<Double>, decimals d: Int) -> (steps: [Int64], runs: [(start: Int, length: Int)])? {
+    var steps = [Int64](repeating: 0, count: values.count), previous: Int64 = 0, runs: [(start: Int, length: Int)] = []
+    let fits = values.withUnsafeBufferPointer { v in
+      steps.withUnsafeMutableBufferPointer { q in
+        for start in stride(from: 0, to: v.count, by: chunk) {
+          let m = min(chunk, v.count - start)
+          if !quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q.baseAddress! + start, runs: &runs) { return false }
+        }
+        return true
+      }
+    }
+    return fits ? (steps, runs) : nil
+  }
+
+  /// The prediction of each step from the references' steps.
+  static func predict(_ prediction: Prediction, _ r: [[Int64]], count n: Int) -> [Int64] {
+    var out = [Int64](repeating: 0, count: n)
+    switch prediction {
+    case .mean(_, let period):
+      let p = Int64(period), x = r[0]
+      var sum: Int64 = 0
+      for i in 0..<n {
+        sum += x[i]
+        if i >= period { sum -= x[i - period] }
+        if i >= period - 1 { out[i] = floorDivision(2 * sum + p, 2 * p) }
+      }
+    case .mirror:
+      for i in 0..<n { out[i] = 2 * r[0][i] - r[1][i] }
+    case .offset:
+      for i in 0..<n { out[i] = r[0][i] }
+    case .product(_, _, let shift):
+      let scale = Int64(powersOfTen[shift])
+      for i in 0..<n { out[i] = floorDivision(2 * r[0][i] * r[1][i] + scale, 2 * scale) }
+    }
+    return out
+  }
+
+  /// The bytes of a predicted column: its runs of `nan`, then its steps less the prediction, packed as a column of
+  /// steps; `nil` when a step (its own or a reference's) passes `maxSteps`.
+  private static func packPredicted(_ values: ContiguousArray<Double>, decimals d: Int, _ prediction: Prediction,
+                                    _ references: [(values: ContiguousArray<Double>, decimals: Int)]) -> [UInt8]? {
+    guard let own = allSteps(values, decimals: d) else { return nil }
+    var referenceSteps: [[Int64]] = []
+    for r in references {
+      guard let steps = allSteps(r.values, decimals: r.decimals) else { return nil }
+      referenceSteps.append(steps.steps)
+    }
+    let n = values.count
+    var residuals = predict(prediction, referenceSteps, count: n)
+    for i in 0..<n { residuals[i] = own.steps[i] &- residuals[i] }
+    var packer = StepPacker(count: n)
+    defer { packer.deallocate() }
+    return residuals.withUnsafeBufferPointer { r in
+      for start in stride(from: 0, to: n, by: chunk) {
+        let m = min(chunk, n - start)
+        packer.q.update(from: r.baseAddress! + start, count: m)
+        packer.write(count: m)
+      }
+      packer.runs = own.runs
+      return packer.bytes { start, m, q, _, _ in q.update(from: r.baseAddress! + start, count: m) }
+    }
+  }
+
+  // MARK: Finding predictions
+
+  /// The period `p` (2 to 400) for which `y` is the `p`-bar mean of `x` (both at `decimals`, `y` undefined before
+  /// it), as tested at 64 bars spread over the column; `nil` when there is none.
+  static func meanPeriod(of y: ContiguousArray<Double>, over x: ContiguousArray<Double>, decimals d: Int) -> Int? {
+    let n = min(x.count, y.count)
+    guard n > 500, abs(d) <= 22, let first = y.firstIndex(where: { $0.isFinite }), first >= 1, first < 401, first + 1 < n else { return nil }
+    let period = first + 1, scale = powersOfTen[abs(d)]
+    func step(_ v: Double) -> Double { (d >= 0 ? v * scale : v / scale).rounded() }
+    for k in 0..<64 {
+      let i = period - 1 + (n - period) * k / 64
+      guard y[i].isFinite else { return nil }
+      var sum = 0.0
+      for j in (i - period + 1)...i { guard x[j].isFinite else { return nil }; sum += step(x[j]) }
+      if abs(sum / Double(period) - step(y[i])) > 1 { return nil }
+    }
+    return period
+  }
+
+  /// Whether `y` is `2a − b` (a band mirrored about the middle `a`) to within 2 steps at `decimals`, at 64 bars.
+  static func isMirror(_ y: ContiguousArray<Double>, _ a: ContiguousArray<Double>, _ b: ContiguousArray<Double>, decimals d: Int) -> Bool {
+    let n = min(y.count, a.count, b.count)
+    guard n > 500, abs(d) <= 22 else { return false }
+    let scale = powersOfTen[abs(d)]
+    var tested = 0
+    for k in 0..<64 {
+      let i = (n - 1) * (k + 1) / 64
+      guard y[i].isFinite && a[i].isFinite && b[i].isFinite else { continue }
+      if abs((y[i] - (2 * a[i] - b[i])) * scale) > 2 { return false }
+      tested += 1
+    }
+    return tested >= 32
   }
 
   /// Powers of ten that are exact doubles.
@@ -256,6 +435,9 @@ struct ChartData {
     case raw(ContiguousArray<Double>)
     /// Written raw instead when a step passes `maxSteps`.
     case steps(ContiguousArray<Double>, decimals: Int)
+    /// Steps less a prediction from the steps of other columns (`references`: their values and decimals, in the
+    /// order the prediction names them); written raw instead when a step passes `maxSteps`.
+    case predicted(ContiguousArray<Double>, decimals: Int, Prediction, references: [(values: ContiguousArray<Double>, decimals: Int)])
     /// Bars' close, packed with the open, high and low, the three columns after it.
     case prices(Prices)
     /// The open, high or low of the `prices` before it.
@@ -264,7 +446,7 @@ struct ChartData {
     /// The values packed with the column: 0 for those packed with another.
     var work: Int {
       switch self {
-      case .raw(let v), .steps(let v, _): return v.count
+      case .raw(let v), .steps(let v, _), .predicted(let v, _, _, _): return v.count
       case .prices(let p): return 4 * p.close.count
       case .packedWithPrices: return 0
       }
@@ -348,6 +530,8 @@ struct ChartData {
         }
       }
       return [steps.map { ($0, false) } ?? (raw(values), true)]
+    case .predicted(let values, let d, let prediction, let references):
+      return [packPredicted(values, decimals: d, prediction, references).map { ($0, false) } ?? (raw(values), true)]
     case .prices(let p):
       return p.open.withUnsafeBufferPointer { o in p.high.withUnsafeBufferPointer { h in p.low.withUnsafeBufferPointer { l in
         p.close.withUnsafeBufferPointer { c in

@@ -118,17 +118,32 @@ function decodeColumn(u, c, steps, keepSteps) {
     }
   }
   if (c.pred) {
-    // Prices: the residual plus the step count predicted from other columns.
+    // The residual plus the step count predicted from other columns (ChartData.Prediction, and the bars' prices).
     const [kind, a, b] = c.pred, x = steps(a), y = b === undefined ? null : steps(b);
     if (kind === "lag") for (let i = 1; i < n; i++) out[i] += x[i - 1];
     else if (kind === "max") for (let i = 0; i < n; i++) out[i] += x[i] > y[i] ? x[i] : y[i];
-    else for (let i = 0; i < n; i++) out[i] += x[i] < y[i] ? x[i] : y[i];
+    else if (kind === "min") for (let i = 0; i < n; i++) out[i] += x[i] < y[i] ? x[i] : y[i];
+    else if (kind === "mean") {
+      const p = c.arg;
+      for (let i = 0, sum = 0; i < n; i++) { sum += x[i]; if (i >= p) sum -= x[i - p]; if (i >= p - 1) out[i] += floorDivision(2 * sum + p, 2 * p); }
+    }
+    else if (kind === "mirror") for (let i = 0; i < n; i++) out[i] += 2 * x[i] - y[i];
+    else if (kind === "offset") for (let i = 0; i < n; i++) out[i] += x[i];
+    else if (kind === "product") { const d = P10[c.arg]; for (let i = 0; i < n; i++) out[i] += floorDivision(2 * x[i] * y[i] + d, 2 * d); }
+    else throw new Error("unknown prediction " + kind);
   }
   const values = keepSteps ? new Float64Array(n) : out;
   if (div) for (let i = 0; i < n; i++) values[i] = out[i] / div;
   else for (let i = 0; i < n; i++) values[i] = out[i] * mul;
   for (let k = 0; k < runs.length; k += 2) values.fill(NaN, runs[k], runs[k] + runs[k + 1]);
   return { values, steps: keepSteps ? out : null };
+}
+
+// floor(a / b) for integers below 2^53, b > 0: exact where the division of doubles rounds up to a whole number.
+function floorDivision(a, b) {
+  let q = Math.floor(a / b);
+  if (q * b > a) q--; else if ((q + 1) * b <= a) q++;
+  return q;
 }
 
 // Minimum and maximum over any range of a column in O(log n): blocks of 16

@@ -18,12 +18,14 @@ extension InteractiveChart {
     for (k, name) in ["open", "high", "low", "close"].enumerated() { chart.addTooltip(key: name, label: name, column: ohlc[k], format: .price) }
     // Overlays read at the price's precision (at least cents).
     let overlayPrecision = chart.data.decimals[ohlc[3]].map { ChartData.Precision.decimals(max(2, $0)) }
+    // Each overlay in its own colour, in the strategy's order; packed, where they are, as moving averages of the
+    // close and as bands about such a middle (`overlayColumns`).
+    let shownOverlays = charts.overlays
+    let overlayColumn = chart.addOverlays(shownOverlays.map(\.column.values), close: ohlc[3], closeValues: bars.close, precision: overlayPrecision)
     var overlays: [JSONValue] = []
-    for o in charts.overlays {
-      let values = o.column.values
-      let column = chart.data.add(values, precision: overlayPrecision ?? .significant(7, of: values.withUnsafeBufferPointer(ChartData.largestMagnitude)))
-      overlays.append(line(column, o.label, o.color))
-      chart.addTooltip(key: o.column.name, label: o.label, column: column, format: .price)
+    for (k, o) in shownOverlays.enumerated() {
+      overlays.append(line(overlayColumn[k], o.label, o.color))
+      chart.addTooltip(key: o.column.name, label: o.label, column: overlayColumn[k], format: .price)
     }
     var price: [(String, JSONValue)] = [("ohlc", .array(ohlc.map { .integer($0) })), ("trades", .bool(true))]
     if let stages = output.cycle?.gate.stages {
@@ -66,10 +68,12 @@ extension InteractiveChart {
                      lines: [line(volume, "volume", "#90A4AE", bars: true)], zero: true)
       chart.addTooltip(key: "volume", label: exact ? "volume" : "volume ≈", column: volume, format: .plain)
     }
-    let equity = chart.data.add(r.equity, precision: .decimals(2))
-    let benchmark = chart.data.add(output.benchmark.equity, precision: .decimals(2))
-    let drawdown = chart.data.add(charts.equityDrawdowns.value, precision: .decimals(4))
+    // Equity is cash plus the position at the close: predicted as the position times the close, the cash what is left.
     let position = chart.data.add(r.shares, precision: .exact(maxDecimals: 6, otherwise: 8))
+    let equity = chart.addEquity(r.equity, shares: position, close: ohlc[3])
+    let benchmarkShares = chart.data.add(output.benchmark.shares, precision: .exact(maxDecimals: 6, otherwise: 8))
+    let benchmark = chart.addEquity(output.benchmark.equity, shares: benchmarkShares, close: ohlc[3])
+    let drawdown = chart.data.add(charts.equityDrawdowns.value, precision: .decimals(4))
     chart.addPanel(id: "equity", title: "Equity", height: 180, format: .money,
                    lines: [line(equity, "strategy", "#0071E3", width: 1.6), line(benchmark, "buy & hold", "#8e8e93", dash: true)],
                    more: [("scales", .bool(true)), ("marks", equityMarks(charts))])
@@ -80,6 +84,46 @@ extension InteractiveChart {
     chart.addTooltip(key: "position_shares", label: "position", column: position, format: .plain)
     chart.addTrades(r.trades, priceDecimals: RunCharts.priceDecimals(chart.data.decimals[ohlc[3]], bars: bars))
     return chart
+  }
+
+  /// Adds the overlays at `precision` (the price's decimals; `nil`: 7 significant digits) and returns their columns:
+  /// a moving average of the close first, predicted as the mean of the close's steps; then a band mirrored about such
+  /// a middle and another band as `2 × middle − other`, the other as its offset from the middle; the rest as they are.
+  mutating func addOverlays(_ values: [ContiguousArray<Double>], close: Int, closeValues: ContiguousArray<Double>,
+                            precision: ChartData.Precision?) -> [Int] {
+    guard case .decimals(let d)? = precision else {
+      return values.map { data.add($0, precision: precision ?? .significant(7, of: $0.withUnsafeBufferPointer(ChartData.largestMagnitude))) }
+    }
+    var column = [Int?](repeating: nil, count: values.count)
+    var means: [Int] = []
+    if data.addedDecimals(close) == d {
+      for k in values.indices {
+        if let period = ChartData.meanPeriod(of: values[k], over: closeValues, decimals: d) {
+          column[k] = data.add(values[k], decimals: d, prediction: .mean(column: close, period: period))
+          means.append(k)
+        }
+      }
+    }
+    for k in values.indices where column[k] == nil {
+      // A band mirrored about a middle already added, by another band added already, or yet to come.
+      var added: Int?
+      for m in means {
+        if let other = values.indices.first(where: { column[$0] != nil && $0 != m && ChartData.isMirror(values[k], values[m], values[$0], decimals: d) }) {
+          added = data.add(values[k], decimals: d, prediction: .mirror(column[m]!, column[other]!))
+        } else if values.indices.contains(where: { column[$0] == nil && $0 != k && ChartData.isMirror(values[$0], values[m], values[k], decimals: d) }) {
+          added = data.add(values[k], decimals: d, prediction: .offset(column[m]!))
+        }
+        if added != nil { break }
+      }
+      column[k] = added ?? data.add(values[k], precision: .decimals(d))
+    }
+    return column.map { $0! }
+  }
+
+  /// Adds an equity column (in cents) predicted as `shares` times `close` (columns added before it).
+  mutating func addEquity(_ equity: ContiguousArray<Double>, shares: Int, close: Int) -> Int {
+    guard let s = data.addedDecimals(shares), let c = data.addedDecimals(close), s + c >= 2 else { return data.add(equity, precision: .decimals(2)) }
+    return data.add(equity, decimals: 2, prediction: .product(shares, close, shift: s + c - 2))
   }
 
   /// The marks of the equity panel's first line: its peak and the maximum drawdown's trough (`RunCharts.equityMarks`).
