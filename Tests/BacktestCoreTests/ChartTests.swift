@@ -204,9 +204,18 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(RunCharts.heat(0.0006).hasPrefix("rgba(52,199,89,") && RunCharts.heat(-0.0006).hasPrefix("rgba(255,59,48,"))
   }
 
-  @Test("a report over a million bars stays under 15 MB with every bar's data and every trade, in the chart and its fallback")
-  func millionBars() throws {
-    let bars = SyntheticBars.generate(count: 1_000_000, seed: 3)
+  @Test("a report over a million bars stays under 15 MB with every bar's data and every trade, in the chart and its fallback, on 2- and 4-decimal prices",
+        arguments: [2, 4])
+  func millionBars(decimals: Int) throws {
+    var bars = SyntheticBars.generate(count: 1_000_000, seed: 3)
+    if decimals == 4 {
+      // The same path at 4 decimals (a monotonic change keeps each bar's high and low around its open and close).
+      for i in 0..<bars.count {
+        func four(_ x: Double) -> Double { (x * 1.234567 * 10_000).rounded() / 10_000 }
+        (bars.open[i], bars.high[i], bars.low[i], bars.close[i]) = (four(bars.open[i]), four(bars.high[i]), four(bars.low[i]), four(bars.close[i]))
+      }
+    }
+    #expect(RunCharts.priceDecimals(bars: bars) == decimals)
     let config = try runConfig("name: big\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
     let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
     let started = Date()
@@ -220,7 +229,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(html.contains("{\"at\":0,\"n\":1000000,\"dec\":0}"))
     #expect(html.contains(",\"n\":\(trades),"))
     #expect(SVGCollector.parse(RunCharts(output).price()) != nil)
-    print("report.html of 1M bars: \(html.utf8.count) bytes in \(String(format: "%.2f", seconds)) s (debug build)")
+    print("report.html of 1M bars at \(decimals) decimals: \(html.utf8.count) bytes in \(String(format: "%.2f", seconds)) s (debug build)")
   }
 
   @Test("LTTB keeps the ends and the extremes of a line")

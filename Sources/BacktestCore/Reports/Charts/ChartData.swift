@@ -1084,73 +1084,126 @@ struct ChartData {
     return a << shift
   }
 
-  /// The bytes as base64 text (RFC 4648, with padding).
-  var base64: String { Self.base64(bytes) }
+  // MARK: Text
 
-  static func base64(_ bytes: [UInt8]) -> String {
-    guard !bytes.isEmpty else { return "" }
-    return String(unsafeUninitializedCapacity: base64Length(bytes.count)) { out in
-      bytes.withUnsafeBufferPointer { encode($0, into: out.baseAddress!) }
-    }
-  }
+  /// The bytes as the text of a JavaScript string in a page (`text(_:)`).
+  var text: String { Self.text(bytes) }
 
-  /// The length of the base64 text of `count` bytes.
-  static func base64Length(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+  /// The 7-bit groups that cannot stand for themselves in a JavaScript string inside a script element: NUL (the
+  /// HTML parser replaces it), LF and CR (line ends; CR is also rewritten), `"` and `\` (the string's own), and `<`
+  /// (it could start `</script`).
+  static let unsafeGroups: [UInt8] = [0, 10, 13, 34, 92, 60]
+  /// For each 7-bit group, its index in `unsafeGroups`, or -1.
+  static let unsafeIndex: [Int8] = (0..<128).map { g in Int8(unsafeGroups.firstIndex(of: UInt8(g)) ?? -1) }
 
-  /// Passes the base64 text of `bytes` to `consume` in pieces of the text of
-  /// `bytesPerPiece` bytes (a multiple of 3) each, encoded into one buffer.
-  static func base64(_ bytes: [UInt8], in bytesPerPiece: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-    precondition(bytesPerPiece > 0 && bytesPerPiece % 3 == 0)
-    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: base64Length(bytesPerPiece)) { out in
-      try bytes.withUnsafeBufferPointer { b in
-        var start = 0
-        while start < b.count {
-          let piece = UnsafeBufferPointer(rebasing: b[start..<min(b.count, start + bytesPerPiece)])
-          try consume(UnsafeBufferPointer(start: out.baseAddress!, count: encode(piece, into: out.baseAddress!)))
-          start += piece.count
-        }
+  /// Bytes as text for a JavaScript string in a script element of a UTF-8 page, 7 bits a character where base64
+  /// has 6: the bits, most significant first, in groups of 7 (the last padded with 0s), each group the ASCII
+  /// character of its value, except the six `unsafeGroups`: such a group and the group after it (0 when there is
+  /// none) become one character, U+0080 + 128 × (its index in `unsafeGroups`) + the next group's value (U+0080 to
+  /// U+037F, two bytes of UTF-8 for the two groups). A byte of text a group: 8/7 of the bytes, against base64's
+  /// 4/3. The script reads the groups back (`bytesFromText`); a whole byte the padding makes is past the data.
+  struct TextEncoder {
+    private var accumulator: UInt64 = 0, bits = 0, pending = -1
+
+    /// The most text `count` bytes make at a time: a character per group, two bytes for two groups, a group of padding, and a last escape.
+    static func capacity(_ count: Int) -> Int { (8 * count + 6) / 7 + 2 }
+
+    @inline(__always) private mutating func emit(_ group: UInt8, _ unsafe: UnsafePointer<Int8>, _ out: UnsafeMutablePointer<UInt8>, _ o: inout Int) {
+      if pending >= 0 {
+        let point = 0x80 + pending << 7 + Int(group)
+        out[o] = UInt8(truncatingIfNeeded: 0xC0 | point >> 6); out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | point & 63)
+        o += 2
+        pending = -1
+      } else if unsafe[Int(group)] >= 0 {
+        pending = Int(unsafe[Int(group)])
+      } else {
+        out[o] = group
+        o += 1
       }
     }
-  }
 
-  /// Writes the base64 text of `b` at `out` and returns its length.
-  @discardableResult
-  static func encode(_ b: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
-    let n = b.count
-    return base64Pairs.withUnsafeBufferPointer { pairs in
-      var i = 0, o = 0
-      // Six bytes are 48 bits: four pairs of characters, looked up 12 bits at a time and stored as one word
-      // (read as eight bytes, while there are eight).
-      if let bytes = UnsafeRawPointer(b.baseAddress) {
-        while i + 8 <= n {
-          let v = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) >> 16
-          let text = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
-            | UInt64(pairs[Int(v >> 12 & 0xFFF)]) << 32 | UInt64(pairs[Int(v & 0xFFF)]) << 48
-          UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt64.self)
-          i += 6; o += 8
+    /// Writes the text of `bytes`, after those encoded before, at `out` (room for `capacity(bytes.count)`); returns its length.
+    mutating func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+      var o = 0, i = 0
+      let n = bytes.count
+      ChartData.unsafeIndex.withUnsafeBufferPointer { table in
+        let unsafe = table.baseAddress!
+        // Seven bytes are eight groups: read as one word while no bits are left over from before.
+        if bits == 0, let base = UnsafeRawPointer(bytes.baseAddress) {
+          while i + 8 <= n {
+            let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) >> 8
+            for k in 0..<8 { emit(UInt8(truncatingIfNeeded: word >> UInt64(49 - 7 * k)) & 127, unsafe, out, &o) }
+            i += 7
+          }
+        }
+        while i < n {
+          accumulator = accumulator << 8 | UInt64(bytes[i])
+          bits += 8
+          i += 1
+          while bits >= 7 {
+            bits -= 7
+            emit(UInt8(truncatingIfNeeded: accumulator >> UInt64(bits)) & 127, unsafe, out, &o)
+          }
+          accumulator &= (1 << UInt64(bits)) - 1
         }
       }
-      while i + 3 <= n {
-        let v = Int(b[i]) << 16 | Int(b[i + 1]) << 8 | Int(b[i + 2])
-        let text = UInt32(pairs[v >> 12]) | UInt32(pairs[v & 0xFFF]) << 16
-        UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt32.self)
-        i += 3; o += 4
-      }
-      if i < n {
-        let a = base64Alphabet
-        let second = i + 1 < n ? UInt32(b[i + 1]) : 0
-        let v = UInt32(b[i]) << 16 | second << 8
-        out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
-        out[o + 2] = i + 1 < n ? a[Int(v >> 6 & 63)] : UInt8(ascii: "=")
-        out[o + 3] = UInt8(ascii: "=")
-        o += 4
+      return o
+    }
+
+    /// Writes the end of the text at `out` (room for 3): the last bits, padded to a group, and a last escape's character.
+    mutating func finish(into out: UnsafeMutablePointer<UInt8>) -> Int {
+      var o = 0
+      ChartData.unsafeIndex.withUnsafeBufferPointer { table in
+        if bits > 0 { emit(UInt8(truncatingIfNeeded: accumulator << UInt64(7 - bits)) & 127, table.baseAddress!, out, &o) }
+        bits = 0
+        accumulator = 0
+        if pending >= 0 { emit(0, table.baseAddress!, out, &o) }
       }
       return o
     }
   }
 
-  /// The base64 characters of each 12 bits, the first in the low byte.
-  static let base64Pairs: [UInt16] = (0..<4096).map { UInt16(base64Alphabet[$0 >> 6]) | UInt16(base64Alphabet[$0 & 63]) << 8 }
+  static func text(_ bytes: [UInt8]) -> String {
+    String(unsafeUninitializedCapacity: TextEncoder.capacity(bytes.count) + 3) { out in
+      var encoder = TextEncoder()
+      let n = bytes.withUnsafeBufferPointer { encoder.encode($0, into: out.baseAddress!) }
+      return n + encoder.finish(into: out.baseAddress! + n)
+    }
+  }
 
-  static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+  /// The length in bytes of the text of `bytes` (`text(_:)`): a character per group, and one more when the last
+  /// groups are an odd run of unsafe ones (the last escape's character then takes a group of padding).
+  static func textLength(_ bytes: [UInt8]) -> Int {
+    let groups = (8 * bytes.count + 6) / 7
+    var unsafeAtEnd = 0
+    bytes.withUnsafeBufferPointer { b in
+      func group(_ g: Int) -> Int {  // the value of group g, of the bits padded with 0s
+        let bit = 7 * g
+        var v = 0
+        for k in 0..<7 where bit + k < 8 * b.count && b[(bit + k) / 8] & (0x80 >> UInt8((bit + k) % 8)) != 0 { v |= 64 >> k }
+        return v
+      }
+      var g = groups - 1
+      while g >= 0 && unsafeIndex[group(g)] >= 0 { unsafeAtEnd += 1; g -= 1 }
+    }
+    return groups + unsafeAtEnd % 2
+  }
+
+  /// Passes the text of `bytes` to `consume` in pieces, each the text of `bytesPerPiece` bytes (a multiple of 7) or
+  /// fewer, encoded into one buffer.
+  static func text(_ bytes: [UInt8], in bytesPerPiece: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    precondition(bytesPerPiece > 0 && bytesPerPiece % 7 == 0)
+    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TextEncoder.capacity(bytesPerPiece) + 3) { out in
+      try bytes.withUnsafeBufferPointer { b in
+        var encoder = TextEncoder(), start = 0
+        while start < b.count {
+          let piece = UnsafeBufferPointer(rebasing: b[start..<min(b.count, start + bytesPerPiece)])
+          try consume(UnsafeBufferPointer(start: out.baseAddress!, count: encoder.encode(piece, into: out.baseAddress!)))
+          start += piece.count
+        }
+        let end = encoder.finish(into: out.baseAddress!)
+        if end > 0 { try consume(UnsafeBufferPointer(start: out.baseAddress!, count: end)) }
+      }
+    }
+  }
 }

@@ -41,11 +41,24 @@ const LEFT = 70, RIGHT = 16, AXIS = 22, PAD = 8, BLOCK = 16;
 // Candles in teal and blue-grey, trades green when they made money and red when they lost it: no colour means two things.
 const COLORS = { up: "#26A69A", down: "#90A4AE", win: "#16A34A", loss: "#DC2626" };
 
-function bytesFromBase64(text) {
-  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text.trim());
-  const s = atob(text.trim()), n = s.length, u = new Uint8Array(n);
-  for (let i = 0; i < n; i++) u[i] = s.charCodeAt(i);
-  return u;
+// The packed bytes from their text (ChartData.text): 7 bits a character, most significant first; a character from
+// U+0080 is two groups, the unsafe one it stands for (UNSAFE[(c - 128) >> 7]) and the next ((c - 128) & 127).
+const UNSAFE = [0, 10, 13, 34, 92, 60];
+function bytesFromText(text) {
+  const n = text.length, out = new Uint8Array(Math.ceil(n * 7 / 4) + 1);
+  let acc = 0, bits = 0, o = 0;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) {
+      c -= 128;
+      acc = (acc << 7) | UNSAFE[c >> 7]; bits += 7;
+      if (bits >= 8) { bits -= 8; out[o++] = acc >>> bits; acc &= (1 << bits) - 1; }
+      c &= 127;
+    }
+    acc = (acc << 7) | c; bits += 7;
+    if (bits >= 8) { bits -= 8; out[o++] = acc >>> bits; acc &= (1 << bits) - 1; }
+  }
+  return out.subarray(0, o);
 }
 
 // One column, as ChartData writes it: its values, and with `keepSteps` also its step counts
@@ -243,8 +256,8 @@ function lowerBound(a, x) { let l = 0, h = a.length; while (l < h) { const m = (
 const DEFER = 2e6;
 
 class Chart {
-  constructor(root, spec, bytes) {
-    this.root = root; this.spec = spec; this.bytes = bytes;
+  constructor(root, spec, text) {
+    this.root = root; this.spec = spec; this.text = text;
     this.columns = []; this.extents = [];
     this.n = spec.n;
     this.offsets = spec.offsets || [];
@@ -263,12 +276,16 @@ class Chart {
     channel.port1.onmessage = () => waiting.shift()();
     const next = () => new Promise(done => { waiting.push(done); channel.port2.postMessage(0); });
     await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+    this.bytes = bytesFromText(this.text);
+    this.text = null;
+    await next();
     for (let k = 0; k < this.spec.columns.length; k++) { this.col(k); await next(); }
     const drawn = this.spec.panels.flatMap(p => (p.lines || []).map(l => l.col).concat(p.ohlc ? [p.ohlc[1], p.ohlc[2]] : []));
     for (const k of drawn) { this.extent(k); await next(); }
   }
   decoded(k) {
     if (!this.bases) this.bases = new Set(this.spec.columns.flatMap(c => c.pred ? c.pred.slice(1) : []));
+    if (!this.bytes) { this.bytes = bytesFromText(this.text); this.text = null; }
     return this.columns[k] || (this.columns[k] = decodeColumn(this.bytes, this.spec.columns[k], j => this.decoded(j).steps, this.bases.has(k)));
   }
   col(k) { return this.decoded(k).values; }
@@ -580,6 +597,9 @@ class Chart {
 class Panel {
   constructor(chart, spec, last, parent) {
     this.c = chart; this.s = spec; this.last = last;
+    // Fields read in y() for every point, and the rest drawing sets, made here in one order: every panel has one shape.
+    this.base = 1; this.scaled = false; this.percent = false; this.log = false; this.compact = false; this.ticks = [];
+    this.vmin = 0; this.vmax = 1;
     this.el = el("div", "ic-panel", parent);
     this.el.dataset.panel = spec.id;
     const head = el("div", "ic-head", this.el);
@@ -608,7 +628,6 @@ class Panel {
     }
     if (spec.scales) {
       // Dollars or the return since the first bar in view; a linear or a log axis.
-      this.percent = false; this.log = false;
       const group = el("span", "ic-scales", head);
       group.setAttribute("role", "group"); group.setAttribute("aria-label", "scale");
       this.scaleButtons = [["money", "$", "in dollars"], ["percent", "%", "return since the first bar in view"], ["log", "log", "log scale"]].map(([key, text, title]) => {
@@ -626,7 +645,6 @@ class Panel {
       for (const [shape, text] of [["triangle", "▼ exit"], ["diamond", "◆ stop"], ["square", "■ target"]]) if (shapes.includes(shape)) note.push(text);
       el("span", "ic-shapes", head).textContent = note.join(" · ");
     }
-    this.base = 1;
     this.box = el("div", "ic-box", this.el);
     this.height = spec.height;
     this.full = spec.height + (last ? AXIS : 0);
@@ -659,7 +677,6 @@ class Panel {
     const a = this.vmin + (this.bottom - y) / (this.bottom - this.top) * (this.vmax - this.vmin);
     return this.scaled && this.log ? Math.exp(a) : a;
   }
-  get scaled() { return this.percent || this.log; }
   // What a line is divided by: 1 in dollars, its first value in view in percent.
   baseOf(l, lo) {
     if (!this.percent) return 1;
@@ -668,7 +685,7 @@ class Panel {
     return 1;
   }
   setScale(percent, log) {
-    this.percent = percent; this.log = log;
+    this.percent = percent; this.log = log; this.scaled = percent || log;
     for (const b of this.scaleButtons || []) {
       b.setAttribute("aria-pressed", String(b.dataset.scale === "log" ? log : (b.dataset.scale === "percent") === percent));
     }
@@ -933,14 +950,15 @@ class Panel {
       if (!this.shown(win ? "win" : "loss")) continue;
       const color = win ? COLORS.win : COLORS.loss, p = new Path2D();
       if (this.compact) {
-        const links = new Path2D();
+        // A dot (a 4 px square: fast to fill by the thousand) at each fill, joined by a line while there is room to see it.
+        const links = (to - from) * 4 <= c.plotW ? new Path2D() : null, t = c.trades;
         for (let k = from; k < to; k++) {
-          if (this.win(k) !== win) continue;
-          const [x0, y0] = this.markerCentre(k, false), [x1, y1] = this.markerCentre(k, true);
-          links.moveTo(x0, y0); links.lineTo(x1, y1);
-          p.moveTo(x0 + 2.5, y0); p.arc(x0, y0, 2.5, 0, 6.2832); p.moveTo(x1 + 2.5, y1); p.arc(x1, y1, 2.5, 0, 6.2832);
+          if ((t.pnl[k] > 0) !== win) continue;
+          const x0 = c.xOf(t.entry[k]), y0 = this.y(t.entryPrice[k]), x1 = c.xOf(t.exit[k]), y1 = this.y(t.exitPrice[k]);
+          if (links) { links.moveTo(x0, y0); links.lineTo(x1, y1); }
+          p.rect(x0 - 2, y0 - 2, 4, 4); p.rect(x1 - 2, y1 - 2, 4, 4);
         }
-        ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.globalAlpha = 0.85; ctx.stroke(links); ctx.restore();
+        if (links) { ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.globalAlpha = 0.85; ctx.stroke(links); ctx.restore(); }
         ctx.fillStyle = color; ctx.fill(p);
         continue;
       }
@@ -1142,7 +1160,8 @@ for (const root of document.querySelectorAll("[data-chart]")) {
   try {
     const spec = JSON.parse(root.querySelector("script.ic-spec").textContent);
     if (spec.heatmap) { heatmap(root, spec); continue; }
-    const chart = new Chart(root, spec, bytesFromBase64((window.backtestChartData || {})[root.id] || ""));
+    const data = window.backtestChartData || {}, chart = new Chart(root, spec, data[root.id] || "");
+    delete data[root.id];
     chart.ready.catch(error => failed(root, error));
     charts.push(chart);
   } catch (error) {
