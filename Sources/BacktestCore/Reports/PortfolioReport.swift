@@ -196,6 +196,7 @@ public enum PortfolioReport {
       ("rebalance", .string((c.rotation?.rule.period ?? c.settings.rebalance).description)),
       ("drip", .bool(c.settings.drip)), ("fractional_shares", .bool(c.settings.fractionalShares)),
       ("contributions", .string(describe(c.contributions))), ("initial_cash", .number(c.settings.initialCash)),
+      ("commission", .string(MarkdownReport.describe(c.settings.commission))), ("slippage_bps", .number(c.settings.slippageBasisPoints)),
       ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
     ]
     var all = fields + [("assets", .array(assets))]
