@@ -1102,6 +1102,8 @@ struct ChartData {
   /// none) become one character, U+0080 + 128 × (its index in `unsafeGroups`) + the next group's value (U+0080 to
   /// U+037F, two bytes of UTF-8 for the two groups). A byte of text a group: 8/7 of the bytes, against base64's
   /// 4/3. The script reads the groups back (`bytesFromText`); a whole byte the padding makes is past the data.
+  /// The other control characters stay as they are: a script string may hold them, and HTML parsers pass them on
+  /// (tools such as grep may then call the page binary).
   struct TextEncoder {
     private var accumulator: UInt64 = 0, bits = 0, pending = -1
 
