@@ -256,8 +256,8 @@ function lowerBound(a, x) { let l = 0, h = a.length; while (l < h) { const m = (
 const DEFER = 2e6;
 
 class Chart {
-  constructor(root, spec, text) {
-    this.root = root; this.spec = spec; this.text = text;
+  constructor(root, spec, source) {
+    this.root = root; this.spec = spec; this.source = source;
     this.columns = []; this.extents = [];
     this.n = spec.n;
     this.offsets = spec.offsets || [];
@@ -276,8 +276,7 @@ class Chart {
     channel.port1.onmessage = () => waiting.shift()();
     const next = () => new Promise(done => { waiting.push(done); channel.port2.postMessage(0); });
     await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
-    this.bytes = bytesFromText(this.text);
-    this.text = null;
+    this.bytes = bytesFromText(this.source());
     await next();
     for (let k = 0; k < this.spec.columns.length; k++) { this.col(k); await next(); }
     const drawn = this.spec.panels.flatMap(p => (p.lines || []).map(l => l.col).concat(p.ohlc ? [p.ohlc[1], p.ohlc[2]] : []));
@@ -285,7 +284,7 @@ class Chart {
   }
   decoded(k) {
     if (!this.bases) this.bases = new Set(this.spec.columns.flatMap(c => c.pred ? c.pred.slice(1) : []));
-    if (!this.bytes) { this.bytes = bytesFromText(this.text); this.text = null; }
+    if (!this.bytes) this.bytes = bytesFromText(this.source());
     return this.columns[k] || (this.columns[k] = decodeColumn(this.bytes, this.spec.columns[k], j => this.decoded(j).steps, this.bases.has(k)));
   }
   col(k) { return this.decoded(k).values; }
@@ -1160,8 +1159,9 @@ for (const root of document.querySelectorAll("[data-chart]")) {
   try {
     const spec = JSON.parse(root.querySelector("script.ic-spec").textContent);
     if (spec.heatmap) { heatmap(root, spec); continue; }
-    const data = window.backtestChartData || {}, chart = new Chart(root, spec, data[root.id] || "");
-    delete data[root.id];
+    // The packed columns' text, read (and the element dropped) when the chart first needs them.
+    const holder = root.querySelector("script.ic-data");
+    const chart = new Chart(root, spec, () => { const text = holder ? holder.textContent : ""; if (holder) holder.remove(); return text; });
     chart.ready.catch(error => failed(root, error));
     charts.push(chart);
   } catch (error) {

@@ -7,8 +7,8 @@ import Foundation
 ///
 /// In the page it is a `<section class="card ichart" data-chart>` holding the
 /// fallback (`div.ic-static`), what to draw as JSON (`script.ic-spec`) and the
-/// columns as text (`backtestChartData[id]`, `ChartData.text`: a JavaScript string
-/// parses about twice as fast as the same text in an element). The script then adds the live chart:
+/// columns as text (`script.ic-data`, of type text/plain, `ChartData.text`: no script parses it before the page
+/// is first painted; the chart reads it then, or at once when small). The script then adds the live chart:
 /// each panel (`div.ic-panel`) and the chart carry `data-x-start` and
 /// `data-x-end`, the ISO times of the first and last bar in view, and the hover
 /// box is the element with `role="tooltip"`, one row (`tr[data-key]`) a value.
@@ -141,9 +141,9 @@ struct InteractiveChart {
     page += scriptJSON(spec)
     page += "</script>\n"
     if let data {
-      page += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \""
+      page += "<script type=\"text/plain\" class=\"ic-data\">"
       page.append(packed: data)
-      page += "\";</script>\n"
+      page += "</script>\n"
     }
     page += "</section>\n"
   }
