@@ -382,6 +382,39 @@ struct CSVTable {
     #expect(browser.errors.isEmpty, "\(browser.errors)")
   }
 
+  @Test("a universe report's ranking sorts by any column (numbers as numbers, both ways), and a rotation report's page runs without a console error",
+        .enabled(if: Chromium.executable != nil, "Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chrome): the browser test is skipped"))
+  func universeAndRotation() throws {
+    let out = try CLI.temporaryFolder()
+    #expect(try CLI.run(["run", "etf-universe", "--quiet", "--out", out + "/u"]).status == 0)
+    let universe = try CSVTable(out + "/u/universe.csv")
+    let browser = try Chromium()
+    try browser.open(out + "/u/report.html")
+    func column(_ k: Int) throws -> [String] {
+      let json = try #require(try browser.evaluate("JSON.stringify([...document.querySelectorAll('#symbols tbody tr')].map(r => r.cells[\(k)].textContent))") as? String)
+      return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String])
+    }
+    let sharpe = universe.column("sharpe").map { Double($0)! }, symbols = universe.column("symbol")
+    #expect(try column(1) == symbols.indices.sorted { sharpe[$0] > sharpe[$1] }.map { symbols[$0] }, "ranked by Sharpe at first")
+    // Total return (column 4), lowest first, then highest first; the symbols (column 1) by name.
+    let total = universe.column("total_return").map { Double($0)! }
+    _ = try browser.evaluate("document.querySelector('#symbols th button[data-sort=\"4\"]').click()")
+    #expect(try column(1) == symbols.indices.sorted { total[$0] < total[$1] }.map { symbols[$0] })
+    #expect(try browser.evaluate("document.querySelector('#symbols th:nth-child(5)').getAttribute('aria-sort')") as? String == "ascending")
+    _ = try browser.evaluate("document.querySelector('#symbols th button[data-sort=\"4\"]').click()")
+    #expect(try column(1) == symbols.indices.sorted { total[$0] > total[$1] }.map { symbols[$0] })
+    _ = try browser.evaluate("document.querySelector('#symbols th button[data-sort=\"1\"]').click()")
+    #expect(try column(1) == symbols.sorted())
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+    // A rotation run's page: its charts live, nothing failed.
+    #expect(try CLI.run(["run", "etf-rotation.yaml", "--quiet", "--out", out + "/r"]).status == 0)
+    try browser.open(out + "/r/report.html")
+    try browser.nextFrame()
+    #expect(try browser.evaluate("document.querySelectorAll('.ic-ready').length > 0 && document.querySelectorAll('.ic-failed').length === 0") as? Bool == true)
+    #expect(try browser.evaluate("document.querySelectorAll('#rolling, #yearly, #daily-returns, #monthly-table').length") as? Int == 4)
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+  }
+
   /// The hover box's rows, by key; fails when it is hidden.
   func tooltip(_ browser: Chromium) throws -> [String: String] {
     let json = try #require(try browser.evaluate("""

@@ -26,7 +26,8 @@ enum ChartScript {
     .ic-trades tr.win td:nth-child(7),.ic-trades tr.win td:nth-child(8){color:#16A34A}.ic-trades tr.loss td:nth-child(7),.ic-trades tr.loss td:nth-child(8){color:#DC2626}
     .ic-table-bar{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:6px 0}.ic-table-bar input,.ic-table-bar select{font:inherit;font-size:13px;padding:3px 6px;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg)}
     .ic-live-trades tbody tr{cursor:pointer}.ic-live-trades tbody tr:hover,.ic-live-trades tbody tr:focus{background:rgba(0,113,227,.08);outline:none}.ic-live-trades tr.ic-picked{background:rgba(0,113,227,.16)}
-    .ic-live-trades th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cursor:pointer;padding:0}.ic-live-trades th[aria-sort=ascending] button::after{content:" ▲"}.ic-live-trades th[aria-sort=descending] button::after{content:" ▼"}
+    .ic-live-trades th button,.ic-sortable th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cursor:pointer;padding:0}
+    :is(.ic-live-trades,.ic-sortable) th[aria-sort=ascending] button::after{content:" ▲"}:is(.ic-live-trades,.ic-sortable) th[aria-sort=descending] button::after{content:" ▼"}
     @media print{.ic-live,.ic-tip,.ic-detail{display:none!important}.ic-ready>.ic-static{display:block!important}.card{break-inside:avoid}}
     """
 
@@ -1152,6 +1153,35 @@ function tradeTable(card, chart) {
   (window.backtestTradeTables = window.backtestTradeTables || []).push(api);
   return api;
 }
+
+// Tables of class ic-sortable: a heading sorts the rows by its column (numbers as numbers: $, %, commas and
+// signs read; "—" last), again the other way.
+function sortable(table) {
+  const heads = [...table.tHead.rows[0].cells], body = table.tBodies[0];
+  const value = text => {
+    const t = text.replace(/[$,%+]|\s*pts$/g, "").trim(), v = Number(t);
+    return t !== "" && isFinite(v) ? v : null;
+  };
+  heads.forEach((th, j) => {
+    const b = el("button", "");
+    b.type = "button"; b.textContent = th.textContent; b.dataset.sort = j;
+    th.textContent = ""; th.appendChild(b); th.setAttribute("aria-sort", "none");
+    b.onclick = () => {
+      const desc = th.getAttribute("aria-sort") === "ascending";
+      const rows = [...body.rows].map((r, k) => [r, r.cells[j] ? r.cells[j].textContent : "", k]);
+      rows.sort((x, y) => {
+        const a = value(x[1]), c = value(y[1]);
+        if ((a === null) !== (c === null)) return a === null ? 1 : -1;  // numbers first, either way
+        const d = a !== null ? a - c : x[1].localeCompare(y[1]);
+        return (desc ? -d : d) || x[2] - y[2];
+      });
+      for (const [r] of rows) body.appendChild(r);
+      for (const h of heads) h.setAttribute("aria-sort", "none");
+      th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+    };
+  });
+}
+for (const table of document.querySelectorAll("table.ic-sortable")) sortable(table);
 
 const charts = [];
 const failed = (root, error) => { root.classList.remove("ic-ready"); root.classList.add("ic-failed"); console.error("chart", root.id, error); };
