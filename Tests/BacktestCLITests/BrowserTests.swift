@@ -415,6 +415,30 @@ struct CSVTable {
     #expect(browser.errors.isEmpty, "\(browser.errors)")
   }
 
+  @Test("a walk-forward sweep's page shows every window of walkforward.csv with its out-of-sample return, beside a live heatmap, without a console error",
+        .enabled(if: Chromium.executable != nil, "Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chrome): the browser test is skipped"))
+  func walkForwardSweep() throws {
+    // The committed reference (regress holds it to what `backtest sweep Strategies/gpix-walkforward.yaml` writes).
+    let folder = CLI.root + "/Reports/reference/gpix-walkforward"
+    let windows = try CSVTable(folder + "/walkforward.csv")
+    let browser = try Chromium()
+    try browser.open(folder + "/sweep.html")
+    try browser.nextFrame()
+    let json = try #require(try browser.evaluate("""
+      (() => { const card = [...document.querySelectorAll('.card')].find(c => c.querySelector('h2')?.textContent === 'Walk-forward');
+        return card ? JSON.stringify([...card.querySelectorAll('tr')].slice(1).map(r => [...r.cells].map(c => c.textContent))) : null })()
+      """) as? String, "no walk-forward section")
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String]])
+    #expect(rows.map { $0[0] } == windows.column("window"))
+    // The out-of-sample return (column 6) is walkforward.csv's, as a percentage with two decimals.
+    for (row, value) in zip(rows, windows.column("oos_total_return").map { Double($0)! }) {
+      #expect(close(number(row[6]), value * 100, decimals: 2), "\(row)")
+    }
+    // The heatmap's script ran: its hover box exists and no chart failed.
+    #expect(try browser.evaluate("document.querySelectorAll('[data-chart] .ic-tip').length > 0 && document.querySelectorAll('.ic-failed').length === 0") as? Bool == true)
+    #expect(browser.errors.isEmpty, "\(browser.errors)")
+  }
+
   /// The hover box's rows, by key; fails when it is hidden.
   func tooltip(_ browser: Chromium) throws -> [String: String] {
     let json = try #require(try browser.evaluate("""
