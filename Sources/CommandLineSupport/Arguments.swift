@@ -1,24 +1,24 @@
 import BacktestCore
 
 /// A command-line usage error: exit 64 (`EX_USAGE`).
-public struct UsageError: Error, CustomStringConvertible {
-  public var message: String
-  public init(message: String) { self.message = message }
-  public var description: String { "\(Program.name): error: \(message)" }
+package struct UsageError: Error, CustomStringConvertible {
+  package var message: String
+  package init(message: String) { self.message = message }
+  package var description: String { "\(Program.name): error: \(message)" }
 }
 
 /// `--help` or `-h` was given: the caller prints `command`'s help and exits 0.
-public struct HelpRequest: Error {
-  public var command: CommandSpec
+package struct HelpRequest: Error {
+  package var command: CommandSpec
   /// The words that name the command after the program: `journal enter`.
-  public var path: String
+  package var path: String
 }
 
 /// The arguments of one command, parsed as its `CommandSpec` declares them:
 /// positionals, `--flag`, `--option value` or `--option=value`, repeatable
 /// options, `--` before positionals that start with a dash, and `--help`/`-h`.
-public struct Arguments {
-  public private(set) var positionals: [String] = []
+package struct Arguments {
+  package private(set) var positionals: [String] = []
   private var flags: Set<String> = []
   private var given: [String: [String]] = [:]
   private let command: CommandSpec
@@ -28,7 +28,7 @@ public struct Arguments {
   /// - Throws: `HelpRequest` at `--help` or `-h`; `UsageError` for an option the
   ///   command does not declare (with the closest one it does), a flag given a
   ///   value, an option without its value, or a required option missing.
-  public init(_ args: ArraySlice<String>, command: CommandSpec, path: String) throws {
+  package init(_ args: ArraySlice<String>, command: CommandSpec, path: String) throws {
     self.command = command
     var i = args.startIndex
     while i < args.endIndex {
@@ -83,7 +83,7 @@ public struct Arguments {
   ///
   /// - Throws: `HelpRequest` for a group at `--help` or `-h`;
   ///   `UsageError` when the first argument names no subcommand of a group.
-  public static func subcommand(_ args: ArraySlice<String>, of command: CommandSpec,
+  package static func subcommand(_ args: ArraySlice<String>, of command: CommandSpec,
                                 path: String) throws -> (command: CommandSpec, path: String, rest: ArraySlice<String>) {
     if !command.isGroup {
       guard let first = args.first, let sub = command.subcommand(first) else { return (command, path, args) }
@@ -101,7 +101,7 @@ public struct Arguments {
   }
 
   /// The option's value: the last one given, else its default value, else `nil`.
-  public func option(_ name: String) -> String? {
+  package func option(_ name: String) -> String? {
     let spec = declared(name)
     precondition(!spec.isFlag, "--\(name) is a flag of '\(command.name)'")
     if let value = given[name]?.last { return value }
@@ -110,20 +110,20 @@ public struct Arguments {
   }
 
   /// Every value of a repeatable option, in the order given.
-  public func values(_ name: String) -> [String] {
+  package func values(_ name: String) -> [String] {
     precondition(declared(name).repeatable, "--\(name) of '\(command.name)' is not repeatable")
     return given[name] ?? []
   }
 
   /// Whether the flag was given.
-  public func flag(_ name: String) -> Bool {
+  package func flag(_ name: String) -> Bool {
     precondition(declared(name).isFlag, "--\(name) of '\(command.name)' takes a value")
     return flags.contains(name)
   }
 
   /// The option's value (given or default) as one of its choices, spelled as
   /// the choice is (the value may differ in case); `nil` when it has neither.
-  public func choice(_ name: String) throws -> String? {
+  package func choice(_ name: String) throws -> String? {
     guard case .choices(let choices) = declared(name).completion else { preconditionFailure("--\(name) has no choices") }
     guard let text = option(name) else { return nil }
     guard let match = choices.first(where: { $0.lowercased() == text.lowercased() }) else {
@@ -135,7 +135,7 @@ public struct Arguments {
 
   /// The option's value (given or default) as an integer from `minimum` to
   /// `maximum`; `nil` when it has neither.
-  public func integer(_ name: String, minimum: Int = 1, maximum: Int = .max) throws -> Int? {
+  package func integer(_ name: String, minimum: Int = 1, maximum: Int = .max) throws -> Int? {
     guard let text = option(name) else { return nil }
     guard let v = Int(text.replacingOccurrences(of: "_", with: "")), v >= minimum, v <= maximum else {
       let range = maximum == .max ? ">= \(minimum)" : "from \(minimum) to \(maximum)"
@@ -146,7 +146,7 @@ public struct Arguments {
 
   /// The option's value (given or default) as a decimal number (`2.5`, `1e-3`;
   /// not `0x10`, `inf` or `nan`) for which `valid` holds; `nil` when it has neither.
-  public func number(_ name: String, expected: String, where valid: (Double) -> Bool) throws -> Double? {
+  package func number(_ name: String, expected: String, where valid: (Double) -> Bool) throws -> Double? {
     guard let text = option(name) else { return nil }
     guard let v = parseDecimal(text), v.isFinite, valid(v) else {
       throw UsageError(message: "expected \(expected) for '--\(name)', found '\(excerpt(text))'")
@@ -162,6 +162,6 @@ public struct Arguments {
 }
 
 /// Returns `a`, `a or b`, `a, b or c`.
-public func listed(_ items: [String]) -> String {
+package func listed(_ items: [String]) -> String {
   items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + items.last!
 }

@@ -4,24 +4,24 @@
 ///
 /// A command's options exist only here: `Arguments` accepts exactly these,
 /// `HelpText` lists exactly these, and `Completions` completes exactly these.
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
   /// The name as typed: `run`, or `enter` under `journal`.
-  public var name: String
+  package var name: String
   /// One line, lower case, no final period: what the command does.
-  public var summary: String
-  public var arguments: [ArgumentSpec]
-  public var options: [OptionSpec]
+  package var summary: String
+  package var arguments: [ArgumentSpec]
+  package var options: [OptionSpec]
   /// `journal enter|exit|list`: the first argument names one of these, which parses the rest. A command
   /// with arguments or options of its own runs as itself when the first argument names none
   /// (`fetch SYMBOL …` beside `fetch mf SCHEME_CODE …`).
-  public var subcommands: [CommandSpec]
+  package var subcommands: [CommandSpec]
   /// Paragraphs after the summary in the command's help (separated by blank lines).
-  public var details: String
+  package var details: String
   /// Command lines without the program name (`run Strategies/gpix.yaml`), each
   /// optionally followed by `  # what it does`.
-  public var examples: [String]
+  package var examples: [String]
 
-  public init(_ name: String, summary: String, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
+  package init(_ name: String, summary: String, arguments: [ArgumentSpec] = [], options: [OptionSpec] = [],
               subcommands: [CommandSpec] = [], details: String = "", examples: [String] = []) {
     self.name = name
     self.summary = summary
@@ -33,25 +33,25 @@ public struct CommandSpec: Sendable {
   }
 
   /// The option named `name` (without dashes), if the command has it.
-  public func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
+  package func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
 
   /// The subcommand named `name`, if any.
-  public func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
+  package func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == name } }
 
   /// Whether the command only groups its subcommands (`journal`): one of them must be named.
-  public var isGroup: Bool { !subcommands.isEmpty && arguments.isEmpty && options.isEmpty }
+  package var isGroup: Bool { !subcommands.isEmpty && arguments.isEmpty && options.isEmpty }
 }
 
 /// A positional argument: `CONFIG`, `[DIR]`, `FILE...`.
-public struct ArgumentSpec: Sendable {
-  public enum Count: Sendable { case one, optional, oneOrMore }
+package struct ArgumentSpec: Sendable {
+  package enum Count: Sendable { case one, optional, oneOrMore }
   /// The placeholder in the usage line (`CONFIG`).
-  public var name: String
-  public var doc: String
-  public var count: Count
-  public var completion: Completion
+  package var name: String
+  package var doc: String
+  package var count: Count
+  package var completion: Completion
 
-  public init(_ name: String, _ doc: String, count: Count = .one, completion: Completion = .none) {
+  package init(_ name: String, _ doc: String, count: Count = .one, completion: Completion = .none) {
     self.name = name
     self.doc = doc
     self.count = count
@@ -59,7 +59,7 @@ public struct ArgumentSpec: Sendable {
   }
 
   /// The argument as the usage line shows it.
-  public var synopsis: String {
+  package var synopsis: String {
     switch count {
     case .one: name
     case .optional: "[\(name)]"
@@ -69,9 +69,9 @@ public struct ArgumentSpec: Sendable {
 }
 
 /// One `--name` a command accepts: a flag, or an option with a value.
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
   /// What the command uses when the option is not given.
-  public enum Default: Sendable, Equatable {
+  package enum Default: Sendable, Equatable {
     /// Nothing: the option is simply absent.
     case none
     /// This text, parsed exactly as if it had been given.
@@ -81,40 +81,40 @@ public struct OptionSpec: Sendable {
   }
 
   /// The name without dashes: `out` for `--out`.
-  public var name: String
+  package var name: String
   /// The placeholder of the value (`DIR`); `nil` for a flag.
-  public var value: String?
-  public var doc: String
-  public var defaultValue: Default
+  package var value: String?
+  package var doc: String
+  package var defaultValue: Default
   /// A missing required option is a usage error.
-  public var required: Bool
+  package var required: Bool
   /// Given several times, every value counts (`--set`); otherwise the last one does.
-  public var repeatable: Bool
-  public var completion: Completion
+  package var repeatable: Bool
+  package var completion: Completion
 
   /// A flag: `--quiet`.
-  public static func flag(_ name: String, _ doc: String) -> OptionSpec {
+  package static func flag(_ name: String, _ doc: String) -> OptionSpec {
     OptionSpec(name: name, value: nil, doc: doc, defaultValue: .none, required: false, repeatable: false, completion: .none)
   }
 
   /// An option with a value: `--out DIR`.
-  public static func option(_ name: String, _ value: String, _ doc: String, default defaultValue: Default = .none,
+  package static func option(_ name: String, _ value: String, _ doc: String, default defaultValue: Default = .none,
                             required: Bool = false, repeatable: Bool = false, completion: Completion = .none) -> OptionSpec {
     OptionSpec(name: name, value: value, doc: doc, defaultValue: defaultValue, required: required, repeatable: repeatable,
                completion: completion)
   }
 
-  public var isFlag: Bool { value == nil }
+  package var isFlag: Bool { value == nil }
 
   /// The option as the usage line shows it: `[--out DIR]`, `--to DATE`, `[--set KEY=VALUE]...`.
-  public var synopsis: String {
+  package var synopsis: String {
     let text = "--" + name + (value.map { " " + $0 } ?? "")
     return (required ? text : "[" + text + "]") + (repeatable ? "..." : "")
   }
 }
 
 /// What a positional argument or an option's value completes to in a shell.
-public enum Completion: Sendable, Equatable {
+package enum Completion: Sendable, Equatable {
   /// Free text: nothing to offer.
   case none
   case file

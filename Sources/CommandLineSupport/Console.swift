@@ -9,21 +9,21 @@ import Darwin
 
 /// Exit codes (sysexits): 0 ok, 64 bad command line, 65 bad data or config,
 /// 66 missing input, 1 anything else.
-public enum ExitCode {
-  public static let ok: Int32 = 0
-  public static let failure: Int32 = 1
-  public static let usage: Int32 = 64
-  public static let dataError: Int32 = 65
-  public static let noInput: Int32 = 66
+package enum ExitCode {
+  package static let ok: Int32 = 0
+  package static let failure: Int32 = 1
+  package static let usage: Int32 = 64
+  package static let dataError: Int32 = 65
+  package static let noInput: Int32 = 66
 }
 
 /// The running tool, as its messages and usage lines name it.
-public enum Program {
+package enum Program {
   /// The file name the tool was started as (`backtest`, or the name of your own
   /// executable that calls `BacktestCLI.main`). `backtest fetch` starts its
   /// helper as `NAME fetch`, and the helper started directly calls itself
   /// `backtest`, so both print the name the user typed.
-  public static let name: String = {
+  package static let name: String = {
     let started = CommandLine.arguments.first ?? "backtest"
     let file = started.split(separator: "/").last.map(String.init) ?? started
     let name = file.split(separator: " ").first.map(String.init) ?? "backtest"
@@ -32,11 +32,11 @@ public enum Program {
 }
 
 /// How output looks on this terminal, or in a pipe or a log.
-public enum Terminal {
+package enum Terminal {
   /// Whether text for a stream gets colours: only on a terminal (`TERM` not
   /// `dumb`), never with `NO_COLOR` set to anything non-empty
   /// (https://no-color.org); `CLICOLOR_FORCE=1` asks for them in a pipe too.
-  public static func colors(isTerminal: Bool, environment: [String: String]) -> Bool {
+  package static func colors(isTerminal: Bool, environment: [String: String]) -> Bool {
     if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
     if let force = environment["CLICOLOR_FORCE"], !force.isEmpty, force != "0" { return true }
     return isTerminal && environment["TERM"] != "dumb"
@@ -45,39 +45,39 @@ public enum Terminal {
   /// Whether progress may be drawn as a live bar (redrawn in place on stderr):
   /// only when both stdout and stderr are terminals and `TERM` is not `dumb`;
   /// otherwise progress is a plain line every few seconds, readable in logs.
-  public static func liveProgress(stdoutIsTerminal: Bool, stderrIsTerminal: Bool, environment: [String: String]) -> Bool {
+  package static func liveProgress(stdoutIsTerminal: Bool, stderrIsTerminal: Bool, environment: [String: String]) -> Bool {
     stdoutIsTerminal && stderrIsTerminal && environment["TERM"] != "dumb"
   }
 
   /// Colours for standard output, decided once.
-  public static let colorsOnStdout = colors(isTerminal: isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
+  package static let colorsOnStdout = colors(isTerminal: isatty(1) != 0, environment: ProcessInfo.processInfo.environment)
   /// Colours for standard error, decided once.
-  public static let colorsOnStderr = colors(isTerminal: isatty(2) != 0, environment: ProcessInfo.processInfo.environment)
+  package static let colorsOnStderr = colors(isTerminal: isatty(2) != 0, environment: ProcessInfo.processInfo.environment)
   /// A live progress bar, decided once.
-  public static let liveProgress = liveProgress(stdoutIsTerminal: isatty(1) != 0, stderrIsTerminal: isatty(2) != 0,
+  package static let liveProgress = liveProgress(stdoutIsTerminal: isatty(1) != 0, stderrIsTerminal: isatty(2) != 0,
                                                 environment: ProcessInfo.processInfo.environment)
 }
 
 /// An ANSI text style, applied only where `Terminal` allows colours.
-public enum TextStyle: String, Sendable {
+package enum TextStyle: String, Sendable {
   case red = "31", green = "32", bold = "1", boldRed = "1;31"
 
   /// Returns `text` in this style for standard output (unchanged when colours are off).
-  public func stdout(_ text: String) -> String { Terminal.colorsOnStdout ? apply(text) : text }
+  package func stdout(_ text: String) -> String { Terminal.colorsOnStdout ? apply(text) : text }
   /// Returns `text` in this style for standard error (unchanged when colours are off).
-  public func stderr(_ text: String) -> String { Terminal.colorsOnStderr ? apply(text) : text }
+  package func stderr(_ text: String) -> String { Terminal.colorsOnStderr ? apply(text) : text }
   func apply(_ text: String) -> String { "\u{1B}[\(rawValue)m\(text)\u{1B}[0m" }
 }
 
 /// Values this process must never print (an API key): every line written to
 /// standard error, and whatever a command passes through `redact`, has each
 /// of them replaced by `***`, as written and as URL-encoded.
-public enum Secrets {
+package enum Secrets {
   private static let lock = NSLock()
   nonisolated(unsafe) private static var values: [String] = []
 
   /// Hides `secret` from every message from now on.
-  public static func hide(_ secret: String) {
+  package static func hide(_ secret: String) {
     guard !secret.isEmpty else { return }
     let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
     let encoded = secret.addingPercentEncoding(withAllowedCharacters: unreserved) ?? secret
@@ -89,7 +89,7 @@ public enum Secrets {
   }
 
   /// `text` with every hidden value replaced by `***`, in any case (a server may echo a URL lower-cased).
-  public static func redact(_ text: String) -> String {
+  package static func redact(_ text: String) -> String {
     lock.lock()
     let values = self.values
     lock.unlock()
@@ -115,7 +115,7 @@ public enum Secrets {
 }
 
 /// Writes one line to standard error (hidden values redacted).
-public func printError(_ text: String) {
+package func printError(_ text: String) {
   FileHandle.standardError.write((Secrets.redact(text) + "\n").data(using: .utf8)!)
 }
 
@@ -123,14 +123,14 @@ public func printError(_ text: String) {
 /// colours are on. Control characters in it (from an input it quotes) are
 /// written as `\u{1B}`, so they cannot act on the terminal, and the values of
 /// key-like `NAME=value` pairs (`API_KEY=…`) as `***` (see `redactingSecrets`).
-public func printErrorMessage(_ text: String) {
+package func printErrorMessage(_ text: String) {
   let text = escapingControlCharacters(redactingSecrets(text))
   guard Terminal.colorsOnStderr, let range = text.range(of: "error:") else { return printError(text) }
   printError(text.replacingCharacters(in: range, with: TextStyle.boldRed.stderr("error:")))
 }
 
 /// Prints an input error, with the offending line of a YAML file under it.
-public func report(_ error: InputError) {
+package func report(_ error: InputError) {
   var text = error.description
   // Read as every input is (a regular file of a user's own, never a pipe that would not end).
   if let location = error.location, error.excerpt == nil,
@@ -150,7 +150,7 @@ public func report(_ error: InputError) {
 /// a help request prints that help on stdout (0); usage errors 64 (with a
 /// pointer to the help of `path`, the command's words after the program),
 /// bad data or config 65, missing input 66, anything else 1.
-public func exitCode(path: String? = nil, of command: () throws -> Int32) -> Int32 {
+package func exitCode(path: String? = nil, of command: () throws -> Int32) -> Int32 {
   do {
     return try command()
   } catch let help as HelpRequest {

@@ -4,7 +4,7 @@ extension CommandSpec {
   /// `backtest fetch`: here rather than with the other commands because two
   /// executables read it: `backtest-fetch` parses with it, and `backtest`
   /// (which does not link the download code) shows its help and completions.
-  public static let fetch = CommandSpec(
+  package static let fetch = CommandSpec(
     "fetch", summary: "download bars from Polygon, a series from FRED or (fetch mf) a mutual fund's NAVs, adding only what is new",
     arguments: [ArgumentSpec("SYMBOL", "the ticker (GPIX) or, with --source fred, the series (UNRATE, GDPC1)")],
     options: [
@@ -41,7 +41,7 @@ extension CommandSpec {
   ]
 
   /// `backtest fetch mf SCHEME_CODE`.
-  public static let mutualFund = CommandSpec(
+  package static let mutualFund = CommandSpec(
     "mf", summary: "a mutual fund's NAV history from mfapi.in, in the JSON funds reads, merging only new NAVs",
     arguments: [ArgumentSpec("SCHEME_CODE", "the scheme's number (find it with: funds search NAME)")],
     options: [.option("out", "FILE.json", "the JSON to write, or to merge the NAVs of new dates into", required: true, completion: .file)]
@@ -50,7 +50,7 @@ extension CommandSpec {
     examples: ["fetch mf 122639 --out Data/funds/ppfas.json", "fetch mf 119551 --out Data/funds/119551.json --base-url http://localhost:8080"])
 
   /// `backtest funds search TEXT`: here because `backtest-fetch` (which links the HTTP client) runs it.
-  public static let fundSearch = CommandSpec(
+  package static let fundSearch = CommandSpec(
     "search", summary: "find scheme codes by name in mfapi.in's scheme list: fund house, category, plan and option",
     arguments: [ArgumentSpec("TEXT", "words every scheme name shown holds (any case, any order)", count: .oneOrMore)],
     options: [

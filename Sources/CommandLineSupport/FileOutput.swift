@@ -8,15 +8,15 @@ import Darwin
 #endif
 
 /// An error writing output: exit 1.
-public struct OutputError: Error, CustomStringConvertible {
-  public var path: String
-  public var message: String
-  public init(path: String, message: String) { self.path = path; self.message = message }
-  public var description: String { "\(path): error: \(message)" }
+package struct OutputError: Error, CustomStringConvertible {
+  package var path: String
+  package var message: String
+  package init(path: String, message: String) { self.path = path; self.message = message }
+  package var description: String { "\(path): error: \(message)" }
 }
 
 /// The system's reason for `error`, in lower case as messages write it (`permission denied`).
-public func systemReason(_ error: Int32) -> String {
+package func systemReason(_ error: Int32) -> String {
   switch error {
   case ELOOP: return "a loop of symbolic links"
   case ENOSPC: return "no space left on the device"
@@ -32,8 +32,8 @@ public func systemReason(_ error: Int32) -> String {
 /// (so the rename cannot cross file systems) and flushed to disk; only when
 /// all are written are they renamed over the old ones. If anything fails,
 /// the temporary files are removed and the previous report stays as it was.
-public enum AtomicWriter {
-  public static func write(_ files: [ReportFile], into directory: String) throws {
+package enum AtomicWriter {
+  package static func write(_ files: [ReportFile], into directory: String) throws {
     let batch = try AtomicBatch(into: directory)
     batch.add(files)
     try batch.commit()
@@ -41,14 +41,14 @@ public enum AtomicWriter {
 
   /// Replaces the folder `folder` as a whole by one holding exactly `files`
   /// (see `AtomicBatch.init(replacing:)`).
-  public static func replaceFolder(_ folder: String, with files: [ReportFile]) throws {
+  package static func replaceFolder(_ folder: String, with files: [ReportFile]) throws {
     let batch = try AtomicBatch(replacing: folder)
     batch.add(files)
     try batch.commit()
   }
 
   /// Writes `text` to a new file at `path` and flushes it to disk; on failure the file is removed.
-  public static func writeFully(_ text: String, to path: String) throws {
+  package static func writeFully(_ text: String, to path: String) throws {
     var text = text
     try writeFully(to: path) { fd in text.withUTF8 { writeAll(fd, $0) } }
   }
@@ -85,7 +85,7 @@ public enum AtomicWriter {
 /// Writes all of `bytes` to `fd`, again after a short write; the `errno` of a
 /// failed write, or `nil`. (A short write is not a failure by itself: the
 /// `errno` it leaves is stale.)
-public func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32? {
+package func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32? {
   var offset = 0
   while offset < bytes.count {
     let n = posixWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -110,7 +110,7 @@ public func writeAll(_ fd: Int32, _ bytes: UnsafeBufferPointer<UInt8>) -> Int32?
 /// Temporary files and folders carry the host and process id in their names
 /// (`.trades.csv.tmp-HOST-PID`); those of processes on this host that are no
 /// longer running (killed mid-write) are removed by the next batch in the folder.
-public final class AtomicBatch: @unchecked Sendable {
+package final class AtomicBatch: @unchecked Sendable {
   fileprivate enum Mode {
     /// Files renamed one by one over those of `directory`; others there stay.
     case files(directory: String)
@@ -123,7 +123,7 @@ public final class AtomicBatch: @unchecked Sendable {
 
   /// Files written next to their final names in `directory` (created if needed),
   /// each renamed over the old one at commit; other files in `directory` stay.
-  public init(into directory: String) throws {
+  package init(into directory: String) throws {
     try makeFolder(directory)
     ReportFolder.removeStaleTemporaries(in: directory, legacy: true)
     mode = .files(directory: directory)
@@ -138,7 +138,7 @@ public final class AtomicBatch: @unchecked Sendable {
   /// An existing folder is replaced only if it looks like a report (see
   /// `ReportFolder.checkReplaceable`): pointing `--out` at a folder of other
   /// files is refused rather than emptied.
-  public init(replacing folder: String) throws {
+  package init(replacing folder: String) throws {
     let folder = ReportFolder.resolved(folder)
     let parent = ReportFolder.parent(of: folder)
     try makeFolder(parent)
@@ -152,7 +152,7 @@ public final class AtomicBatch: @unchecked Sendable {
   }
 
   /// Starts writing `files` to their temporary files.
-  public func add(_ files: [ReportFile]) {
+  package func add(_ files: [ReportFile]) {
     for file in files {
       let temporary: String, final: String
       switch mode {
@@ -177,7 +177,7 @@ public final class AtomicBatch: @unchecked Sendable {
   }
 
   /// Waits for every file, then moves them all into place.
-  public func commit() throws {
+  package func commit() throws {
     committed = true
     // Every write finishes (or fails) before anything is removed.
     let failures = files.map { $0.written.value }
@@ -221,10 +221,10 @@ public final class AtomicBatch: @unchecked Sendable {
 }
 
 /// Report folders: what may be replaced, temporary names, the swap.
-public enum ReportFolder {
+package enum ReportFolder {
   /// Files some report writes (besides charts, `*.svg`). A folder holding
   /// anything else is not replaced: it is not only a report.
-  public static let reportFileNames: Set<String> = [
+  package static let reportFileNames: Set<String> = [
     "trades.csv", "equity.csv", "indicators.csv", "summary.json", "report.md", "report.html", "orders.csv", "assets.csv", "rotation.csv", "targets.csv", "universe.csv",
     "cashflow.csv", "results.csv", "sweep.json", "sweep.md", "sweep.html", "validation.csv", "walkforward.csv",
     "montecarlo.json",
@@ -242,7 +242,7 @@ public enum ReportFolder {
   /// Refuses to replace `folder` unless it is absent, empty, or a report: only
   /// files (no folders) named as reports name them (or as `writing` does,
   /// or charts), hidden files, and at least one file only a report writes.
-  public static func checkReplaceable(_ folder: String, writing: [String] = []) throws {
+  package static func checkReplaceable(_ folder: String, writing: [String] = []) throws {
     var info = stat()
     guard lstat(folder, &info) == 0 else { return }
     guard Int(info.st_mode) & Int(S_IFMT) == Int(S_IFDIR) else {
@@ -544,7 +544,7 @@ public enum ReportFolder {
 }
 
 /// Creates `path` and the folders above it, as `mkdir -p`.
-public func makeFolder(_ path: String) throws {
+package func makeFolder(_ path: String) throws {
   var prefix = ""
   for (k, part) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
     prefix += (k == 0 ? "" : "/") + part
@@ -573,12 +573,12 @@ func syncFolder(_ path: String) {
 /// The lock is on what the path names when it is taken: if the path is
 /// replaced meanwhile (a journal renamed over, a report folder swapped), the
 /// lock is taken again on what it names now.
-public final class ExclusiveLock {
+package final class ExclusiveLock {
   private var fd: Int32
 
   /// Waits for the lock on `path`; `waiting` is called once if another process holds it.
   /// With `create`, a missing file is created empty.
-  public init(_ path: String, create: Bool = false, waiting: () -> Void = {}) throws {
+  package init(_ path: String, create: Bool = false, waiting: () -> Void = {}) throws {
     var told = false
     while true {
       // Non-blocking: opening a pipe must not wait for a writer.
@@ -603,7 +603,7 @@ public final class ExclusiveLock {
     }
   }
 
-  public func unlock() {
+  package func unlock() {
     guard fd >= 0 else { return }
     close(fd)
     fd = -1

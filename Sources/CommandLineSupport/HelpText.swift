@@ -1,10 +1,10 @@
 /// The help text of a command, rendered from its `CommandSpec`, 80 columns wide.
-public enum HelpText {
+package enum HelpText {
   static let width = 80
 
   /// Usage line, summary, details, subcommands, arguments, options with their
   /// defaults, and examples; `path` is the command's words after `program`.
-  public static func command(_ spec: CommandSpec, path: String, program: String) -> String {
+  package static func command(_ spec: CommandSpec, path: String, program: String) -> String {
     var out: String
     if spec.isGroup {
       out = "usage: \(program) \(path) \(spec.subcommands.map(\.name).joined(separator: "|")) [options]\n"
@@ -47,7 +47,7 @@ public enum HelpText {
   }
 
   /// Rows of a two-column list: the left column padded, the right one wrapped.
-  public static func table(_ rows: [(String, String)]) -> String {
+  package static func table(_ rows: [(String, String)]) -> String {
     let column = min(rows.map(\.0.count).max() ?? 0, 22) + 4
     var out = ""
     for (left, right) in rows {
@@ -64,7 +64,7 @@ public enum HelpText {
   }
 
   /// Paragraphs (separated by blank lines in `text`) wrapped to the width.
-  public static func paragraphs(_ text: String) -> String {
+  package static func paragraphs(_ text: String) -> String {
     text.components(separatedBy: "\n\n").map { wrapText($0, width: width).joined(separator: "\n") + "\n" }
       .joined(separator: "\n")
   }

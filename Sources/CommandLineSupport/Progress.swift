@@ -3,7 +3,7 @@ import Foundation
 /// Progress on stderr: a live bar when stdout and stderr are both terminals
 /// (`Terminal.liveProgress`), a plain line every few seconds otherwise (logs
 /// of batch jobs stay readable, and a pipe gets no bar).
-public final class ProgressLine: @unchecked Sendable {
+package final class ProgressLine: @unchecked Sendable {
   private let total: Int
   private let label: String
   private let terminal = Terminal.liveProgress
@@ -12,7 +12,7 @@ public final class ProgressLine: @unchecked Sendable {
   private var last: ContinuousClock.Instant
   private let enabled: Bool
 
-  public init(total: Int, label: String, enabled: Bool) {
+  package init(total: Int, label: String, enabled: Bool) {
     self.total = total
     self.label = label
     self.enabled = enabled
@@ -20,12 +20,12 @@ public final class ProgressLine: @unchecked Sendable {
     last = start
   }
 
-  public static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+  package static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
-  public var elapsed: Double { Self.seconds(clock.now - start) }
+  package var elapsed: Double { Self.seconds(clock.now - start) }
 
   /// Called with the number done so far (under the caller's lock).
-  public func update(done: Int) {
+  package func update(done: Int) {
     guard enabled else { return }
     let now = clock.now
     let interval = terminal ? 0.1 : 5.0

@@ -6,21 +6,21 @@
 /// Every script finds the command the same way: the first word that is not an
 /// option (nor an option's value) names the command, and the next one names a
 /// subcommand when it is the name of one.
-public struct ShellCompletions {
-  public enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
+package struct ShellCompletions {
+  package enum Shell: String, CaseIterable, Sendable { case bash, zsh, fish }
 
-  public var program: String
-  public var commands: [CommandSpec]
+  package var program: String
+  package var commands: [CommandSpec]
   /// The catalog's strategy names, for `.strategy` completions.
-  public var strategies: [String]
+  package var strategies: [String]
 
-  public init(program: String, commands: [CommandSpec], strategies: [String]) {
+  package init(program: String, commands: [CommandSpec], strategies: [String]) {
     self.program = program
     self.commands = commands
     self.strategies = strategies
   }
 
-  public func script(for shell: Shell) -> String {
+  package func script(for shell: Shell) -> String {
     switch shell {
     case .bash: bash()
     case .zsh: zsh()

@@ -1,28 +1,28 @@
 /// Performance split by economic-cycle stage.
-public struct CycleBreakdown: Sendable, Equatable {
-  public struct Row: Sendable, Equatable {
-    public var stage: CycleStage
+package struct CycleBreakdown: Sendable, Equatable {
+  package struct Row: Sendable, Equatable {
+    package var stage: CycleStage
     /// Bars whose stage this is.
-    public var bars: Int
+    package var bars: Int
     /// Trades entered in this stage (the stage at the entry fill's bar).
-    public var trades: Int
-    public var winRate: Double?
-    public var averageReturn: Double?
+    package var trades: Int
+    package var winRate: Double?
+    package var averageReturn: Double?
     /// The equity's compounded bar-to-bar return over the bars in this stage
     /// (the first bar measured against the initial cash).
-    public var totalReturn: Double
+    package var totalReturn: Double
   }
 
-  public var rows: [Row]
+  package var rows: [Row]
 
   /// How each figure of a row is grouped, by its `by_cycle` key in `summary.json`.
-  public static let grouping: [(key: String, meaning: String)] = [
+  package static let grouping: [(key: String, meaning: String)] = [
     ("bars", "bars whose stage (stage_at the bar's timestamp) is this one"),
     ("trades", "trades whose entry fill bar is in this stage; win_rate and avg_return are over these trades"),
     ("total_return", "the equity's bar-to-bar returns over this stage's bars, compounded (the first bar against the initial cash)"),
   ]
 
-  public init(result: BacktestResult, stages: ContiguousArray<CycleStage>) {
+  package init(result: BacktestResult, stages: ContiguousArray<CycleStage>) {
     rows = CycleStage.allCases.map { stage in
       var bars = 0
       var growth = 1.0

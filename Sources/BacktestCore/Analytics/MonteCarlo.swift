@@ -57,7 +57,7 @@ public enum MonteCarlo {
   }
 
   /// One stationary-bootstrap path of `sample`.
-  public static func bootstrapPath(_ sample: [Double], blockLength: Double, rng: inout SplitMix64) -> [Double] {
+  package static func bootstrapPath(_ sample: [Double], blockLength: Double, rng: inout SplitMix64) -> [Double] {
     let n = sample.count
     var out = [Double]()
     out.reserveCapacity(n)
@@ -124,7 +124,7 @@ public enum MonteCarlo {
             probabilityOfDrawdownWorse: Double(paths.filter { $0.maxDrawdown < -drawdownThreshold }.count) / Double(max(1, paths.count)))
   }
 
-  public static func json(_ s: Summary) -> [(String, JSONValue)] {
+  package static func json(_ s: Summary) -> [(String, JSONValue)] {
     func p(_ x: Percentiles?) -> JSONValue {
       guard let x else { return .null }
       return .object([("p5", .number(x.p5)), ("p50", .number(x.p50)), ("p95", .number(x.p95))])

@@ -70,10 +70,10 @@ extension CycleRunSettings {
   }
 
   /// Loads and classifies the macro files.
-  public func classify() throws -> [QuarterRow] { try load().rows }
+  package func classify() throws -> [QuarterRow] { try load().rows }
 
   /// Loads the macro files and classifies them: the series as read and the quarters.
-  public func load() throws -> (data: MacroData, rows: [QuarterRow]) { try load { try readInputFile($0) } }
+  package func load() throws -> (data: MacroData, rows: [QuarterRow]) { try load { try readInputFile($0) } }
 
   /// Loads the macro files, each read by `read` (which may record what it read), and classifies them.
   func load(reading read: (String) throws -> Data) throws -> (data: MacroData, rows: [QuarterRow]) {

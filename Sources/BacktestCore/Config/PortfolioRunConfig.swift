@@ -2,11 +2,11 @@ import Foundation
 
 extension PortfolioRunConfig {
   /// `portfolio:` keys that only this strategy reads.
-  public static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
+  package static let portfolioStrategyKeys = ["drip", "fractional_shares", "contributions", "ledger"]
 
   /// Whether a parsed run file names a strategy over several assets (`portfolio`, `rotation` or another allocation
   /// strategy of `catalog`).
-  public static func isPortfolio(_ root: YAMLNode, catalog: StrategyCatalog = BuiltInStrategies.catalog) -> Bool {
+  package static func isPortfolio(_ root: YAMLNode, catalog: StrategyCatalog = BuiltInStrategies.catalog) -> Bool {
     strategyType(root).map { catalog.allocation(named: $0) != nil } ?? false
   }
 
@@ -21,7 +21,7 @@ extension PortfolioRunConfig {
   /// Reads an already parsed run file.
   ///
   /// - Throws: `InputError` with the file, line and column of the first problem.
-  public static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> PortfolioRunConfig {
+  package static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> PortfolioRunConfig {
     let table = try ConfigTable(root, path: "")
     table.allow("sweep")  // a sweep file is also a run file: `backtest run` uses its base settings
     let directory = (file as NSString).deletingLastPathComponent
@@ -129,7 +129,7 @@ extension PortfolioRunConfig {
 extension AnyRunConfig {
   /// Reads a run file's text, applying `--set key.path=value` overrides first.
   public static func parse(_ text: String, file: String, overrides: [String] = [],
-                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
+                          catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
       root = try RunConfig.applyOverride(override, index: k, to: root, catalog: catalog)
@@ -138,7 +138,7 @@ extension AnyRunConfig {
   }
 
   /// Reads an already parsed run file of either kind.
-  public static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
+  package static func parse(document root: YAMLNode, file: String, catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> AnyRunConfig {
     if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
       return .portfolio(try PortfolioRunConfig.parse(document: root, file: file, catalog: catalog))
     }

@@ -16,7 +16,7 @@ extension RunConfig {
   /// - Throws: `InputError` naming the file, line and column of the first
   ///   problem: a YAML error, an unknown key (with a suggestion), a wrong type
   ///   or an out-of-range value.
-  public static func parse(_ text: String, file: String, overrides: [String] = [],
+  package static func parse(_ text: String, file: String, overrides: [String] = [],
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     var root = try YAMLReader.parse(text, file: file)
     for (k, override) in overrides.enumerated() {
@@ -26,7 +26,7 @@ extension RunConfig {
   }
 
   /// Reads an already parsed run-file document; `strategy.type` names a strategy of `catalog`.
-  public static func parse(document root: YAMLNode, file: String,
+  package static func parse(document root: YAMLNode, file: String,
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> RunConfig {
     let table = try ConfigTable(root, path: "")
     if PortfolioRunConfig.isPortfolio(root, catalog: catalog) {
@@ -225,7 +225,7 @@ extension RunConfig {
   /// parameter's short name, as sweep files read it (`oversold` is
   /// `strategy.rsi.oversold` for `bollinger_rsi`, `n` is `strategy.params.n`
   /// for a rule with that param).
-  public static func applyOverride(_ text: String, index: Int, to root: YAMLNode,
+  package static func applyOverride(_ text: String, index: Int, to root: YAMLNode,
                                    catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> YAMLNode {
     var override = try ConfigOverride(text)
     if !sections.contains(override.keys[0]) {
@@ -249,7 +249,7 @@ extension RunConfig {
 }
 
 /// One `key.path=value` override, read once and applied to any number of documents.
-public struct ConfigOverride: Sendable {
+package struct ConfigOverride: Sendable {
   var keys: [String]
   let value: YAMLNode
   let keyLocation: SourceLocation
@@ -257,7 +257,7 @@ public struct ConfigOverride: Sendable {
   /// Reads `text`.
   ///
   /// - Throws: `InputError` without a `=`, with an empty key, or with a value that is not inline YAML.
-  public init(_ text: String) throws {
+  package init(_ text: String) throws {
     // The place its errors name: the override itself, cut short (a 100 kB value is not printed whole).
     let file = "--set \(printable(text, limit: 100))"
     guard let eq = text.firstIndex(of: "=") else {
@@ -278,7 +278,7 @@ public struct ConfigOverride: Sendable {
   /// `root` with the value set at the key path (mappings made on the way as needed).
   ///
   /// - Throws: `InputError` when a key on the path is inside something other than a mapping.
-  public func apply(to root: YAMLNode) throws -> YAMLNode {
+  package func apply(to root: YAMLNode) throws -> YAMLNode {
     func set(_ node: YAMLNode, _ path: ArraySlice<String>) throws -> YAMLNode {
       guard let key = path.first else { return value }
       var entries: [YAMLEntry]

@@ -6,7 +6,7 @@ extension Backtest {
   /// the session filter and resampling.
   ///
   /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
-  public static func loadBars(_ data: DataSettings, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
+  package static func loadBars(_ data: DataSettings, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
     let bytes = try contents ?? readInputFile(data.bars)
     var reader = BarCSVReader(timeZone: data.timeZone)
     reader.adjusted = data.adjustedPrices
@@ -18,7 +18,7 @@ extension Backtest {
 
   /// Reads the run's bars (see `loadBars(_:contents:)`) and checks the
   /// strategy against them (a signals file's times must be bars' times).
-  public static func loadBars(for config: RunConfig, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
+  package static func loadBars(for config: RunConfig, contents: Data? = nil) throws -> (bars: BarSeries, barsInFile: Int) {
     let loaded = try loadBars(config.data, contents: contents)
     try config.strategy.check(against: loaded.bars)
     return loaded
@@ -27,29 +27,29 @@ extension Backtest {
   /// Reads and classifies the macro files and finds the stage of every bar.
   ///
   /// - Throws: `InputError` for a missing or bad macro file.
-  public static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
+  package static func loadCycle(_ config: RunConfig, bars: BarSeries) throws -> CycleContext? {
     guard let settings = config.cycle else { return nil }
     let (data, rows) = try settings.load()
     return cycle(settings, data: data, rows: rows, bars: bars)
   }
 
   /// Reads `data.intrabar`, the finer bars that settle ambiguous exits, when configured.
-  public static func loadIntrabar(_ data: DataSettings) throws -> IntrabarData? {
+  package static func loadIntrabar(_ data: DataSettings) throws -> IntrabarData? {
     try data.intrabar.map { IntrabarData(bars: try BarCSVReader(timeZone: data.timeZone).read(file: $0)) }
   }
 
   /// Reads `data.dividends`, when configured.
-  public static func loadDividends(_ data: DataSettings) throws -> [Dividend] {
+  package static func loadDividends(_ data: DataSettings) throws -> [Dividend] {
     try data.dividends.map { try DividendReader.read(try readInputFile($0), file: $0, symbol: data.symbol) } ?? []
   }
 
   /// Loads everything a run file names and runs it.
-  public static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
+  package static func run(_ config: RunConfig, explain: FinalQuestion? = nil) throws -> RunOutput {
     execute(config, try load(config), explain: explain)
   }
 
   /// Runs the configured strategy and the benchmark over inputs read from files.
-  public static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
+  package static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
                              indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
     execute(config, bars: inputs.bars, barsInFile: inputs.barsInFile, cycle: inputs.cycle, intrabar: inputs.intrabar,
             dividends: inputs.dividends, explain: explain, manifest: inputs.manifest, indicatorsReady: indicatorsReady)
@@ -63,7 +63,7 @@ extension Backtest {
   /// intrabar, dividends.
   ///
   /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
-  public static func load(_ config: RunConfig) throws -> RunInputs {
+  package static func load(_ config: RunConfig) throws -> RunInputs {
     let data = config.data
     let barFile = try readInputFile(data.bars)
     let others = OnOtherThread { () -> (bars: RunManifest.Input, rest: OtherInputs) in
@@ -127,16 +127,16 @@ extension Backtest {
 }
 
 /// A run's input files, read: the bars and what else the run file names, and their manifest.
-public struct RunInputs: Sendable {
-  public var bars: BarSeries
+package struct RunInputs: Sendable {
+  package var bars: BarSeries
   /// Bars in the file before the session filter and resampling.
-  public var barsInFile: Int
-  public var cycle: CycleContext?
-  public var intrabar: IntrabarData?
-  public var dividends: [Dividend]
-  public var manifest: RunManifest
+  package var barsInFile: Int
+  package var cycle: CycleContext?
+  package var intrabar: IntrabarData?
+  package var dividends: [Dividend]
+  package var manifest: RunManifest
   /// One line each about input read in a way to know: columns not used, pay dates taken as ex-dates.
-  public var notices: [String] = []
+  package var notices: [String] = []
 }
 
 extension RunManifest {
@@ -144,7 +144,7 @@ extension RunManifest {
   /// overrides, in `YAMLNode.canonicalText`'s one-line form (layout and
   /// comments aside), without the `report` section (where the reports go and
   /// in which formats does not change them).
-  public static func settingsHash(_ root: YAMLNode) -> String {
+  package static func settingsHash(_ root: YAMLNode) -> String {
     var f = Fingerprint()
     if case .mapping(let entries) = root.kind {
       for e in entries where e.key != "report" { f.add(e.key + "=" + e.value.canonicalText) }
@@ -160,7 +160,7 @@ extension PortfolioBacktest {
   /// Reads every file the run file names.
   ///
   /// - Throws: `InputError` for a missing or bad file, or an asset left without bars.
-  public static func load(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?) {
+  package static func load(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?) {
     let (assets, ledger, _) = try loadInputs(config)
     return (assets, ledger)
   }
@@ -168,7 +168,7 @@ extension PortfolioBacktest {
   /// Reads every file the run file names, and records each in the run manifest.
   ///
   /// - Throws: `InputError` for a missing or bad file, or an asset left without bars.
-  public static func loadInputs(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?, manifest: RunManifest) {
+  package static func loadInputs(_ config: PortfolioRunConfig) throws -> (assets: [PortfolioAsset], ledger: CashFlowLedger?, manifest: RunManifest) {
     var records: [RunManifest.Input] = []
     func read(_ path: String, _ role: String) throws -> Data {
       let contents = try readInputFile(path)

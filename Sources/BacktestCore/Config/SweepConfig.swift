@@ -6,7 +6,7 @@ extension SweepRunner {
   ///
   /// Swept parameters are named by their key path, or by the short names the
   /// strategy (`strategy.type`, looked up in `catalog`) declares.
-  public static func parse(_ text: String, file: String, overrides: [String] = [],
+  package static func parse(_ text: String, file: String, overrides: [String] = [],
                            catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> (root: YAMLNode, settings: SweepSettings) {
     var root = try YAMLReader.parse(text, file: file)
     for (k, o) in overrides.enumerated() { root = try RunConfig.applyOverride(o, index: k, to: root, catalog: catalog) }
@@ -53,7 +53,7 @@ extension SweepRunner {
 
   /// Builds each combination's configuration, checking every value as a run file would; the first invalid one is
   /// an error.
-  public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
+  package static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
                           catalog: StrategyCatalog = BuiltInStrategies.catalog) throws -> [SweepJob] {
     try jobs(root: root, file: file, settings: settings, combinations: combinations, catalog: catalog, skippingInvalid: false).jobs
   }
@@ -61,7 +61,7 @@ extension SweepRunner {
   /// Builds each combination's configuration; with `skippingInvalid`, a combination whose values are each valid but
   /// do not go together (`fast` not below `slow`, `top` above the assets, weights above 100%) is skipped with its
   /// reason instead of stopping the sweep. A value outside its own range, and the base settings' errors, are errors.
-  public static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
+  package static func jobs(root: YAMLNode, file: String, settings: SweepSettings, combinations: [SweepCombination],
                           catalog: StrategyCatalog = BuiltInStrategies.catalog,
                           skippingInvalid: Bool) throws -> (jobs: [SweepJob], skipped: [Skipped]) {
     var skipped: [Skipped] = []

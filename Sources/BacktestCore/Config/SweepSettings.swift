@@ -5,14 +5,14 @@ extension SweepSettings {
 
   /// The run-file key path a swept name stands for: a strategy parameter's
   /// short name or its path inside `strategy:`, or a full key path; `nil` for anything else.
-  public static func keyPath(of name: String, strategy: [ParameterInfo]) -> String? {
+  package static func keyPath(of name: String, strategy: [ParameterInfo]) -> String? {
     if let p = strategy.first(where: { $0.alias == name || $0.path == name }) { return "strategy." + p.path }
     if ["strategy.", "portfolio.", "cycle."].contains(where: { name.hasPrefix($0) }) { return name }
     return nil
   }
 
   /// Reads the section; `strategy` holds the declared parameters of the run file's strategy.
-  public static func read(_ node: YAMLNode, strategy: [ParameterInfo] = []) throws -> SweepSettings {
+  package static func read(_ node: YAMLNode, strategy: [ParameterInfo] = []) throws -> SweepSettings {
     let t = try ConfigTable(node, path: "sweep")
     let parametersTable = try t.table("parameters")
     var parameters: [Parameter] = []

@@ -5,7 +5,7 @@ extension RunConfig {
   /// (`--set data.bars=...`) run that one file.
   ///
   /// - Throws: `InputError` for a run file that writes both `data.bars` and `data.universe`, or a bad universe.
-  public static func universe(in data: ConfigTable) throws -> [UniverseMember] {
+  package static func universe(in data: ConfigTable) throws -> [UniverseMember] {
     guard let node = data.node("universe") else { return [] }
     if let bars = data.node("bars") {
       guard bars.location.isCommandLine else {
@@ -122,7 +122,7 @@ extension RunConfig {
 
   /// The run of one symbol of the universe: its bars (and dividends: its own, else the run file's, picked by symbol),
   /// every other setting the run file's.
-  public func member(_ k: Int) -> RunConfig {
+  package func member(_ k: Int) -> RunConfig {
     let m = universe[k]
     var config = self
     config.universe = []
@@ -138,7 +138,7 @@ extension RunConfig {
 
 extension [UniverseMember] {
   /// Why a command that answers for one run refuses a universe, and how to run it on one symbol.
-  public func oneAtATime(_ what: String) -> String {
+  package func oneAtATime(_ what: String) -> String {
     "\(what), and this run file runs \(count) symbols (data.universe: \(prefix(3).map(\.symbol).joined(separator: ", "))\(count > 3 ? ", …" : "")); "
       + "expected one symbol: add --set data.bars=\(first?.bars ?? "FILE")"
   }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// One line of an income/expense tracker: income positive, expenses negative.
-public struct LedgerEntry: Sendable, Equatable {
+package struct LedgerEntry: Sendable, Equatable {
   /// Days since 1970-01-01.
-  public var day: Int
-  public var amount: Double
-  public var category: String
-  public var note: String
+  package var day: Int
+  package var amount: Double
+  package var category: String
+  package var note: String
   /// The account and the person (the tracker's export has both; empty when not given).
-  public var account: String
-  public var owner: String
+  package var account: String
+  package var owner: String
 
-  public init(day: Int, amount: Double, category: String, note: String = "", account: String = "", owner: String = "") {
+  package init(day: Int, amount: Double, category: String, note: String = "", account: String = "", owner: String = "") {
     self.day = day
     self.amount = amount
     self.category = category
@@ -22,35 +22,35 @@ public struct LedgerEntry: Sendable, Equatable {
 }
 
 /// Income, expenses and their net in one calendar month.
-public struct MonthlyCashFlow: Sendable, Equatable {
+package struct MonthlyCashFlow: Sendable, Equatable {
   /// The first day of the month (days since 1970).
-  public var month: Int
-  public var income = 0.0
+  package var month: Int
+  package var income = 0.0
   /// Negative (the sum of the negative amounts).
-  public var expenses = 0.0
-  public var net: Double { income + expenses }
+  package var expenses = 0.0
+  package var net: Double { income + expenses }
 }
 
 /// Income, expenses and net of one category over the whole ledger.
-public struct CategoryCashFlow: Sendable, Equatable {
-  public var category: String
-  public var entries = 0
-  public var income = 0.0
-  public var expenses = 0.0
-  public var net: Double { income + expenses }
+package struct CategoryCashFlow: Sendable, Equatable {
+  package var category: String
+  package var entries = 0
+  package var income = 0.0
+  package var expenses = 0.0
+  package var net: Double { income + expenses }
 }
 
 /// A ledger of dated deposits and withdrawals (`date,amount,category,note`).
-public struct CashFlowLedger: Sendable, Equatable {
+package struct CashFlowLedger: Sendable, Equatable {
   /// Entries in date order (entries of one day keep their file order).
-  public var entries: [LedgerEntry]
+  package var entries: [LedgerEntry]
 
-  public init(entries: [LedgerEntry]) {
+  package init(entries: [LedgerEntry]) {
     self.entries = entries.enumerated().sorted { ($0.element.day, $0.offset) < ($1.element.day, $1.offset) }.map(\.element)
   }
 
   /// Every month from the first entry's to the last entry's, empty months included.
-  public var monthly: [MonthlyCashFlow] {
+  package var monthly: [MonthlyCashFlow] {
     guard let first = entries.first, let last = entries.last else { return [] }
     func monthStart(_ day: Int) -> Int {
       let c = CivilDate.components(days: day)
@@ -71,7 +71,7 @@ public struct CashFlowLedger: Sendable, Equatable {
   }
 
   /// Totals per category, largest absolute net first (ties by name).
-  public var byCategory: [CategoryCashFlow] {
+  package var byCategory: [CategoryCashFlow] {
     var rows: [String: CategoryCashFlow] = [:]
     for e in entries {
       var row = rows[e.category] ?? CategoryCashFlow(category: e.category)
@@ -85,19 +85,19 @@ public struct CashFlowLedger: Sendable, Equatable {
   /// Each month's net, dated the first day of the following month (when the
   /// month's surplus is known and can be invested; a deficit is withdrawn).
   /// Months that net to zero are left out.
-  public var monthlyNetContributions: [DatedAmount] {
+  package var monthlyNetContributions: [DatedAmount] {
     monthly.filter { $0.net != 0 }.map { DatedAmount(day: CivilDate.adding(months: 1, to: $0.month), amount: $0.net) }
   }
 }
 
 /// Reads ledger files: a CSV whose header names `date` and `amount`, optionally
 /// `category`, `note`, `account` and `owner`; or the income tracker's JSON export.
-public enum LedgerReader {
+package enum LedgerReader {
   /// Reads either form (a document starting with `[` or `{` is read as the JSON export).
   ///
   /// - Throws: `InputError` naming line and column: a bad date, an amount that is not a plain
   ///   number (a thousands separator gets its own hint), a missing field of the export.
-  public static func read(_ data: Data, file: String) throws -> CashFlowLedger {
+  package static func read(_ data: Data, file: String) throws -> CashFlowLedger {
     if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "[") || first == UInt8(ascii: "{") {
       return try readExport(data, file: file)
     }
@@ -161,13 +161,13 @@ public enum LedgerReader {
   }
 
   /// The fields of one transaction in the income tracker's JSON export.
-  public static let exportFields = "id, date, description, category, type, amount, account, owner, notes"
+  package static let exportFields = "id, date, description, category, type, amount, account, owner, notes"
 
   /// Reads the income tracker's JSON export: a list of `{id, date, description, category, type, amount,
   /// account, owner, notes}`, `type` `income` or `expense`, `amount` positive (the type gives the sign),
   /// `date` ISO 8601 (`2026-02-10T12:00:00Z`: the day as written, before any time-zone conversion).
   /// `date`, `category`, `type` and `amount` are required; the rest may be absent or `null`.
-  public static func readExport(_ data: Data, file: String) throws -> CashFlowLedger {
+  package static func readExport(_ data: Data, file: String) throws -> CashFlowLedger {
     let root = try JSONReader.parse(data, file: file)
     guard let items = root.array else {
       throw InputError("expected a list of transactions (\(exportFields)), found \(root.typeDescription)", at: root.location)
@@ -272,8 +272,10 @@ public enum LedgerReader {
 public struct DatedAmount: Sendable, Equatable {
   /// Days since 1970-01-01.
   public var day: Int
+  /// The amount: negative when paid in, positive when paid out.
   public var amount: Double
 
+  /// The amount `amount` on `day` (days since 1970-01-01).
   public init(day: Int, amount: Double) {
     self.day = day
     self.amount = amount

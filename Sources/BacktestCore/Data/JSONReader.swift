@@ -2,8 +2,8 @@ import Foundation
 
 /// A value of a JSON document with the place it starts, so that a reader can
 /// name line, column and byte offset in its errors ("data[3]: missing 'nav'").
-public struct JSONNode: Sendable {
-  public indirect enum Kind: Sendable {
+package struct JSONNode: Sendable {
+  package indirect enum Kind: Sendable {
     case null
     case bool(Bool)
     /// The number as written (`43.5494`, `119551`), to keep its digits.
@@ -14,27 +14,27 @@ public struct JSONNode: Sendable {
     case object([(key: String, value: JSONNode)])
   }
 
-  public var kind: Kind
+  package var kind: Kind
   /// Where the value's first byte is: 1-based line and column (in bytes).
-  public var location: SourceLocation
+  package var location: SourceLocation
   /// The 0-based byte offset of the value's first byte.
-  public var offset: Int
+  package var offset: Int
 
   /// The member `key` of an object (the first, if written twice); `nil` for absent or not an object.
-  public subscript(key: String) -> JSONNode? {
+  package subscript(key: String) -> JSONNode? {
     guard case .object(let members) = kind else { return nil }
     return members.first { $0.key == key }?.value
   }
 
-  public var string: String? { if case .string(let s) = kind { s } else { nil } }
-  public var array: [JSONNode]? { if case .array(let a) = kind { a } else { nil } }
-  public var members: [(key: String, value: JSONNode)]? { if case .object(let m) = kind { m } else { nil } }
+  package var string: String? { if case .string(let s) = kind { s } else { nil } }
+  package var array: [JSONNode]? { if case .array(let a) = kind { a } else { nil } }
+  package var members: [(key: String, value: JSONNode)]? { if case .object(let m) = kind { m } else { nil } }
   /// A number, or `nil` when the value is not a number or not finite as a double.
-  public var number: Double? { if case .number(let t) = kind, let v = Double(t), v.isFinite { v } else { nil } }
-  public var isNull: Bool { if case .null = kind { true } else { false } }
+  package var number: Double? { if case .number(let t) = kind, let v = Double(t), v.isFinite { v } else { nil } }
+  package var isNull: Bool { if case .null = kind { true } else { false } }
 
   /// `a string`, `a number`, … for messages.
-  public var typeDescription: String {
+  package var typeDescription: String {
     switch kind {
     case .null: return "null"
     case .bool: return "a boolean"
@@ -46,7 +46,7 @@ public struct JSONNode: Sendable {
   }
 
   /// The value as a `JSONValue` for writing back (numbers keep their value; whole numbers stay integers).
-  public var value: JSONValue {
+  package var value: JSONValue {
     switch kind {
     case .null: return .null
     case .bool(let b): return .bool(b)
@@ -63,13 +63,13 @@ public struct JSONNode: Sendable {
 /// Unlike `JSONSerialization` it says where a malformed document goes wrong:
 /// `file:line:column: error: malformed JSON at byte 57: expected ',' or '}' after a member, found 'x'`.
 /// A leading byte order mark is skipped; nesting deeper than 512 levels is refused.
-public enum JSONReader {
-  public static let maximumDepth = 512
+package enum JSONReader {
+  package static let maximumDepth = 512
 
   /// Parses a whole document.
   ///
   /// - Throws: `InputError` at the first malformed byte, with its 0-based offset in the message.
-  public static func parse(_ data: Data, file: String) throws -> JSONNode {
+  package static func parse(_ data: Data, file: String) throws -> JSONNode {
     try [UInt8](data).withUnsafeBufferPointer { bytes in
       var parser = Parser(bytes: bytes, file: file)
       if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { parser.position = 3; parser.lineStart = 3 }

@@ -1,5 +1,5 @@
 /// The macro series the classifier knows (`shared/spec/economic-cycle.md` §2.1).
-public enum MacroSeries: String, Sendable, CaseIterable, Comparable {
+package enum MacroSeries: String, Sendable, CaseIterable, Comparable {
   case realGDP = "real_gdp"
   case unemploymentRate = "unemployment_rate"
   case cpi
@@ -16,7 +16,7 @@ public enum MacroSeries: String, Sendable, CaseIterable, Comparable {
   ]
 
   /// Default release lag in days after the period's last day (§3.2).
-  public var defaultReleaseLagDays: Int {
+  package var defaultReleaseLagDays: Int {
     switch self {
     case .realGDP: return 35
     case .unemploymentRate: return 12
@@ -25,22 +25,22 @@ public enum MacroSeries: String, Sendable, CaseIterable, Comparable {
     }
   }
 
-  public static func < (a: MacroSeries, b: MacroSeries) -> Bool {
+  package static func < (a: MacroSeries, b: MacroSeries) -> Bool {
     allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
   }
 }
 
 /// One value of a macro series.
-public struct MacroObservation: Sendable, Equatable {
+package struct MacroObservation: Sendable, Equatable {
   /// A day inside the observation's period (days since 1970-01-01).
-  public var day: Int
-  public var value: Double
+  package var day: Int
+  package var value: Double
   /// An explicit release instant (seconds since 1970, UTC), replacing the default lag.
-  public var availableAt: Int64?
-  public var location: SourceLocation
+  package var availableAt: Int64?
+  package var location: SourceLocation
 
   /// An observation given as a value (`location` names where it came from in messages).
-  public init(day: Int, value: Double, availableAt: Int64? = nil, location: SourceLocation = SourceLocation(file: "(in memory)", line: 0, column: 0)) {
+  package init(day: Int, value: Double, availableAt: Int64? = nil, location: SourceLocation = SourceLocation(file: "(in memory)", line: 0, column: 0)) {
     self.day = day
     self.value = value
     self.availableAt = availableAt
@@ -49,14 +49,14 @@ public struct MacroObservation: Sendable, Equatable {
 }
 
 /// Macro observations by series, as read from one or more files.
-public struct MacroData: Sendable {
-  public var series: [MacroSeries: [MacroObservation]] = [:]
-  public var files: [String] = []
+package struct MacroData: Sendable {
+  package var series: [MacroSeries: [MacroObservation]] = [:]
+  package var files: [String] = []
 
-  public init() {}
+  package init() {}
 
   /// Adds another file's series; a series in two files is an error.
-  public mutating func merge(_ other: MacroData) throws {
+  package mutating func merge(_ other: MacroData) throws {
     for (name, observations) in other.series.sorted(by: { $0.key < $1.key }) {
       if let existing = series[name], let first = existing.first, let again = observations.first {
         throw InputError("\(name.rawValue) is also in \(first.location.file); expected each series in one file only",
@@ -75,8 +75,8 @@ public struct MacroData: Sendable {
 /// Missing values (empty, `NA`, `NaN`, `.`) are skipped. A value that is not
 /// a finite number, a bad date, a short row, two columns for one series or
 /// an unknown layout is an `InputError` naming line and column.
-public enum MacroReader {
-  public static func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> MacroData {
+package enum MacroReader {
+  package static func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> MacroData {
     var scanner = CSVScanner(bytes: bytes, file: file)
     var fields: [CSVField] = []
     guard try scanner.next(into: &fields) else {
@@ -181,7 +181,7 @@ public enum MacroReader {
   }
 
   /// Reads a macro file from disk.
-  public static func read(file path: String) throws -> MacroData {
+  package static func read(file path: String) throws -> MacroData {
     let data = try readInputFile(path)
     return try data.withUnsafeBytes { try read($0.bindMemory(to: UInt8.self), file: path) }
   }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// SplitMix64: a small, fast, seeded generator, identical on every platform.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
-  public init(seed: UInt64) { state = seed }
-  public mutating func next() -> UInt64 {
+  package init(seed: UInt64) { state = seed }
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -14,7 +14,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
   /// A uniform double in [0, 1).
   package mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
   /// A standard normal draw (Box–Muller).
-  public mutating func normal() -> Double {
+  package mutating func normal() -> Double {
     let u = max(unit(), 0x1.0p-60), v = unit()
     return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
   }

@@ -178,7 +178,7 @@ public struct ConfiguredAllocation: Sendable {
 
   /// Fixed weights: each asset's `PortfolioAsset.weight`, traded back to by `PortfolioSettings.rebalance`, whatever
   /// `parameters` (the weights as read, for reports) say.
-  public static func fixedWeights(_ parameters: FixedWeights.Parameters = .init()) -> ConfiguredAllocation {
+  package static func fixedWeights(_ parameters: FixedWeights.Parameters = .init()) -> ConfiguredAllocation {
     ConfiguredAllocation(name: FixedWeights.name, parameters: parameters, type: FixedWeights.self) { assets, settings, range in
       var strategy = FixedWeights(parameters: .init(symbols: assets.map(\.symbol), weights: assets.map(\.weight), rebalance: settings.rebalance),
                                   assets: [])

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The stage table of spec §8 as CSV.
-public enum CycleStageTable {
-  public static let columns = "period,period_start,period_end,available_at,real_gdp,gdp_yoy,trend,gap,gap_change,direction,base_stage,unemployment_rate,unemployment_min_prior,unemployment_gap,unemployment_triggered,stage,reason,inflation_yoy,term_spread"
+package enum CycleStageTable {
+  package static let columns = "period,period_start,period_end,available_at,real_gdp,gdp_yoy,trend,gap,gap_change,direction,base_stage,unemployment_rate,unemployment_min_prior,unemployment_gap,unemployment_triggered,stage,reason,inflation_yoy,term_spread"
 
-  public static func csv(_ rows: [QuarterRow]) -> String {
+  package static func csv(_ rows: [QuarterRow]) -> String {
     func n(_ x: Double?) -> String { x.map { $0.description } ?? "" }
     var out = columns + "\n"
     for r in rows {

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The reports of `backtest funds`: the performance table and `funds.html` with a NAV chart per fund.
-public enum FundsReport {
-  public static let conventions = "Periods start at the last NAV on or before the end date minus the period (calendar weeks, months, years); total return = end / start − 1; CAGR = (end / start)^(365 / days) − 1 for periods of a year or more; volatility = sample standard deviation of daily simple returns in (start, end] × √252; — where the history is too short."
+package enum FundsReport {
+  package static let conventions = "Periods start at the last NAV on or before the end date minus the period (calendar weeks, months, years); total return = end / start − 1; CAGR = (end / start)^(365 / days) − 1 for periods of a year or more; volatility = sample standard deviation of daily simple returns in (start, end] × √252; — where the history is too short."
 
   /// The table's header and one row per fund: name, latest NAV, day's change, 1W–5Y total returns, 3Y CAGR, 1Y volatility.
-  public static func table(_ funds: [FundPerformance]) -> (header: [String], rows: [[String]]) {
+  package static func table(_ funds: [FundPerformance]) -> (header: [String], rows: [[String]]) {
     let header = ["Fund", "NAV", "Day"] + FundPerformance.Period.allCases.map(\.rawValue) + ["CAGR 3Y", "Vol 1Y"]
     let rows = funds.map { f -> [String] in
       [f.history.name, String(format: "%.4f", f.latest), HumanFormat.percent(f.dailyChangeFraction)]
@@ -18,7 +18,7 @@ public enum FundsReport {
   /// One self-contained page: the table (returns coloured by sign, each fund's
   /// name linking to its chart) and each fund's NAV chart with 1W, 1M, 6M, 1Y,
   /// 3Y and 5Y range buttons (a static SVG with scripts off).
-  public static func html(_ funds: [FundPerformance]) -> String {
+  package static func html(_ funds: [FundPerformance]) -> String {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening("Fund performance")
     let (header, rows) = table(funds)

@@ -2,7 +2,7 @@
 /// nothing fetched), readable in light and dark themes. The time-series
 /// charts are interactive (`InteractiveChart`); with scripts off, and in
 /// print, their static SVG versions show instead.
-public enum HTMLReport {
+package enum HTMLReport {
   static let css = baseCSS + "\n" + ChartScript.css
   static let baseCSS = """
     :root{color-scheme:light dark;--fg:#1c1c1e;--muted:#636366;--bg:#f2f2f7;--card:#fff;--line:#e5e5ea}
@@ -42,7 +42,7 @@ public enum HTMLReport {
     "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
   }
 
-  public static func render(_ output: RunOutput) -> String {
+  package static func render(_ output: RunOutput) -> String {
     page(output, charts: MemoizedCharts(RunCharts(output)), markdown: MarkdownReport.render(output)).text
   }
 

@@ -4,11 +4,11 @@ import Foundation
 ///
 /// Amounts are written with every digit (`Double.description`), fractions as
 /// fractions; `savings_rate` is empty when the month has no income.
-public enum LedgerReport {
-  public static let monthlyColumns = "month,income,expenses,net,savings_rate"
-  public static let categoryColumns = "month,category,amount,share"
-  public static let budgetColumns = "month,category,budget,spent,remaining,status"
-  public static let recurringColumns = "category,type,amount,first_month,last_month,months,day_of_month,active,note"
+package enum LedgerReport {
+  package static let monthlyColumns = "month,income,expenses,net,savings_rate"
+  package static let categoryColumns = "month,category,amount,share"
+  package static let budgetColumns = "month,category,budget,spent,remaining,status"
+  package static let recurringColumns = "category,type,amount,first_month,last_month,months,day_of_month,active,note"
 
   static func monthlyRows(_ a: LedgerAnalysis, prefix: String = "") -> String {
     a.months.map { m in
@@ -23,17 +23,17 @@ public enum LedgerReport {
     }.joined()
   }
 
-  public static func monthlyCSV(_ a: LedgerAnalysis) -> String { monthlyColumns + "\n" + monthlyRows(a) }
-  public static func categoriesCSV(_ a: LedgerAnalysis) -> String { categoryColumns + "\n" + categoryRows(a) }
+  package static func monthlyCSV(_ a: LedgerAnalysis) -> String { monthlyColumns + "\n" + monthlyRows(a) }
+  package static func categoriesCSV(_ a: LedgerAnalysis) -> String { categoryColumns + "\n" + categoryRows(a) }
 
-  public static func budgetsCSV(_ a: LedgerAnalysis) -> String {
+  package static func budgetsCSV(_ a: LedgerAnalysis) -> String {
     budgetColumns + "\n" + a.budgets.map { b in
       [LedgerAnalysis.label(b.month), csvField(b.category), b.budget.description, b.spent.description, b.remaining.description,
        b.isOver ? "over" : "under"].joined(separator: ",") + "\n"
     }.joined()
   }
 
-  public static func recurringCSV(_ a: LedgerAnalysis) -> String {
+  package static func recurringCSV(_ a: LedgerAnalysis) -> String {
     recurringColumns + "\n" + a.recurring.map { r in
       [csvField(r.category), r.amount < 0 ? "expense" : "income", abs(r.amount).description, LedgerAnalysis.label(r.firstMonth),
        LedgerAnalysis.label(r.lastMonth), String(r.months), String(r.dayOfMonth), r.active ? "true" : "false", csvField(r.note)]
@@ -42,7 +42,7 @@ public enum LedgerReport {
   }
 
   /// Every file: the four CSVs (budgets only with budgets), the split CSVs with `groups`, and `ledger.html`.
-  public static func files(_ a: LedgerAnalysis, title: String, source: String,
+  package static func files(_ a: LedgerAnalysis, title: String, source: String,
                            groups: (by: LedgerGrouping, parts: [(name: String, analysis: LedgerAnalysis)])? = nil) -> [ReportFile] {
     var files = [ReportFile(name: "ledger_monthly.csv", contents: monthlyCSV(a)),
                  ReportFile(name: "ledger_categories.csv", contents: categoriesCSV(a)),
@@ -63,7 +63,7 @@ public enum LedgerReport {
 
   static let palette = ["#0071E3", "#FF9500", "#34C759", "#AF52DE", "#FF2D55", "#5AC8FA", "#FFCC00", "#8E8E93"]
 
-  public static func html(_ a: LedgerAnalysis, title: String, source: String,
+  package static func html(_ a: LedgerAnalysis, title: String, source: String,
                           groups: (by: LedgerGrouping, parts: [(name: String, analysis: LedgerAnalysis)])? = nil) -> String {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening(title)

@@ -2,9 +2,9 @@ import Foundation
 
 /// The human-readable `report.md`: run settings, metrics against buy and
 /// hold, the exit-reason breakdown and the trade list.
-public enum MarkdownReport {
+package enum MarkdownReport {
   /// Trades listed in full up to this many; the rest are in `trades.csv`.
-  public static let tradeListLimit = 500
+  package static let tradeListLimit = 500
 
   /// The text under `## title` of a report, up to the next `## ` heading; `nil` without that section.
   static func section(_ title: String, of markdown: String) -> Substring? {
@@ -34,7 +34,7 @@ public enum MarkdownReport {
     }
   }
 
-  public static func render(_ output: RunOutput) -> String {
+  package static func render(_ output: RunOutput) -> String {
     let c = output.config
     let bars = output.bars
     let s = output.summary

@@ -4,7 +4,7 @@ import Foundation
 /// `assets.csv`, `cashflow.csv` (with a ledger), `summary.json`, `report.md`
 /// with its SVG charts, and `report.html`. Only formats text.
 public enum PortfolioReport {
-  public static func files(_ output: PortfolioOutput) -> [ReportFile] {
+  package static func files(_ output: PortfolioOutput) -> [ReportFile] {
     var files: [ReportFile] = []
     let formats = output.config.report.formats
     if formats.contains(.csv) {
@@ -45,7 +45,7 @@ public enum PortfolioReport {
                      initialCash: initial)
   }
 
-  public static func equityCSV(_ output: PortfolioOutput) -> String {
+  package static func equityCSV(_ output: PortfolioOutput) -> String {
     let r = output.result, bars = r.timeline
     let index = r.timeWeightedIndex
     let dd = drawdowns(index)
@@ -66,7 +66,7 @@ public enum PortfolioReport {
     return out.string
   }
 
-  public static func ordersCSV(_ output: PortfolioOutput) -> String {
+  package static func ordersCSV(_ output: PortfolioOutput) -> String {
     let r = output.result
     var out = "time,symbol,side,shares,price,value,fee,reason\n"
     for f in r.fills {
@@ -77,9 +77,9 @@ public enum PortfolioReport {
     return out
   }
 
-  public static let assetColumns = "symbol,target_weight,shares,price,value,allocation,bought,sold,dividends,dividends_pending,fees,expense_drag,pnl,return,contribution,initial_investment,cost_basis,frequency,trailing_yield,yield_on_cost,forward_annual_dividend,next_ex_date_estimate"
+  package static let assetColumns = "symbol,target_weight,shares,price,value,allocation,bought,sold,dividends,dividends_pending,fees,expense_drag,pnl,return,contribution,initial_investment,cost_basis,frequency,trailing_yield,yield_on_cost,forward_annual_dividend,next_ex_date_estimate"
 
-  public static func assetsCSV(_ output: PortfolioOutput) -> String {
+  package static func assetsCSV(_ output: PortfolioOutput) -> String {
     var out = assetColumns + "\n"
     for a in output.summary.assets {
       let t = a.totals, p = a.dividendProfile
@@ -96,7 +96,7 @@ public enum PortfolioReport {
     return out
   }
 
-  public static func cashflowCSV(_ ledger: CashFlowLedger) -> String {
+  package static func cashflowCSV(_ ledger: CashFlowLedger) -> String {
     var out = "month,income,expenses,net\n"
     for m in ledger.monthly {
       out += String(CivilDate.isoDate(days: m.month).prefix(7)) + "," + m.income.description + "," + m.expenses.description + "," + m.net.description + "\n"
@@ -123,7 +123,7 @@ public enum PortfolioReport {
 
   /// `rotation.csv`: each ranking of a rotation, one row per asset: its score (empty without one), its rank
   /// (1 for the best; empty unranked) and the weight it was given.
-  public static func rotationCSV(_ output: PortfolioOutput) -> String {
+  package static func rotationCSV(_ output: PortfolioOutput) -> String {
     let r = output.result
     var out = TextBuffer(capacity: 64 * r.decisions.count * max(1, output.assets.count) + 64)
     out.append("time,symbol,score,rank,target_weight\n")
@@ -171,7 +171,7 @@ public enum PortfolioReport {
     MarkdownReport.duration(Double(p.longestDrawdownBars), p.longestDrawdownDays.map(Double.init))
   }
 
-  public static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
+  package static func summaryJSON(_ output: PortfolioOutput) -> JSONValue {
     let s = output.summary, p = s.performance, c = output.config, r = output.result
     let fields: [(String, JSONValue)] = [
       ("final_equity", .number(s.finalEquity)), ("deposited", .number(s.deposited)), ("withdrawn", .number(s.withdrawn)),
@@ -263,7 +263,7 @@ public enum PortfolioReport {
     output.assets.map { "\($0.symbol) \(formatPercentPlain($0.weight))" }.joined(separator: ", ")
   }
 
-  public static func markdown(_ output: PortfolioOutput) -> String {
+  package static func markdown(_ output: PortfolioOutput) -> String {
     let c = output.config, s = output.summary, p = s.performance, r = output.result, bars = r.timeline
     var md = "# Portfolio: \(c.name)\n\n"
     if let d = c.description { md += "> \(d)\n\n" }
@@ -285,25 +285,31 @@ public enum PortfolioReport {
 
     let b = output.withoutRebalancing
     md += b == nil ? "## Performance\n\n| Metric | Value |\n|---|---:|\n" : "## Performance\n\n| Metric | Value | \(comparisonName(output)) |\n|---|---:|---:|\n"
-    let rows: [(String, String, String?)] = [
-      ("Final equity", HumanFormat.money(s.finalEquity), b.map { HumanFormat.money($0.finalEquity) }),
-      ("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited), nil),
-      ("Withdrawn", HumanFormat.money(s.withdrawn), nil), ("Total P&L", HumanFormat.money(s.totalPnl), b.map { HumanFormat.money($0.totalPnl) }),
-      ("Time-weighted return (TWR)", HumanFormat.percent(s.twr), b.map { HumanFormat.percent($0.twr) }),
-      ("Money-weighted return (XIRR, a year)", HumanFormat.percent(s.xirr), b.map { HumanFormat.percent($0.xirr) }),
-      ("CAGR (of the TWR)", HumanFormat.percent(p.cagr), b.map { HumanFormat.percent($0.performance.cagr) }),
-      ("Max drawdown", HumanFormat.percent(p.maxDrawdown), b.map { HumanFormat.percent($0.performance.maxDrawdown) }),
-      ("Sharpe", HumanFormat.ratio(p.sharpe), b.map { HumanFormat.ratio($0.performance.sharpe) }),
-      ("Sortino", HumanFormat.ratio(p.sortino), b.map { HumanFormat.ratio($0.performance.sortino) }),
-      ("Volatility (a year)", HumanFormat.percent(p.volatility), b.map { HumanFormat.percent($0.performance.volatility) }),
-      ("Calmar", HumanFormat.ratio(p.calmar), b.map { HumanFormat.ratio($0.performance.calmar) }),
-      ("Longest drawdown", longestDrawdown(p), b.map { longestDrawdown($0.performance) }),
-      ("Dividend income", HumanFormat.money(s.dividendIncome), b.map { HumanFormat.money($0.dividendIncome) }),
-      ("Fees (commissions and expense drag)", HumanFormat.money(s.fees), b.map { HumanFormat.money($0.fees) }),
-      ("Commissions", HumanFormat.money(s.commissions), nil), ("Expense-ratio drag", HumanFormat.money(s.expenseDrag), nil),
-      ("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn), nil),
-      ("Rebalances", HumanFormat.integer(s.rebalances), nil), ("Fills", HumanFormat.integer(s.fills), b.map { HumanFormat.integer($0.fills) }),
-    ] + (c.strategy.decides ? [("Turnover (a year)", HumanFormat.percent(s.turnover), nil)] : [])
+    var rows: [(String, String, String?)] = []
+    // Each row: the metric, this run's value, and the comparison's (split into calls: one array literal of them took
+    // seconds to type-check).
+    func row(_ name: String, _ value: String, _ other: ((PortfolioSummary) -> String)? = nil) { rows.append((name, value, other.flatMap { b.map($0) })) }
+    row("Final equity", HumanFormat.money(s.finalEquity)) { HumanFormat.money($0.finalEquity) }
+    row("Deposited (initial cash and deposits)", HumanFormat.money(s.deposited))
+    row("Withdrawn", HumanFormat.money(s.withdrawn))
+    row("Total P&L", HumanFormat.money(s.totalPnl)) { HumanFormat.money($0.totalPnl) }
+    row("Time-weighted return (TWR)", HumanFormat.percent(s.twr)) { HumanFormat.percent($0.twr) }
+    row("Money-weighted return (XIRR, a year)", HumanFormat.percent(s.xirr)) { HumanFormat.percent($0.xirr) }
+    row("CAGR (of the TWR)", HumanFormat.percent(p.cagr)) { HumanFormat.percent($0.performance.cagr) }
+    row("Max drawdown", HumanFormat.percent(p.maxDrawdown)) { HumanFormat.percent($0.performance.maxDrawdown) }
+    row("Sharpe", HumanFormat.ratio(p.sharpe)) { HumanFormat.ratio($0.performance.sharpe) }
+    row("Sortino", HumanFormat.ratio(p.sortino)) { HumanFormat.ratio($0.performance.sortino) }
+    row("Volatility (a year)", HumanFormat.percent(p.volatility)) { HumanFormat.percent($0.performance.volatility) }
+    row("Calmar", HumanFormat.ratio(p.calmar)) { HumanFormat.ratio($0.performance.calmar) }
+    row("Longest drawdown", longestDrawdown(p)) { longestDrawdown($0.performance) }
+    row("Dividend income", HumanFormat.money(s.dividendIncome)) { HumanFormat.money($0.dividendIncome) }
+    row("Fees (commissions and expense drag)", HumanFormat.money(s.fees)) { HumanFormat.money($0.fees) }
+    row("Commissions", HumanFormat.money(s.commissions))
+    row("Expense-ratio drag", HumanFormat.money(s.expenseDrag))
+    row("Weighted return by initial investment", HumanFormat.percent(s.weightedReturn))
+    row("Rebalances", HumanFormat.integer(s.rebalances))
+    row("Fills", HumanFormat.integer(s.fills)) { HumanFormat.integer($0.fills) }
+    if c.strategy.decides { row("Turnover (a year)", HumanFormat.percent(s.turnover)) }
     for (name, value, other) in rows { md += "| \(name) | \(value) |" + (b == nil ? "\n" : " \(other ?? "") |\n") }
     md += "\nWith cash flows a plain total return counts deposits as gains: the TWR chains sub-periods split where each flow is invested "
     md += "(at its bar's open, the account valued at the fill prices), so a deposit earns its bar's move as new money; "
@@ -393,7 +399,7 @@ public enum PortfolioReport {
     return md + "\n"
   }
 
-  public static func html(_ output: PortfolioOutput) -> String {
+  package static func html(_ output: PortfolioOutput) -> String {
     let c = output.config, s = output.summary, p = s.performance, bars = output.result.timeline
     let charts = self.charts(output)
     func e(_ x: String) -> String { SVGBuilder.escape(x) }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// One report file's name (inside the output folder) and content.
-public struct ReportFile: Sendable, Equatable {
-  public var name: String
+package struct ReportFile: Sendable, Equatable {
+  package var name: String
   /// How the bytes are made: a large CSV is made a range of rows at a time as it is written.
   package var body: ReportBody
 
-  public init(name: String, contents: String) {
+  package init(name: String, contents: String) {
     self.name = name
     body = .text(contents)
   }
@@ -17,12 +17,12 @@ public struct ReportFile: Sendable, Equatable {
   }
 
   /// The file's text (made now when it is made as it is written).
-  public var contents: String {
+  package var contents: String {
     get { body.text }
     set { body = .text(newValue) }
   }
 
-  public static func == (a: ReportFile, b: ReportFile) -> Bool { a.name == b.name && a.contents == b.contents }
+  package static func == (a: ReportFile, b: ReportFile) -> Bool { a.name == b.name && a.contents == b.contents }
 }
 
 /// Builds the report files of a run. Only formats text; writing is the caller's.
@@ -30,9 +30,9 @@ public struct ReportFile: Sendable, Equatable {
 /// Machine-readable files (CSV, JSON) hold fractions and full-precision
 /// numbers (shortest round-trip text), `\n` line ends, and a fixed column and
 /// key order, so the same run always gives the same bytes.
-public enum RunReport {
+package enum RunReport {
   /// The files of the run's report formats.
-  public static func files(_ output: RunOutput) -> [ReportFile] { files(output, indicators: nil) }
+  package static func files(_ output: RunOutput) -> [ReportFile] { files(output, indicators: nil) }
 
   /// `files(output)`, with `indicators` (indicators.csv made before the run
   /// traded, `indicatorsFile`) in place of a new one.
@@ -72,9 +72,9 @@ public enum RunReport {
     return files
   }
 
-  public static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous,dividends,side"
+  package static let tradeColumns = "entry_time,entry_price,exit_time,exit_price,shares,pnl,return,exit_reason,bars_held,fees,ambiguous,dividends,side"
 
-  public static func tradesCSV(_ output: RunOutput) -> String {
+  package static func tradesCSV(_ output: RunOutput) -> String {
     let stages = output.cycle?.gate.stages
     let trades = output.run.result.trades
     var out = TextBuffer(capacity: 200 + trades.count * 170)
@@ -107,7 +107,7 @@ public enum RunReport {
     out.append(byte: 44); out.append(t.side.rawValue)
   }
 
-  public static func equityCSV(_ output: RunOutput) -> String { equityRows(output).text }
+  package static func equityCSV(_ output: RunOutput) -> String { equityRows(output).text }
 
   /// The threads that make each of equity.csv and indicators.csv: a run writes
   /// both at once, so each has half the cores (on two cores, one: its writer
@@ -167,7 +167,7 @@ public enum RunReport {
     return out
   }
 
-  public static func indicatorsCSV(_ output: RunOutput) -> String { indicatorRows(output).text }
+  package static func indicatorsCSV(_ output: RunOutput) -> String { indicatorRows(output).text }
 
   /// indicators.csv: one row per bar, made in chunks.
   package static func indicatorRows(_ output: RunOutput) -> RowChunks {
@@ -221,7 +221,7 @@ public enum RunReport {
     }
   }
 
-  public static func summaryJSON(_ output: RunOutput) -> JSONValue {
+  package static func summaryJSON(_ output: RunOutput) -> JSONValue {
     let c = output.config
     let bars = output.bars
     var byReason: [(String, JSONValue)] = []

@@ -3,36 +3,36 @@ import Foundation
 /// Several runs' figures side by side, with each one's difference from the
 /// first (`backtest compare`): the summary of single runs and portfolios, and
 /// for sweeps the same combinations' metric in each.
-public struct RunComparison: Sendable {
+package struct RunComparison: Sendable {
   /// One figure across the runs.
-  public struct Row: Sendable {
-    public var key: String
-    public var values: [Double?]
+  package struct Row: Sendable {
+    package var key: String
+    package var values: [Double?]
     /// `values[k] - values[0]`, `nil` where either is undefined (the first run's is always `nil`).
-    public var differences: [Double?]
+    package var differences: [Double?]
   }
 
   /// One sweep combination's ranking metric across the sweeps.
-  public struct Combination: Sendable {
-    public var values: [String]
-    public var metric: [Double?]
-    public var differences: [Double?]
+  package struct Combination: Sendable {
+    package var values: [String]
+    package var metric: [Double?]
+    package var differences: [Double?]
   }
 
   /// The runs' names as given (their folders).
-  public var names: [String]
+  package var names: [String]
   /// The settings that differ between the runs (strategy, each parameter, data), one text per run.
-  public var facts: [(key: String, values: [String])]
+  package var facts: [(key: String, values: [String])]
   /// The settings all runs share, as `key value` texts.
-  public var common: [String] = []
-  public var rows: [Row]
+  package var common: [String] = []
+  package var rows: [Row]
   /// For sweeps: the parameter names, the metric, and the first sweep's top combinations in each.
-  public var sweepParameters: [String] = []
-  public var sweepMetric: String?
-  public var combinations: [Combination] = []
+  package var sweepParameters: [String] = []
+  package var sweepMetric: String?
+  package var combinations: [Combination] = []
 
   /// Compares `summary.json` documents: every numeric top-level figure of the first, in its order.
-  public init(names: [String], summaries: [JSONNode]) {
+  package init(names: [String], summaries: [JSONNode]) {
     self.names = names
     var keys: [String] = []
     for s in summaries {
@@ -79,7 +79,7 @@ public struct RunComparison: Sendable {
                                          "unpriced_orders", "borrow_fees", "ambiguous_trades", "resolved_from_intrabar", "manifest"]
 
   /// Compares sweeps (`results.csv` texts): the first sweep's `top` best combinations by `metric`, found in each.
-  public init(names: [String], results: [String], metric: String, top: Int = 10) {
+  package init(names: [String], results: [String], metric: String, top: Int = 10) {
     self.names = names
     facts = []
     rows = []
@@ -118,7 +118,7 @@ public struct RunComparison: Sendable {
   /// least one of them (a universe's holds its figures across symbols).
   ///
   /// - Throws: `InputError` at the value that is not what a run writes.
-  public static func check(summary: JSONNode, file: String) throws {
+  package static func check(summary: JSONNode, file: String) throws {
     guard let members = summary.members else {
       throw InputError("expected the summary.json of a run (a JSON object of figures), found \(summary.typeDescription)", at: summary.location)
     }
@@ -134,7 +134,7 @@ public struct RunComparison: Sendable {
   /// Checks that `text` is a sweep's `results.csv` ranked by `metric`: every row has the header's fields.
   ///
   /// - Throws: `InputError` at a torn row, or without the metric's column.
-  public static func check(results text: String, metric: String, file: String) throws {
+  package static func check(results text: String, metric: String, file: String) throws {
     let t = table(text)
     guard t.header.contains(metric) else {
       throw InputError("expected a results.csv with a '\(metric)' column, found none", at: SourceLocation(file: file, line: 1, column: 1))
@@ -203,7 +203,7 @@ public struct RunComparison: Sendable {
   }
 
   /// Aligned columns for a terminal, after a line of the settings all runs share.
-  public var text: String {
+  package var text: String {
     let (header, rows) = tableRows
     let all = [header] + rows
     let shared = common.isEmpty ? "" : "same in all: " + common.joined(separator: ", ") + "\n\n"
@@ -215,7 +215,7 @@ public struct RunComparison: Sendable {
   }
 
   /// A Markdown table, after a line of the settings all runs share.
-  public var markdown: String {
+  package var markdown: String {
     let (header, rows) = tableRows
     var md = common.isEmpty ? "" : "Same in all: " + common.map { "`\($0)`" }.joined(separator: ", ") + ".\n\n"
     md += "| " + header.joined(separator: " | ") + " |\n|" + header.indices.map { $0 == 0 ? "---|" : "---:|" }.joined() + "\n"
@@ -224,7 +224,7 @@ public struct RunComparison: Sendable {
   }
 
   /// `backtest.compare/1`: full-precision values and differences.
-  public var json: JSONValue {
+  package var json: JSONValue {
     var fields: [(String, JSONValue)] = [("schema", .string("backtest.compare/1")), ("runs", .array(names.map { .string($0) }))]
     fields.append(("settings", .object(facts.map { ($0.key, .array($0.values.map { .string($0) })) })))
     fields.append(("same", .array(common.map { .string($0) })))
@@ -249,13 +249,13 @@ public struct RunComparison: Sendable {
 extension RunComparison {
   /// One run's equity over time, from its `equity.csv`: each row's time as days since 1970 (the time of day as a
   /// fraction; the clock as written, offsets aside) and its equity.
-  public struct EquityCurve: Sendable {
-    public var days: [Double]
-    public var equity: [Double]
+  package struct EquityCurve: Sendable {
+    package var days: [Double]
+    package var equity: [Double]
   }
 
   /// The curve of an `equity.csv` text (columns `time` and `equity`); `nil` without them or without a row.
-  public static func equityCurve(csv text: String) -> EquityCurve? {
+  package static func equityCurve(csv text: String) -> EquityCurve? {
     var lines = text.split(separator: "\n", omittingEmptySubsequences: true).makeIterator()
     guard let header = lines.next()?.split(separator: ",", omittingEmptySubsequences: false),
           let t = header.firstIndex(of: "time"), let e = header.firstIndex(of: "equity") else { return nil }
@@ -288,7 +288,7 @@ extension RunComparison {
 
   /// `compare.html`: the comparison's table and the runs' equity overlaid (in dollars, and as the return since each
   /// run's start), one colour a run; a run without an equity curve (`nil`) is named as missing. One self-contained page.
-  public func html(curves: [EquityCurve?]) -> String {
+  package func html(curves: [EquityCurve?]) -> String {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening("Compare: " + names.joined(separator: ", "))
     h += "<div class=\"card\"><h2>Figures</h2><div class=\"ic-scroll\">\(HTMLReport.markdownBlocks(markdown))</div></div>\n"

@@ -1,15 +1,15 @@
 /// The `--json` form of the live signal: schema `backtest.signal/1`
 /// (documented in `Docs/signal.schema.json`). Fractions, never percents;
 /// `null` where a value is undefined; `position` is `null` when flat.
-public enum SignalJSON {
-  public static let schema = "backtest.signal/1"
+package enum SignalJSON {
+  package static let schema = "backtest.signal/1"
 
   /// Keys the schema's first version requires whatever the strategy: `null` when the strategy reports no such value.
   static let requiredStrategyKeys = ["bb_lower", "bb_mid", "bb_upper", "percent_b", "rsi", "rsi_zone", "distance_from_mean"]
 
   /// - Parameter state: with `--state`, whether the signal changed since the stored one and that stored one
   ///   (`SignalState.summary`; `null` on the first check). Without, both keys are `null`.
-  public static func render(_ s: LiveSignal, strategy: String, data: String, state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
+  package static func render(_ s: LiveSignal, strategy: String, data: String, state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
     let position: JSONValue = s.position.map { p in
       .object([
         ("entry_price", .number(p.entryPrice)), ("entry_time", .string(p.entryTime)), ("shares", .number(p.shares)),

@@ -1,16 +1,16 @@
 import Foundation
 
 /// `results.csv` and `sweep.md`.
-public enum SweepReport {
+package enum SweepReport {
   /// The summary keys of each record, in `results.csv`'s order.
-  public static var metricKeys: [String] { SweepRanking.metricKeys }
+  package static var metricKeys: [String] { SweepRanking.metricKeys }
 
-  public static func header(_ s: SweepSettings) -> String {
+  package static func header(_ s: SweepSettings) -> String {
     (s.parameters.map(\.name) + metricKeys + ["fingerprint"]).joined(separator: ",")
   }
 
   /// One CSV line, without its newline.
-  public static func line(_ r: SweepRecord) -> String {
+  package static func line(_ r: SweepRecord) -> String {
     var out = TextBuffer(capacity: 512)
     var first = true
     @inline(__always) func separate() {
@@ -42,7 +42,7 @@ public enum SweepReport {
   /// Reads `results.csv`; a last line cut short by a kill is dropped (`complete` is then false).
   ///
   /// - Throws: `InputError` when the header does not match the sweep's columns or a line is malformed.
-  public static func parse(_ text: String, file: String, settings: SweepSettings) throws -> (records: [SweepRecord], complete: Bool) {
+  package static func parse(_ text: String, file: String, settings: SweepSettings) throws -> (records: [SweepRecord], complete: Bool) {
     var lines = text.textLines.map(String.init)
     // No final line break: the last line was cut short.
     let complete = text.isEmpty || text.utf8.last == UInt8(ascii: "\n")
@@ -83,12 +83,12 @@ public enum SweepReport {
   }
 
   /// The whole file, records in plan order.
-  public static func csv(_ records: [SweepRecord], settings: SweepSettings) -> String {
+  package static func csv(_ records: [SweepRecord], settings: SweepSettings) -> String {
     ([header(settings)] + records.map(line)).joined(separator: "\n") + "\n"
   }
 
   /// `sweep.md`: the top combinations, the best one's metrics, and the sensitivity of the metric to each parameter.
-  public static func markdown(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> String {
+  package static func markdown(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int) -> String {
     let ranked = SweepRanking.ranking(records, settings: settings)
     var md = "# Sweep: \(title)\n\n"
     md += "\(HumanFormat.integer(records.count)) of \(HumanFormat.integer(total)) combinations finished; "
@@ -167,7 +167,7 @@ public enum SweepReport {
     return lines.joined(separator: "\n")
   }
 
-  public static func formatMetric(_ x: Double?) -> String {
+  package static func formatMetric(_ x: Double?) -> String {
     guard let x, x.isFinite else { return "—" }
     return String(format: "%.4f", x)
   }
@@ -177,7 +177,7 @@ extension SweepReport {
   /// The report files of a finished sweep: `sweep.md`, and with two or more
   /// parameters `heatmap.svg` and `sweep.html`; with a validation split also
   /// `validation.csv` and `validation.svg` (and the comparison in both reports).
-  public static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
+  package static func reportFiles(_ records: [SweepRecord], settings: SweepSettings, title: String, total: Int,
                                  validation: (rows: [ValidationRow], split: HoldoutSplit)? = nil,
                                  significance: @autoclosure () -> SweepSignificance? = nil,
                                  walkForward: (result: WalkForward.Result, bars: BarSeries)? = nil) -> [ReportFile] {
@@ -212,7 +212,7 @@ extension SweepReport {
 
 extension YAMLNode {
   /// A canonical one-line rendering (for fingerprints).
-  public var canonicalText: String {
+  package var canonicalText: String {
     switch kind {
     case .null: return "null"
     case .scalar(let s, let quoted): return quoted ? "\"" + s + "\"" : s
@@ -228,7 +228,7 @@ extension SweepReport {
   /// `sweep.json`): the holdout's out-of-sample runs of the top combinations over `data`, the walk-forward windows and
   /// the significance tests over `inSample` (on another core meanwhile). `known` and `best` are what the sweep kept of
   /// its runs, so that the significance tests need not run them again.
-  public static func studyFiles(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+  package static func studyFiles(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
                                 inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
                                 workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                                 best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> [ReportFile] {
@@ -237,15 +237,15 @@ extension SweepReport {
   }
 
   /// What `studyFiles` makes, with the figures a terminal shows: the significance tests and the chained walk-forward.
-  public struct Study: Sendable {
-    public var files: [ReportFile]
-    public var significance: SweepSignificance?
-    public var walkForward: WalkForward.Result?
-    public var validation: [ValidationRow]
+  package struct Study: Sendable {
+    package var files: [ReportFile]
+    package var significance: SweepSignificance?
+    package var walkForward: WalkForward.Result?
+    package var validation: [ValidationRow]
   }
 
   /// `studyFiles`, with the figures behind them.
-  public static func study(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+  package static func study(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
                            inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
                            workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                            best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> Study {

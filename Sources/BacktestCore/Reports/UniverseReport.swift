@@ -2,13 +2,13 @@ import Foundation
 
 /// The report of a universe run: `universe.csv` (one row per symbol), `summary.json` (the figures across symbols),
 /// `report.md` and `report.html` ranking the symbols, and each symbol's own report under `symbols/SYMBOL/`.
-public enum UniverseReport {
+package enum UniverseReport {
   /// The columns of `universe.csv` after `symbol`: each run's summary metrics (as its `summary.json`), then buy and hold's.
-  public static let columns = SweepRanking.metricKeys + ["benchmark_total_return", "benchmark_max_drawdown", "benchmark_sharpe"]
+  package static let columns = SweepRanking.metricKeys + ["benchmark_total_return", "benchmark_max_drawdown", "benchmark_sharpe"]
   /// The figures compared across symbols.
   static let acrossKeys = ["total_return", "cagr", "sharpe", "max_drawdown", "total_trades", "win_rate"]
 
-  public static func files(_ u: UniverseOutput) -> [ReportFile] {
+  package static func files(_ u: UniverseOutput) -> [ReportFile] {
     let formats = u.config.report.formats
     var files: [ReportFile] = []
     if formats.contains(.csv) { files.append(ReportFile(name: "universe.csv", contents: csv(u))) }
@@ -30,7 +30,7 @@ public enum UniverseReport {
   }
 
   /// `universe.csv`: one row per symbol, in the universe's order.
-  public static func csv(_ u: UniverseOutput) -> String {
+  package static func csv(_ u: UniverseOutput) -> String {
     var out = TextBuffer(capacity: 64 + u.members.count * 512)
     out.append("symbol," + columns.joined(separator: ",") + "\n")
     let integer = columns.map { PerformanceSummary.integerKeys.contains($0) }
@@ -72,7 +72,7 @@ public enum UniverseReport {
     u.members.filter { $0.output.summary.totalReturn > $0.output.benchmarkSummary.totalReturn }.count
   }
 
-  public static func summaryJSON(_ u: UniverseOutput) -> JSONValue {
+  package static func summaryJSON(_ u: UniverseOutput) -> JSONValue {
     let c = u.config
     let figures: [(String, JSONValue)] = acrossKeys.map { key in
       (key, across(u, key).map { a in .object([("mean", .number(a.mean)), ("median", .number(a.median)), ("worst", .number(a.worst)),
@@ -118,7 +118,7 @@ public enum UniverseReport {
       + ") on each of \(u.members.count) symbols, each from \(HumanFormat.money(c.broker.initialCash))"
   }
 
-  public static func markdown(_ u: UniverseOutput) -> String {
+  package static func markdown(_ u: UniverseOutput) -> String {
     var md = "# Universe: \(u.config.name)\n\n\(subtitle(u)).\n\n"
     if let d = u.config.data.description { md += "> \(d)\n\n" }
     md += "## Across symbols\n\n| Figure | Mean | Median | Worst | Best |\n|---|---:|---:|---:|---:|\n"
@@ -134,7 +134,7 @@ public enum UniverseReport {
     return md
   }
 
-  public static func html(_ u: UniverseOutput) -> String {
+  package static func html(_ u: UniverseOutput) -> String {
     func e(_ x: String) -> String { SVGBuilder.escape(x) }
     var h = HTMLReport.opening("Universe: \(u.config.name)")
     h += "<p class=\"note\">\(e(subtitle(u)))</p>\n" + HTMLReport.description(u.config.data.description)
@@ -160,7 +160,7 @@ public enum UniverseReport {
 
 extension AnyRunOutput {
   /// Every report file of the run, as `backtest run` writes them.
-  public var files: [ReportFile] {
+  package var files: [ReportFile] {
     switch self {
     case .single(let o): RunReport.files(o)
     case .universe(let o): UniverseReport.files(o)

@@ -2,7 +2,7 @@ import Foundation
 
 /// The walk-forward windows as `walkforward.csv` and a section of `sweep.md`.
 extension WalkForward {
-  public static func csv(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
+  package static func csv(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
     var out = (["window", "train_start", "test_start", "test_end"] + settings.parameters.map(\.name)
       + ["is_\(settings.metric)", "is_cagr", "oos_total_return", "oos_cagr", "oos_sharpe", "oos_max_drawdown", "oos_trades", "efficiency"])
       .joined(separator: ",") + "\n"
@@ -37,7 +37,7 @@ extension WalkForward {
     return h + "</table></div>\n"
   }
 
-  public static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
+  package static func markdown(_ r: Result, settings: SweepSettings, bars: BarSeries) -> String {
     let wf = settings.walkForward
     var md = "\n## Walk-forward\n\nEach window ranks the grid on its training part ("
     md += wf?.anchored == true ? "anchored: from the first bar up to the test part" : "rolling: the same length before each test part"
@@ -66,9 +66,9 @@ extension WalkForward {
 
 /// The holdout rows as `validation.csv`, a section of `sweep.md` and `validation.svg`.
 extension SweepValidation {
-  public static let columns = ["total_return", "cagr", "max_drawdown", "sharpe", "total_trades", "win_rate"]
+  package static let columns = ["total_return", "cagr", "max_drawdown", "sharpe", "total_trades", "win_rate"]
 
-  public static func csv(_ rows: [ValidationRow], settings: SweepSettings) -> String {
+  package static func csv(_ rows: [ValidationRow], settings: SweepSettings) -> String {
     var out = (["rank"] + settings.parameters.map(\.name) + columns.map { "is_" + $0 } + columns.map { "oos_" + $0 }).joined(separator: ",") + "\n"
     for (k, row) in rows.enumerated() {
       let oos = Dictionary(uniqueKeysWithValues: row.outOfSample.fields.map { ($0.key, $0.value) })
@@ -83,7 +83,7 @@ extension SweepValidation {
   }
 
   /// A Markdown/HTML-ready table and an SVG chart of in-sample against out-of-sample Sharpe per rank.
-  public static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
+  package static func markdown(_ rows: [ValidationRow], settings: SweepSettings, split: HoldoutSplit) -> String {
     var md = "\n## In-sample against out-of-sample\n\nHoldout: \(split.description). The top combinations in-sample, run unchanged out-of-sample "
     md += "(a fresh account from the first out-of-sample bar; the in-sample bars warm the indicators).\n\n"
     md += "![In-sample against out-of-sample](validation.svg)\n\n"
@@ -98,7 +98,7 @@ extension SweepValidation {
     return md
   }
 
-  public static func chart(_ rows: [ValidationRow]) -> String {
+  package static func chart(_ rows: [ValidationRow]) -> String {
     let width = 700.0, height = 260.0, left = 60.0, right = 20.0, top = 40.0, bottom = 220.0
     let values = rows.flatMap { [$0.inSample.metric("sharpe"), $0.outOfSample.sharpe] }.compactMap { $0 }
     let lo = min(0, values.min() ?? 0), hi = max(0.1, values.max() ?? 1)
@@ -134,7 +134,7 @@ extension SweepValidation {
 extension SweepSignificance {
   static let heading = "Is the best combination believable?"
 
-  public var markdown: String { "\n## \(Self.heading)\n\n" + paragraphs.joined(separator: "\n\n") + "\n" }
+  package var markdown: String { "\n## \(Self.heading)\n\n" + paragraphs.joined(separator: "\n\n") + "\n" }
 
   /// The same section as an HTML card.
   var html: String {

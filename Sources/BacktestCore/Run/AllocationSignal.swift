@@ -4,37 +4,37 @@ import Foundation
 /// rotation run file): the targets of its newest decision (or its fixed
 /// weights), each asset's score and rank at that decision, and what the run's
 /// account holds at the newest close.
-public struct AllocationSignal: Sendable {
+package struct AllocationSignal: Sendable {
   /// One asset: its target, score and rank at the decision in force, and the account's holding now.
-  public struct Target: Sendable, Equatable {
-    public var symbol: String
-    public var weight: Double
+  package struct Target: Sendable, Equatable {
+    package var symbol: String
+    package var weight: Double
     /// NaN where the asset had no score (or the strategy does not score).
-    public var score: Double
+    package var score: Double
     /// 1 for the best; `nil` unranked.
-    public var rank: Int?
+    package var rank: Int?
     /// The share of the account's value the asset holds at the newest close.
-    public var held: Double
+    package var held: Double
     /// Its newest close (its last one before, when it has no bar at the newest close); NaN before its first bar.
-    public var close: Double
+    package var close: Double
   }
 
-  public var name: String
-  public var strategy: String
+  package var name: String
+  package var strategy: String
   /// The newest close of the timeline.
-  public var time: String
+  package var time: String
   /// The close the targets were decided at; `nil` for fixed weights, held from the start.
-  public var decidedAt: String?
+  package var decidedAt: String?
   /// Whether the targets were decided at the newest close: the account trades to them at the next full bar's open.
-  public var newDecision: Bool
-  public var targets: [Target]
+  package var newDecision: Bool
+  package var targets: [Target]
   /// The targets before this decision (the same as `targets`' weights without a decision).
-  public var previousWeights: [Double]
+  package var previousWeights: [Double]
   /// One line for people: what the strategy does.
-  public var description: String
+  package var description: String
 
   /// The signal of a finished run.
-  public init(_ output: PortfolioOutput, description: String) {
+  package init(_ output: PortfolioOutput, description: String) {
     let r = output.result, last = r.timeline.count - 1, symbols = output.assets.map(\.symbol)
     let decision = r.decisions.last
     let weights = decision?.weights ?? (r.initialWeights.isEmpty ? symbols.map { _ in 0 } : r.initialWeights)
@@ -59,11 +59,11 @@ public struct AllocationSignal: Sendable {
   }
 
   /// The schema of `--json`.
-  public static let schema = "backtest.targets/1"
+  package static let schema = "backtest.targets/1"
 
   /// The `--json` form: fractions, `null` where undefined. With `state`: whether the targets changed since the stored
   /// ones, and those (`null` on the first check).
-  public func json(state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
+  package func json(state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
     .object([
       ("schema", .string(Self.schema)), ("name", .string(name)), ("strategy", .string(strategy)), ("description", .string(description)),
       ("time", .string(time)), ("decided_at", decidedAt.map { .string($0) } ?? .null), ("new_decision", .bool(newDecision)),
@@ -81,16 +81,16 @@ public struct AllocationSignal: Sendable {
 /// What `backtest signal --state FILE` remembers of an allocation strategy between checks: the last targets seen (or
 /// notified) and how often notifying them failed. JSON, schema `backtest.targets-state/1`:
 /// `{"schema", "checked_at", "failed_attempts", "last": {time, decided_at, targets: {SYMBOL: weight}}}`.
-public struct TargetsState: Sendable, Equatable {
-  public static let schema = "backtest.targets-state/1"
+package struct TargetsState: Sendable, Equatable {
+  package static let schema = "backtest.targets-state/1"
 
   /// The targets a notification is about.
-  public struct Summary: Sendable, Equatable {
-    public var time: String
-    public var decidedAt: String?
-    public var weights: [(symbol: String, weight: Double)]
+  package struct Summary: Sendable, Equatable {
+    package var time: String
+    package var decidedAt: String?
+    package var weights: [(symbol: String, weight: Double)]
 
-    public init(_ s: AllocationSignal) {
+    package init(_ s: AllocationSignal) {
       time = s.time
       decidedAt = s.decidedAt
       weights = s.targets.map { ($0.symbol, $0.weight) }
@@ -103,30 +103,30 @@ public struct TargetsState: Sendable, Equatable {
     }
 
     /// Whether a notification is due: some asset's target weight differs (a new decision that keeps the targets is no change).
-    public func differs(from other: Summary) -> Bool {
+    package func differs(from other: Summary) -> Bool {
       weights.count != other.weights.count || zip(weights, other.weights).contains { $0.symbol != $1.symbol || $0.weight != $1.weight }
     }
 
-    public static func == (a: Summary, b: Summary) -> Bool { a.time == b.time && a.decidedAt == b.decidedAt && !a.differs(from: b) }
+    package static func == (a: Summary, b: Summary) -> Bool { a.time == b.time && a.decidedAt == b.decidedAt && !a.differs(from: b) }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
       .object([("time", .string(time)), ("decided_at", decidedAt.map { .string($0) } ?? .null),
                ("targets", .object(weights.map { ($0.symbol, .number($0.weight)) }))])
     }
   }
 
-  public var last: Summary?
-  public var failedAttempts: Int
-  public var checkedAt: Int64?
+  package var last: Summary?
+  package var failedAttempts: Int
+  package var checkedAt: Int64?
 
-  public init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
+  package init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
     self.last = last
     self.failedAttempts = failedAttempts
     self.checkedAt = checkedAt
   }
 
   /// The file's text (ends with a newline).
-  public var text: String {
+  package var text: String {
     JSONValue.object([
       ("schema", .string(Self.schema)), ("checked_at", checkedAt.map { .string(isoInstant($0)) } ?? .null),
       ("failed_attempts", .integer(failedAttempts)), ("last", last?.json ?? .null),
@@ -136,7 +136,7 @@ public struct TargetsState: Sendable, Equatable {
   /// Reads a state file.
   ///
   /// - Throws: `InputError` for anything but this schema, or a value of the wrong kind.
-  public static func parse(_ data: Data, file: String) throws -> TargetsState {
+  package static func parse(_ data: Data, file: String) throws -> TargetsState {
     let root = try JSONReader.parse(data, file: file)
     guard root["schema"]?.string == schema else {
       throw InputError("expected a targets state file (\"schema\": \"\(schema)\"); refusing to overwrite it", at: root.location)

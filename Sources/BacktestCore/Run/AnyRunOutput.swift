@@ -1,12 +1,12 @@
 import Foundation
 
 /// What a run file of any kind produced: one asset's run, each symbol's run of a universe, or a portfolio's.
-public enum AnyRunOutput: Sendable {
+package enum AnyRunOutput: Sendable {
   case single(RunOutput)
   case universe(UniverseOutput)
   case portfolio(PortfolioOutput)
 
-  public var name: String {
+  package var name: String {
     switch self {
     case .single(let o): o.config.name
     case .universe(let o): o.config.name
@@ -16,7 +16,7 @@ public enum AnyRunOutput: Sendable {
 
   /// The daily returns Monte Carlo resamples: the account's for one asset, the time-weighted ones (flows taken out) for
   /// a portfolio; `nil` for a universe (a run per symbol).
-  public var dailyReturns: [Double]? {
+  package var dailyReturns: [Double]? {
     switch self {
     case .single(let o): BacktestCore.dailyReturns(equity: o.run.result.equity, day: o.bars.day)
     case .portfolio(let o): BacktestCore.dailyReturns(equity: o.result.timeWeightedIndex, day: o.result.timeline.day)
@@ -25,7 +25,7 @@ public enum AnyRunOutput: Sendable {
   }
 
   /// Each closed trade's return (none for a portfolio: it has fills, not trades).
-  public var tradeReturns: [Double] {
+  package var tradeReturns: [Double] {
     if case .single(let o) = self { o.run.result.trades.map(\.returnFraction) } else { [] }
   }
 
@@ -33,7 +33,7 @@ public enum AnyRunOutput: Sendable {
   ///
   /// - Throws: `InputError` naming the input, when prices swing by factors too large to compound (a number holds
   ///   1e-308 to 1e308) and every figure from there would be infinite or undefined.
-  public func requireFinite() throws {
+  package func requireFinite() throws {
     switch self {
     case .single(let o):
       try Self.requireFinite(o.run.result.equity, "the equity", bars: o.bars, input: o.config.data.bars)
@@ -59,7 +59,7 @@ extension AnyRunConfig {
   /// (`UniverseBacktest`) or several assets (`PortfolioBacktest`).
   ///
   /// - Throws: `InputError` for a missing or bad input file.
-  public func run() throws -> AnyRunOutput {
+  package func run() throws -> AnyRunOutput {
     switch self {
     case .swing(let c): .single(try Backtest.run(c))
     case .universe(let c): .universe(try UniverseBacktest.run(c))

@@ -1,47 +1,47 @@
 import Foundation
 
 /// Everything one `backtest run` produced, ready for the report writers.
-public struct RunOutput: Sendable {
-  public var config: RunConfig
-  public var bars: BarSeries
-  public var run: StrategyRun
-  public var summary: PerformanceSummary
+package struct RunOutput: Sendable {
+  package var config: RunConfig
+  package var bars: BarSeries
+  package var run: StrategyRun
+  package var summary: PerformanceSummary
   /// Buy and hold over the same bars with the same broker.
-  public var benchmark: BacktestResult
-  public var benchmarkSummary: PerformanceSummary
+  package var benchmark: BacktestResult
+  package var benchmarkSummary: PerformanceSummary
   /// Bars in the file before the session filter and resampling.
-  public var barsInFile: Int
+  package var barsInFile: Int
   /// The economic-cycle context, when the run file has a `cycle:` section.
-  public var cycle: CycleContext?
+  package var cycle: CycleContext?
   /// The same run under the other intrabar rule, when some exit stays ambiguous (after the finer bars, with `data.intrabar`).
-  public var otherRule: PerformanceSummary?
+  package var otherRule: PerformanceSummary?
   /// The asset's dividends (`data.dividends`), empty without.
-  public var dividends: [Dividend] = []
+  package var dividends: [Dividend] = []
   /// What made the run: the engine, the settings, the input files.
-  public var manifest = RunManifest()
+  package var manifest = RunManifest()
 }
 
 /// The classified quarters and the stage of every bar.
-public struct CycleContext: Sendable {
-  public var settings: CycleRunSettings
+package struct CycleContext: Sendable {
+  package var settings: CycleRunSettings
   /// The macro series as read (for the latest released values).
-  public var data: MacroData
-  public var rows: [QuarterRow]
-  public var timeline: StageTimeline
-  public var gate: CycleGate
+  package var data: MacroData
+  package var rows: [QuarterRow]
+  package var timeline: StageTimeline
+  package var gate: CycleGate
   /// With the filter on: the same run file without its `cycle:` section, for comparison.
-  public var unfiltered: PerformanceSummary?
+  package var unfiltered: PerformanceSummary?
   /// With the filter on: trades of the unfiltered run whose buy the filter does not
   /// allow (the stage at the close the buy was decided at, the bar before the entry fill).
-  public var skippedTrades: Int?
+  package var skippedTrades: Int?
 }
 
 /// The run pipeline: load bars, run the strategy and the benchmark, summarize.
-public enum Backtest {
+package enum Backtest {
   /// The bars of `raw` inside the session and the dates of `data`, resampled when it says so.
   ///
   /// - Throws: `InputError` when no bar is left.
-  public static func prepare(_ raw: BarSeries, data: DataSettings) throws -> BarSeries {
+  package static func prepare(_ raw: BarSeries, data: DataSettings) throws -> BarSeries {
     var bars = raw.filtered(session: data.session, timeZone: data.timeZone)
     if data.startDay != nil || data.endDay != nil {
       let first = data.startDay ?? .min, last = data.endDay ?? .max
@@ -60,7 +60,7 @@ public enum Backtest {
 
   /// The economic-cycle stage of every bar from the macro series as read and their classified quarters
   /// (`CycleClassifier.classify` of `data`).
-  public static func cycle(_ settings: CycleRunSettings, data: MacroData, rows: [QuarterRow], bars: BarSeries) -> CycleContext {
+  package static func cycle(_ settings: CycleRunSettings, data: MacroData, rows: [QuarterRow], bars: BarSeries) -> CycleContext {
     let timeline = StageTimeline(rows: rows, settings: settings.classifier)
     let gate = CycleGate(stages: timeline.stages(at: bars.time), filter: settings.filter,
                          buyStages: settings.buyStages, exitStages: settings.exitStages)
@@ -68,7 +68,7 @@ public enum Backtest {
   }
 
   /// The dividends and expense drag of a run's single asset, `nil` when it has neither.
-  public static func accountEvents(_ config: RunConfig, bars: BarSeries, dividends: [Dividend]) -> AccountEvents? {
+  package static func accountEvents(_ config: RunConfig, bars: BarSeries, dividends: [Dividend]) -> AccountEvents? {
     dividends.isEmpty && config.expenseRatio == 0
       ? nil : AccountEvents(dividends: DividendSchedule(dividends, days: bars.day), expenseRatio: config.expenseRatio)
   }
@@ -78,7 +78,7 @@ public enum Backtest {
   ///
   /// The benchmark and its statistics are made on another thread while the
   /// strategy runs; `indicatorsReady` is as in `ConfiguredStrategy.run`.
-  public static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
+  package static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
                              intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil,
                              manifest: RunManifest? = nil, indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
     let account = accountEvents(config, bars: bars, dividends: dividends)

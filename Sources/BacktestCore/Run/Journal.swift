@@ -1,43 +1,43 @@
 import Foundation
 
 /// Why a journaled trade was closed.
-public enum JournalExitReason: String, Sendable, CaseIterable {
+package enum JournalExitReason: String, Sendable, CaseIterable {
   case stopLoss = "STOP_LOSS", profitTarget = "PROFIT_TARGET", technical = "TECHNICAL", manual = "MANUAL"
 }
 
 /// One trade actually taken: open while `exitPrice` is nil.
-public struct JournalEntry: Sendable, Equatable {
-  public var entryTime: String
-  public var entryPrice: Double
-  public var shares: Double
-  public var exitTime: String?
-  public var exitPrice: Double?
-  public var exitReason: JournalExitReason?
-  public var note: String
+package struct JournalEntry: Sendable, Equatable {
+  package var entryTime: String
+  package var entryPrice: Double
+  package var shares: Double
+  package var exitTime: String?
+  package var exitPrice: Double?
+  package var exitReason: JournalExitReason?
+  package var note: String
 
-  public init(entryTime: String, entryPrice: Double, shares: Double, note: String = "") {
+  package init(entryTime: String, entryPrice: Double, shares: Double, note: String = "") {
     self.entryTime = entryTime
     self.entryPrice = entryPrice
     self.shares = shares
     self.note = note
   }
 
-  public var isOpen: Bool { exitPrice == nil }
-  public var pnl: Double? { exitPrice.map { shares * ($0 - entryPrice) } }
-  public var returnFraction: Double? { exitPrice.map { $0 / entryPrice - 1 } }
+  package var isOpen: Bool { exitPrice == nil }
+  package var pnl: Double? { exitPrice.map { shares * ($0 - entryPrice) } }
+  package var returnFraction: Double? { exitPrice.map { $0 / entryPrice - 1 } }
 }
 
 /// The trade journal: a CSV file of trades actually taken.
-public struct Journal: Sendable, Equatable {
-  public static let columns = "entry_time,entry_price,shares,exit_time,exit_price,exit_reason,pnl,return,note"
-  public var entries: [JournalEntry] = []
+package struct Journal: Sendable, Equatable {
+  package static let columns = "entry_time,entry_price,shares,exit_time,exit_price,exit_reason,pnl,return,note"
+  package var entries: [JournalEntry] = []
 
-  public init(entries: [JournalEntry] = []) { self.entries = entries }
+  package init(entries: [JournalEntry] = []) { self.entries = entries }
 
   /// The open trade, if any (at most one: the strategy is long-only, one position at a time).
-  public var openTrade: JournalEntry? { entries.last.flatMap { $0.isOpen ? $0 : nil } }
+  package var openTrade: JournalEntry? { entries.last.flatMap { $0.isOpen ? $0 : nil } }
 
-  public mutating func enter(_ entry: JournalEntry) throws {
+  package mutating func enter(_ entry: JournalEntry) throws {
     if let open = openTrade {
       throw InputError("a trade is already open (entered \(open.entryTime) at \(open.entryPrice)); expected 'journal exit' first",
                        file: "journal")
@@ -45,7 +45,7 @@ public struct Journal: Sendable, Equatable {
     entries.append(entry)
   }
 
-  public mutating func exit(time: String, price: Double, reason: JournalExitReason) throws {
+  package mutating func exit(time: String, price: Double, reason: JournalExitReason) throws {
     guard !entries.isEmpty, entries[entries.count - 1].isOpen else {
       throw InputError("no open trade to exit; expected 'journal enter' first", file: "journal")
     }
@@ -66,7 +66,7 @@ public struct Journal: Sendable, Equatable {
   }
 
   /// The statistics of the closed trades, as a backtest's summary computes them.
-  public var summary: PerformanceSummary {
+  package var summary: PerformanceSummary {
     var accumulator = SummaryAccumulator()
     for e in entries {
       guard let exit = e.exitPrice else { continue }
@@ -79,7 +79,7 @@ public struct Journal: Sendable, Equatable {
     return s
   }
 
-  public var text: String {
+  package var text: String {
     var out = Self.columns + "\n"
     for e in entries {
       out += [e.entryTime, e.entryPrice.description, formatNumber(e.shares), e.exitTime ?? "", e.exitPrice.map { $0.description } ?? "",
@@ -90,7 +90,7 @@ public struct Journal: Sendable, Equatable {
   }
 
   /// Reads a journal file.
-  public static func parse(_ text: String, file: String) throws -> Journal {
+  package static func parse(_ text: String, file: String) throws -> Journal {
     var journal = Journal()
     let bytes = Array(text.utf8)
     try bytes.withUnsafeBufferPointer { b in

@@ -1,14 +1,14 @@
 import Foundation
 
 /// An open position as the user holds it (from the journal or `--position`).
-public struct HeldPosition: Sendable, Equatable {
-  public var entryPrice: Double
+package struct HeldPosition: Sendable, Equatable {
+  package var entryPrice: Double
   /// The entry time as the user gave it (shown as is).
-  public var entryTime: String
-  public var entryInstant: Int64?
-  public var shares: Double
+  package var entryTime: String
+  package var entryInstant: Int64?
+  package var shares: Double
 
-  public init(entryPrice: Double, entryTime: String, entryInstant: Int64?, shares: Double) {
+  package init(entryPrice: Double, entryTime: String, entryInstant: Int64?, shares: Double) {
     self.entryPrice = entryPrice
     self.entryTime = entryTime
     self.entryInstant = entryInstant
@@ -17,12 +17,12 @@ public struct HeldPosition: Sendable, Equatable {
 }
 
 /// A price alert from the run file: `{above: 27.5}` or `{below: 25}`.
-public struct PriceAlert: Sendable, Equatable {
-  public enum Direction: String, Sendable { case above, below }
-  public var direction: Direction
-  public var level: Double
+package struct PriceAlert: Sendable, Equatable {
+  package enum Direction: String, Sendable { case above, below }
+  package var direction: Direction
+  package var level: Double
 
-  public init(direction: Direction, level: Double) {
+  package init(direction: Direction, level: Double) {
     self.direction = direction
     self.level = level
   }
@@ -33,81 +33,81 @@ public struct PriceAlert: Sendable, Equatable {
 /// It is the engine's own decision at the newest close (for the backtest's
 /// position, or the strategy's decision for the user's own), explained by the
 /// strategy: the rule is never derived a second time.
-public struct LiveSignal: Sendable {
+package struct LiveSignal: Sendable {
   /// `SHORT` opens a short position, `COVER` buys it back (strategies that sell short only).
-  public enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD", short = "SHORT", cover = "COVER" }
+  package enum Action: String, Sendable { case buy = "BUY", sell = "SELL", hold = "HOLD", short = "SHORT", cover = "COVER" }
 
-  public var action: Action
-  public var reason: String
+  package var action: Action
+  package var reason: String
   /// Why a SELL sells: the strategy's rule (`TECHNICAL`), the cycle (`CYCLE_EXIT`), or the stop or
   /// target the newest bar traded through (`STOP_LOSS`, `PROFIT_TARGET`); `nil` for BUY and HOLD.
-  public var exitReason: ExitReason?
-  public var time: String
-  public var close: Double
+  package var exitReason: ExitReason?
+  package var time: String
+  package var close: Double
   /// Change against the last close of the previous day (nil on the first day).
-  public var dayChange: Double?
-  public var dayChangeFraction: Double?
+  package var dayChange: Double?
+  package var dayChangeFraction: Double?
   /// The strategy's own view of the newest bar (its indicators, zones, lines for people).
-  public var details: StrategyDetails
+  package var details: StrategyDetails
   /// Every indicator column at the newest bar, `nil` where undefined.
-  public var indicators: [(name: String, value: Double?)]
-  public var cycle: CycleStage?
+  package var indicators: [(name: String, value: Double?)]
+  package var cycle: CycleStage?
   /// What the cycle classifier used for the stage at the newest bar; `nil` without a `cycle:` section.
-  public var cycleDetails: CycleDetails?
-  public var position: PositionStatus?
-  public var alerts: [(alert: PriceAlert, crossed: Bool)]
+  package var cycleDetails: CycleDetails?
+  package var position: PositionStatus?
+  package var alerts: [(alert: PriceAlert, crossed: Bool)]
   /// Seconds until the bar after the newest one closes (market hours, weekends and holidays skipped).
-  public var secondsToNextBarClose: Int64?
-  public var nextBarClose: Int64?
+  package var secondsToNextBarClose: Int64?
+  package var nextBarClose: Int64?
   /// Seconds from the newest bar's close to now (negative while it is still open).
-  public var barAgeSeconds: Int64?
+  package var barAgeSeconds: Int64?
   /// Whether a newer bar should have closed by now (in market hours: one bar
   /// interval plus the hours, weekends and holidays the market is closed):
   /// the data is behind and the signal is not today's.
-  public var stale: Bool?
+  package var stale: Bool?
 
   /// The classifier's inputs behind the stage at the newest bar (point in time: only what was released by then).
-  public struct CycleDetails: Sendable {
+  package struct CycleDetails: Sendable {
     /// The stage a decision at the newest bar uses (`unknown` when the release in force is stale).
-    public var stage: CycleStage
+    package var stage: CycleStage
     /// The quarter in force (released by the newest bar), with its growth, trend, gap, momentum and unemployment figures.
-    public var quarter: QuarterRow?
+    package var quarter: QuarterRow?
     /// Days from the quarter's release to the newest bar (whole days, rounded down).
-    public var ageDays: Int?
+    package var ageDays: Int?
     /// Beyond this age the stage is `unknown` (`cycle.max_stage_age_days`).
-    public var maxAgeDays: Int
+    package var maxAgeDays: Int
     /// Quarters over which the momentum (the gap's change) is measured.
-    public var momentumQuarters: Int
+    package var momentumQuarters: Int
     /// When the stage in force began (a release, or the moment the last one went stale).
-    public var stageSince: Int64?
+    package var stageSince: Int64?
     /// Each series' newest value released by the newest bar.
-    public var series: [MacroRelease]
+    package var series: [MacroRelease]
   }
 
   /// A value the strategy reports by `key` (`rsi`, `percent_b`), if defined.
-  public func value(_ key: String) -> Double? { details.values.first { $0.key == key }?.value ?? nil }
+  package func value(_ key: String) -> Double? { details.values.first { $0.key == key }?.value ?? nil }
 
   /// An open position marked to the newest close.
-  public struct PositionStatus: Sendable {
-    public var entryPrice: Double
-    public var entryTime: String
-    public var shares: Double
-    public var unrealizedPnl: Double
-    public var unrealizedReturn: Double
-    public var stopLevel: Double?
-    public var targetLevel: Double?
-    public var barsHeld: Int?
+  package struct PositionStatus: Sendable {
+    package var entryPrice: Double
+    package var entryTime: String
+    package var shares: Double
+    package var unrealizedPnl: Double
+    package var unrealizedReturn: Double
+    package var stopLevel: Double?
+    package var targetLevel: Double?
+    package var barsHeld: Int?
     /// Why the position is sold now (the strategy's exit, the cycle, or a stop or target the newest bar traded through); `nil` while held.
-    public var exitCondition: String?
+    package var exitCondition: String?
     /// `backtest` when the position is the one the backtest holds, `user` otherwise.
-    public var source: String
+    package var source: String
   }
 }
 
 extension LiveSignal.CycleDetails {
   /// Lines for people about the classifier's inputs at the newest bar: the quarter in force and its age,
   /// growth against trend with the gap and momentum, unemployment, inflation, the term spread, each series.
-  public var lines: [String] {
+  package var lines: [String] {
     func p(_ x: Double) -> String { String(format: "%.2f", x) }
     var out: [String] = []
     guard let q = quarter else { return ["no macro release yet at the newest bar"] }
@@ -141,9 +141,9 @@ extension LiveSignal.CycleDetails {
 }
 
 /// Computes the live signal of a run.
-public enum LiveSignalAnalyzer {
+package enum LiveSignalAnalyzer {
   /// Whose position the signal is for.
-  public enum PositionSource: Sendable {
+  package enum PositionSource: Sendable {
     /// The position the backtest holds after the newest bar.
     case backtest
     /// The user's open position (from the journal or `--position`).
@@ -153,7 +153,7 @@ public enum LiveSignalAnalyzer {
   }
 
   /// The question to ask the strategy about the newest close for `source`.
-  public static func question(for source: PositionSource, bars: BarSeries) -> FinalQuestion {
+  package static func question(for source: PositionSource, bars: BarSeries) -> FinalQuestion {
     switch source {
     case .backtest: return .backtestPosition
     case .flat: return .position(.flat)
@@ -167,7 +167,7 @@ public enum LiveSignalAnalyzer {
   ///   - output: a run; when it was made with `explain:` for this source's question its final decision is used,
   ///     else the strategy runs once more to ask it.
   ///   - now: the current instant (seconds since 1970), for the time to the next bar close.
-  public static func analyze(_ output: RunOutput, position source: PositionSource, alerts: [PriceAlert], holidays: Set<Int>,
+  package static func analyze(_ output: RunOutput, position source: PositionSource, alerts: [PriceAlert], holidays: Set<Int>,
                              now: Int64?) -> LiveSignal {
     let bars = output.bars
     let i = bars.count - 1
@@ -295,9 +295,9 @@ public enum LiveSignalAnalyzer {
 }
 
 /// When the next bar closes, in market hours.
-public enum NextBarClose {
+package enum NextBarClose {
   /// The bar length: the most common gap between consecutive bars of one day (else one day).
-  public static func interval(_ bars: BarSeries) -> Int64 {
+  package static func interval(_ bars: BarSeries) -> Int64 {
     var counts: [Int64: Int] = [:]
     for k in bars.indices.dropFirst() where bars.day[k] == bars.day[k - 1] { counts[bars.time[k] - bars.time[k - 1], default: 0] += 1 }
     return counts.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? 86_400
@@ -314,7 +314,7 @@ public enum NextBarClose {
 
   /// When bar `i` closes: its start plus the bar length, or for date-only
   /// bars the session's close that day (`closingMinute`).
-  public static func close(of i: Int, bars: BarSeries, session: SessionWindow, timeZone: TimeZone) -> Int64 {
+  package static func close(of i: Int, bars: BarSeries, session: SessionWindow, timeZone: TimeZone) -> Int64 {
     guard bars.isDateOnly else { return bars.time[i] + interval(bars) }
     var resolver = TimeZoneResolver(timeZone)
     return resolver.instant(ofLocal: Int64(bars.day[i]) * 86_400 + Int64(closingMinute(session, daily: true)) * 60, after: nil)
@@ -324,7 +324,7 @@ public enum NextBarClose {
   /// The first bar close after `now`: bars start on the session's grid (from the
   /// session's open), weekdays only, never on a holiday (days since 1970, local);
   /// date-only bars close at the session's close (`closingMinute`).
-  public static func after(now: Int64, bars: BarSeries, session: SessionWindow, timeZone: TimeZone, holidays: Set<Int>) -> Int64? {
+  package static func after(now: Int64, bars: BarSeries, session: SessionWindow, timeZone: TimeZone, holidays: Set<Int>) -> Int64? {
     let step = interval(bars)
     var resolver = TimeZoneResolver(timeZone)
     let open: Int

@@ -1,82 +1,84 @@
 import Foundation
 
 /// What one asset contributed to a portfolio run.
-public struct AssetAttribution: Sendable {
-  public var symbol: String
-  public var targetWeight: Double
-  public var shares: Double
-  public var price: Double
-  public var value: Double
+package struct AssetAttribution: Sendable {
+  package var symbol: String
+  package var targetWeight: Double
+  package var shares: Double
+  package var price: Double
+  package var value: Double
   /// Value over the account's equity at the last close.
-  public var allocation: Double
-  public var totals: AssetTotals
+  package var allocation: Double
+  package var totals: AssetTotals
   /// `value + sold - bought + dividends - fees - expense drag`.
-  public var pnl: Double
+  package var pnl: Double
   /// `pnl / bought`: the return on the money put into this asset.
-  public var returnOnInvested: Double?
+  package var returnOnInvested: Double?
   /// `pnl` over the capital the investor put in (initial cash plus deposits).
-  public var contribution: Double
-  public var dividendProfile: DividendProfile
+  package var contribution: Double
+  package var dividendProfile: DividendProfile
   /// Dividend yield of the last 12 months at the last close.
-  public var trailingYield: Double?
+  package var trailingYield: Double?
   /// Forward annual dividend of the shares held, over what they cost (an estimate).
-  public var yieldOnCost: Double?
+  package var yieldOnCost: Double?
 }
 
 /// The statistics of a portfolio run, as its `summary.json` holds them.
-public struct PortfolioSummary: Sendable {
+package struct PortfolioSummary: Sendable {
   /// Return statistics of the time-weighted index (flows taken out), `total_return` being the TWR.
-  public var performance: PerformanceSummary
-  public var finalEquity: Double
+  package var performance: PerformanceSummary
+  package var finalEquity: Double
   /// Cash the investor put in (initial cash and deposits) and took out (withdrawals, positive).
-  public var deposited: Double
-  public var withdrawn: Double
+  package var deposited: Double
+  package var withdrawn: Double
   /// `final equity + withdrawn - deposited`.
-  public var totalPnl: Double
-  public var twr: Double
-  public var xirr: Double?
-  public var dividendIncome: Double
-  public var dividendsPending: Double
-  public var commissions: Double
-  public var expenseDrag: Double
-  public var fees: Double { commissions + expenseDrag }
-  public var rebalances: Int
-  public var fills: Int
+  package var totalPnl: Double
+  package var twr: Double
+  package var xirr: Double?
+  package var dividendIncome: Double
+  package var dividendsPending: Double
+  package var commissions: Double
+  package var expenseDrag: Double
+  package var fees: Double { commissions + expenseDrag }
+  package var rebalances: Int
+  package var fills: Int
   /// The lesser of the purchases and the sales of rebalance fills (contributions, withdrawals and DRIP
   /// left out) over the mean equity at the closes, per year of the run (the SEC's definition of a fund's
   /// turnover); `nil` for a run shorter than a day.
-  public var turnover: Double?
+  package var turnover: Double?
   /// Σ initial investment × asset return / Σ initial investment.
-  public var weightedReturn: Double?
+  package var weightedReturn: Double?
   /// Dividends of the last 12 months per share × shares held, over the holdings' value.
-  public var trailingYield: Double?
+  package var trailingYield: Double?
   /// Forward annual dividends of the holdings (an estimate) over their cost.
-  public var yieldOnCost: Double?
+  package var yieldOnCost: Double?
   /// Forward annual dividend income of the shares held (an estimate).
-  public var forwardAnnualDividend: Double
-  public var assets: [AssetAttribution]
+  package var forwardAnnualDividend: Double
+  package var assets: [AssetAttribution]
 }
 
 /// Everything a portfolio run produced, ready for the report writers.
 public struct PortfolioOutput: Sendable {
-  public var config: PortfolioRunConfig
+  package var config: PortfolioRunConfig
+  /// The assets as the run read them, in the run file's order.
   public var assets: [PortfolioAsset]
+  /// What the run did: fills, decisions (the target weights), and each bar's holdings and value.
   public var result: PortfolioResult
-  public var ledger: CashFlowLedger?
-  public var summary: PortfolioSummary
+  package var ledger: CashFlowLedger?
+  package var summary: PortfolioSummary
   /// With rebalancing: the same run with `rebalance: never` (the initial weights left to drift), for comparison;
   /// for a rotation, the whole universe at equal weights, bought once and held.
-  public var withoutRebalancing: PortfolioSummary?
+  package var withoutRebalancing: PortfolioSummary?
   /// That run's growth of the initial cash at its time-weighted return, bar by bar.
-  public var withoutRebalancingGrowth: ContiguousArray<Double>?
+  package var withoutRebalancingGrowth: ContiguousArray<Double>?
   /// What made the run: the engine, the settings, the input files.
-  public var manifest = RunManifest()
+  package var manifest = RunManifest()
 }
 
 /// The portfolio pipeline: load the assets, dividends and ledger; run; summarize.
 public enum PortfolioBacktest {
   /// The external flows after the initial cash, for the bars' first and last day.
-  public static func contributions(_ plan: ContributionPlan, ledger: CashFlowLedger?, firstDay: Int, lastDay: Int) -> [DatedAmount] {
+  package static func contributions(_ plan: ContributionPlan, ledger: CashFlowLedger?, firstDay: Int, lastDay: Int) -> [DatedAmount] {
     switch plan {
     case .none: return []
     case .ledger: return ledger?.monthlyNetContributions ?? []
@@ -95,7 +97,7 @@ public enum PortfolioBacktest {
   }
 
   /// The external flows of `config` over `assets`' dates.
-  public static func settings(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?) -> PortfolioSettings {
+  package static func settings(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?) -> PortfolioSettings {
     var settings = config.settings
     let firstDay = assets.map { Int($0.bars.day[0]) }.min()!, lastDay = assets.map { Int($0.bars.day[$0.bars.count - 1]) }.max()!
     settings.contributions = contributions(config.contributions, ledger: ledger, firstDay: firstDay, lastDay: lastDay)
@@ -103,7 +105,7 @@ public enum PortfolioBacktest {
   }
 
   /// Runs already loaded assets.
-  public static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
+  package static func execute(_ config: PortfolioRunConfig, assets: [PortfolioAsset], ledger: CashFlowLedger?,
                              manifest: RunManifest? = nil) -> PortfolioOutput {
     let settings = settings(config, assets: assets, ledger: ledger)
     let result = config.strategy.run(assets, settings: settings)
@@ -158,7 +160,7 @@ public enum PortfolioBacktest {
 
   /// The statistics of a portfolio result. Each asset's target weight is that of the strategy's last decision, else
   /// the weight it held from the start.
-  public static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
+  package static func summarize(_ r: PortfolioResult, assets: [PortfolioAsset], initialCash: Double) -> PortfolioSummary {
     let targets = r.decisions.last?.weights ?? (r.initialWeights.isEmpty ? assets.map { _ in 0 } : r.initialWeights)
     let n = r.timeline.count, last = n - 1
     var performance = performance(r, initialCash: initialCash)

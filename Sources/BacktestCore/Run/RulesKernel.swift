@@ -1,7 +1,7 @@
 import Foundation
 
 extension RulesStrategy: SweepAccelerated {
-  public typealias Kernel = RulesKernel
+  package typealias Kernel = RulesKernel
 }
 
 /// The sweep kernel of rule strategies: every combination's conditions are
@@ -13,7 +13,7 @@ extension RulesStrategy: SweepAccelerated {
 /// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
 /// reads `entry_price` or `bars_held`, or that has a trailing stop, a time
 /// exit, short sales or limit or stop entries, runs through `Engine.run` with its compiled rule. Both give exactly what `backtest run` gives.
-public struct RulesKernel: SweepKernel {
+package struct RulesKernel: SweepKernel {
   private struct Key: Hashable {
     var entry: RuleExpression
     var exit: RuleExpression?
@@ -33,7 +33,7 @@ public struct RulesKernel: SweepKernel {
   private let dayEndsBefore: ContiguousArray<Int>
   private let rules: [Key: Compiled]
 
-  public init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
+  package init(bars: BarSeries, parameters: [RulesStrategy.Parameters]) {
     dayEndsBefore = SharedIndicators.dayEnds(bars)
     let evaluator = RuleEvaluator(bars: bars)
     Self.precompute(parameters.flatMap { [$0.entry] + [$0.exit, $0.shortEntry, $0.shortExit].compactMap { $0 } }, evaluator)
@@ -84,7 +84,7 @@ public struct RulesKernel: SweepKernel {
     }.map { [$0] })
   }
 
-  public func simulate(_ parameters: RulesStrategy.Parameters, bars: BarSeries, broker: BrokerSettings,
+  package func simulate(_ parameters: RulesStrategy.Parameters, bars: BarSeries, broker: BrokerSettings,
                        accumulator: inout SummaryAccumulator) {
     guard let compiled = rules[Key(parameters)] else { preconditionFailure("rule missing from the kernel") }
     switch compiled {

@@ -7,25 +7,25 @@ import Foundation
 /// little-endian words, then the last bytes one by one), written as 16 hex
 /// digits: taken on another core while the files parse (~5 GB/s), they show
 /// that a file changed; they are not meant to resist a forged file.
-public struct RunManifest: Sendable, Equatable {
+package struct RunManifest: Sendable, Equatable {
   /// One file the run read.
-  public struct Input: Sendable, Equatable {
+  package struct Input: Sendable, Equatable {
     /// What the file is to the run: `bars`, `intrabar`, `macro`, `dividends` or `ledger`.
-    public var role: String
+    package var role: String
     /// The path the run read it from.
-    public var file: String
-    public var bytes: Int
-    public var hash: String
+    package var file: String
+    package var bytes: Int
+    package var hash: String
 
     /// The record of `file`'s bytes (hashed here).
-    public init(role: String, file: String, contents: Data) {
+    package init(role: String, file: String, contents: Data) {
       self.role = role
       self.file = file
       bytes = contents.count
       hash = contents.withUnsafeBytes { RunManifest.hash($0) }
     }
 
-    public init(role: String, file: String, bytes: Int, hash: String) {
+    package init(role: String, file: String, bytes: Int, hash: String) {
       self.role = role
       self.file = file
       self.bytes = bytes
@@ -34,28 +34,28 @@ public struct RunManifest: Sendable, Equatable {
   }
 
   /// `BacktestVersion.string` of the engine that ran.
-  public var engine: String
+  package var engine: String
   /// The hash of the run's settings as the run file and its `--set` overrides
   /// gave them (see `RunManifest.settingsHash`); `nil` for settings made as a value.
-  public var settings: String?
+  package var settings: String?
   /// The files read, in the order the run uses them.
-  public var inputs: [Input]
+  package var inputs: [Input]
 
-  public init(engine: String = BacktestVersion.string, settings: String? = nil, inputs: [Input] = []) {
+  package init(engine: String = BacktestVersion.string, settings: String? = nil, inputs: [Input] = []) {
     self.engine = engine
     self.settings = settings
     self.inputs = inputs
   }
 
   /// The hash of some bytes, as 16 hex digits.
-  public static func hash(_ bytes: UnsafeRawBufferPointer) -> String {
+  package static func hash(_ bytes: UnsafeRawBufferPointer) -> String {
     var f = Fingerprint()
     f.add(raw: bytes)
     return f.hex
   }
 
   /// The manifest as summary.json writes it.
-  public var json: JSONValue {
+  package var json: JSONValue {
     .object([
       ("engine", .string(engine)),
       ("hash", .string("fnv1a-64 over 8-byte words")),
@@ -67,7 +67,7 @@ public struct RunManifest: Sendable, Equatable {
   }
 
   /// Reads the manifest back from summary.json's value, `nil` when it has none.
-  public init?(json: Any) {
+  package init?(json: Any) {
     guard let object = json as? [String: Any], let engine = object["engine"] as? String,
           let inputs = object["inputs"] as? [[String: Any]] else { return nil }
     self.engine = engine
@@ -83,7 +83,7 @@ public struct RunManifest: Sendable, Equatable {
   /// the run read: each changed, added or dropped input file, and changed
   /// settings. The engine's version is left out: a new engine is expected to
   /// give the same reports.
-  public func inputChanges(since other: RunManifest) -> [String] {
+  package func inputChanges(since other: RunManifest) -> [String] {
     var out: [String] = []
     if settings != other.settings {
       out.append("the run's settings changed (hash \(other.settings ?? "none") -> \(settings ?? "none"))")

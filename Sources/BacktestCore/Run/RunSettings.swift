@@ -1,31 +1,31 @@
 import Foundation
 
 /// Where the bars come from and how to read them (`data:` section).
-public struct DataSettings: Sendable {
+package struct DataSettings: Sendable {
   /// The bar file, resolved against the run file's folder.
-  public var bars: String
+  package var bars: String
   /// Wall-clock timestamps without an offset are read in this zone; sessions are in it too.
-  public var timeZone: TimeZone
-  public var session: SessionWindow
-  public var resample: ResampleInterval?
+  package var timeZone: TimeZone
+  package var session: SessionWindow
+  package var resample: ResampleInterval?
   /// Free text shown in reports (for example "synthetic data").
-  public var description: String?
+  package var description: String?
   /// Keep bars whose date is on or after / on or before these days (days since 1970), when set.
-  public var startDay: Int?
-  public var endDay: Int?
+  package var startDay: Int?
+  package var endDay: Int?
   /// Market holidays (days since 1970, local): no bar closes on them (for the live signal's clock).
-  public var holidays: Set<Int> = []
+  package var holidays: Set<Int> = []
   /// Finer bars (e.g. 1-minute) that settle ambiguous intrabar exits (`data.intrabar`).
-  public var intrabar: String?
+  package var intrabar: String?
   /// Dividend events (`ex_date,pay_date,amount`) of the traded asset (`data.dividends`).
-  public var dividends: String?
+  package var dividends: String?
   /// The asset's symbol, to pick its rows from a dividend file with a `symbol` column (`data.symbol`).
-  public var symbol: String?
+  package var symbol: String?
   /// Prices from the adjusted close (`data.price: adjusted`, Yahoo's `Adj Close`) instead of the close.
-  public var adjustedPrices = false
+  package var adjustedPrices = false
 
   /// The data settings of bars given as values: `bars` names them in reports.
-  public init(bars: String, timeZone: TimeZone = TimeZone(identifier: "UTC")!, session: SessionWindow = .all,
+  package init(bars: String, timeZone: TimeZone = TimeZone(identifier: "UTC")!, session: SessionWindow = .all,
               resample: ResampleInterval? = nil, description: String? = nil, startDay: Int? = nil, endDay: Int? = nil) {
     self.bars = bars
     self.timeZone = timeZone
@@ -38,16 +38,16 @@ public struct DataSettings: Sendable {
 }
 
 /// The report formats a run can write.
-public enum ReportFormat: String, Sendable, CaseIterable {
+package enum ReportFormat: String, Sendable, CaseIterable {
   case csv, json, markdown, html
 }
 
 /// Where reports go and in which formats (`report:` section).
-public struct ReportSettings: Sendable {
-  public var out: String
-  public var formats: [ReportFormat]
+package struct ReportSettings: Sendable {
+  package var out: String
+  package var formats: [ReportFormat]
 
-  public init(out: String, formats: [ReportFormat]) {
+  package init(out: String, formats: [ReportFormat]) {
     self.out = out
     self.formats = formats
   }
@@ -55,28 +55,28 @@ public struct ReportSettings: Sendable {
 
 /// A run file (`Strategies/gpix.yaml`) read and checked.
 public struct RunConfig: Sendable {
-  public var name: String
-  public var configFile: String
-  public var data: DataSettings
-  public var strategy: ConfiguredStrategy
-  public var broker: BrokerSettings
-  public var report: ReportSettings
+  package var name: String
+  package var configFile: String
+  package var data: DataSettings
+  package var strategy: ConfiguredStrategy
+  package var broker: BrokerSettings
+  package var report: ReportSettings
   /// The economic-cycle section, when the run file has one.
-  public var cycle: CycleRunSettings?
+  package var cycle: CycleRunSettings?
   /// Price alerts for the live signal (`alerts: [{above: 27.5}, {below: 25}]`).
-  public var alerts: [PriceAlert] = []
+  package var alerts: [PriceAlert] = []
   /// The trade journal file (`journal:`), resolved against the run file's folder.
-  public var journal: String?
+  package var journal: String?
   /// Annual expense ratio accrued daily on the position (`portfolio.expense_ratio`).
-  public var expenseRatio = 0.0
+  package var expenseRatio = 0.0
   /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
-  public var settingsHash: String?
+  package var settingsHash: String?
   /// With `data.universe`: the symbols the strategy runs over, each on its own cash (`member(_:)`); empty for one
   /// asset, `data.bars`.
-  public var universe: [UniverseMember] = []
+  package var universe: [UniverseMember] = []
 
   /// A run configuration as a value (an app needs no run file): every part given.
-  public init(name: String, configFile: String = "", data: DataSettings, strategy: ConfiguredStrategy,
+  package init(name: String, configFile: String = "", data: DataSettings, strategy: ConfiguredStrategy,
               broker: BrokerSettings = BrokerSettings(), report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases),
               cycle: CycleRunSettings? = nil, alerts: [PriceAlert] = [], journal: String? = nil, expenseRatio: Double = 0) {
     self.name = name
@@ -94,17 +94,17 @@ public struct RunConfig: Sendable {
 
 /// The `cycle:` section of a run file: where the macro data is, the
 /// classifier's parameters (spec §9), and what the filter does.
-public struct CycleRunSettings: Sendable {
+package struct CycleRunSettings: Sendable {
   /// Macro CSV files, resolved against the run file's folder (FRED downloads come one per series).
-  public var macroFiles: [String]
-  public var classifier: CycleSettings
+  package var macroFiles: [String]
+  package var classifier: CycleSettings
   /// Whether the filter acts on entries and exits (stages are reported either way).
-  public var filter: Bool
-  public var buyStages: Set<CycleStage>
+  package var filter: Bool
+  package var buyStages: Set<CycleStage>
   /// Stages in which an open position is sold at the next open (reason `CYCLE_EXIT`); none is a buy stage.
-  public var exitStages: Set<CycleStage>
+  package var exitStages: Set<CycleStage>
 
-  public init(macroFiles: [String] = [], classifier: CycleSettings = CycleSettings(), filter: Bool = true,
+  package init(macroFiles: [String] = [], classifier: CycleSettings = CycleSettings(), filter: Bool = true,
               buyStages: Set<CycleStage> = [.expansion], exitStages: Set<CycleStage> = []) {
     self.macroFiles = macroFiles
     self.classifier = classifier
@@ -115,13 +115,13 @@ public struct CycleRunSettings: Sendable {
 }
 
 /// One symbol of a universe (`data.universe`), paths resolved.
-public struct UniverseMember: Sendable, Equatable {
-  public var symbol: String
-  public var bars: String
+package struct UniverseMember: Sendable, Equatable {
+  package var symbol: String
+  package var bars: String
   /// Its own dividend file; without one, the run file's `data.dividends` (its rows for this symbol) if any.
-  public var dividends: String?
+  package var dividends: String?
 
-  public init(symbol: String, bars: String, dividends: String? = nil) {
+  package init(symbol: String, bars: String, dividends: String? = nil) {
     self.symbol = symbol
     self.bars = bars
     self.dividends = dividends
@@ -129,14 +129,14 @@ public struct UniverseMember: Sendable, Equatable {
 }
 
 /// One asset of a portfolio run file (`data.assets`), paths resolved.
-public struct AssetSettings: Sendable, Equatable {
-  public var symbol: String
-  public var bars: String
-  public var dividends: String?
-  public var expenseRatio: Double
-  public var weight: Double
+package struct AssetSettings: Sendable, Equatable {
+  package var symbol: String
+  package var bars: String
+  package var dividends: String?
+  package var expenseRatio: Double
+  package var weight: Double
 
-  public init(symbol: String, bars: String, dividends: String? = nil, expenseRatio: Double = 0, weight: Double) {
+  package init(symbol: String, bars: String, dividends: String? = nil, expenseRatio: Double = 0, weight: Double) {
     self.symbol = symbol
     self.bars = bars
     self.dividends = dividends
@@ -146,7 +146,7 @@ public struct AssetSettings: Sendable, Equatable {
 }
 
 /// Money added to or taken from the account after the initial cash (`portfolio.contributions`).
-public enum ContributionPlan: Sendable, Equatable {
+package enum ContributionPlan: Sendable, Equatable {
   case none
   /// Each month's net of the ledger, invested at the first bar of the next month.
   case ledger
@@ -157,26 +157,26 @@ public enum ContributionPlan: Sendable, Equatable {
 /// A run file whose strategy is `portfolio`: target weights over several
 /// assets, with dividends, costs and cash flows.
 public struct PortfolioRunConfig: Sendable {
-  public var name: String
-  public var configFile: String
-  public var description: String?
-  public var timeZone: TimeZone
-  public var startDay: Int?
-  public var endDay: Int?
-  public var assets: [AssetSettings]
-  public var settings: PortfolioSettings
-  public var contributions: ContributionPlan
+  package var name: String
+  package var configFile: String
+  package var description: String?
+  package var timeZone: TimeZone
+  package var startDay: Int?
+  package var endDay: Int?
+  package var assets: [AssetSettings]
+  package var settings: PortfolioSettings
+  package var contributions: ContributionPlan
   /// The income/expense ledger (`portfolio.ledger`), resolved.
-  public var ledger: String?
-  public var report: ReportSettings
+  package var ledger: String?
+  package var report: ReportSettings
   /// The hash of the run file's settings, for the run manifest; `nil` for settings made as a value.
-  public var settingsHash: String?
+  package var settingsHash: String?
   /// The allocation strategy: fixed weights (`portfolio`), a `rotation`, or your own.
-  public var strategy: ConfiguredAllocation
+  package var strategy: ConfiguredAllocation
 
   /// A portfolio run as a value; without `strategy`, fixed weights (each asset's `weight`, traded back to by
   /// `settings.rebalance`).
-  public init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+  package init(name: String, configFile: String = "", description: String? = nil, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
               startDay: Int? = nil, endDay: Int? = nil, assets: [AssetSettings], settings: PortfolioSettings,
               contributions: ContributionPlan = .none, ledger: String? = nil,
               report: ReportSettings = ReportSettings(out: "", formats: ReportFormat.allCases), strategy: ConfiguredAllocation? = nil) {
@@ -197,7 +197,7 @@ public struct PortfolioRunConfig: Sendable {
 
 extension PortfolioRunConfig {
   /// The rotation's rule and score, when the strategy is a `rotation`.
-  public var rotation: Rotation.Parameters? { strategy.parameters as? Rotation.Parameters }
+  package var rotation: Rotation.Parameters? { strategy.parameters as? Rotation.Parameters }
 }
 
 /// A run file of any kind: a strategy over one asset, the same strategy over each symbol of a universe, or an
@@ -217,7 +217,7 @@ public enum AnyRunConfig: Sendable {
   }
 
   /// Where the reports go and in which formats.
-  public var report: ReportSettings {
+  package var report: ReportSettings {
     get {
       switch self {
       case .swing(let c), .universe(let c): c.report
@@ -234,12 +234,12 @@ public enum AnyRunConfig: Sendable {
   }
 
   /// Whether the run holds several assets (an allocation strategy).
-  public var isPortfolio: Bool {
+  package var isPortfolio: Bool {
     if case .portfolio = self { true } else { false }
   }
 
   /// The cash the account starts with (each symbol's, for a universe).
-  public var initialCash: Double {
+  package var initialCash: Double {
     switch self {
     case .swing(let c), .universe(let c): c.broker.initialCash
     case .portfolio(let c): c.settings.initialCash
@@ -247,7 +247,7 @@ public enum AnyRunConfig: Sendable {
   }
 
   /// The strategy's name (`strategy.type`).
-  public var strategyName: String {
+  package var strategyName: String {
     switch self {
     case .swing(let c), .universe(let c): c.strategy.name
     case .portfolio(let c): c.strategy.name
@@ -256,7 +256,7 @@ public enum AnyRunConfig: Sendable {
 
   /// Every input file the run reads, in the order it reads them: bars, macro series and dividends for one asset (for
   /// each symbol of a universe); each asset's bars and dividends, then the ledger, for several.
-  public var inputFiles: [String] {
+  package var inputFiles: [String] {
     switch self {
     case .swing(let c): [c.data.bars] + (c.cycle?.macroFiles ?? []) + (c.data.dividends.map { [$0] } ?? [])
     case .universe(let c): c.universe.indices.flatMap { AnyRunConfig.swing(c.member($0)).inputFiles }

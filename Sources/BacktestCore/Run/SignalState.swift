@@ -5,31 +5,31 @@ import Foundation
 ///
 /// The file is JSON, schema `backtest.signal-state/1`:
 /// `{"schema", "checked_at", "failed_attempts", "last": {signal, exit_reason, reason, time, close, position, alerts_crossed}}`.
-public struct SignalState: Sendable, Equatable {
-  public static let schema = "backtest.signal-state/1"
+package struct SignalState: Sendable, Equatable {
+  package static let schema = "backtest.signal-state/1"
   /// Checks a failed notification is tried in before the change is given up (saved without being sent).
-  public static let maximumAttempts = 3
+  package static let maximumAttempts = 3
 
   /// The parts of a signal a notification is about.
-  public struct Summary: Sendable, Equatable {
-    public var signal: LiveSignal.Action
-    public var exitReason: String?
-    public var reason: String
+  package struct Summary: Sendable, Equatable {
+    package var signal: LiveSignal.Action
+    package var exitReason: String?
+    package var reason: String
     /// The newest bar's time and close (shown, not compared).
-    public var time: String
-    public var close: Double
-    public var position: Position?
+    package var time: String
+    package var close: Double
+    package var position: Position?
     /// The alerts the newest close crossed: `above 27.5`.
-    public var alertsCrossed: [PriceAlert]
+    package var alertsCrossed: [PriceAlert]
 
-    public struct Position: Sendable, Equatable {
-      public var source: String
-      public var entryPrice: Double
-      public var shares: Double
-      public var entryTime: String
+    package struct Position: Sendable, Equatable {
+      package var source: String
+      package var entryPrice: Double
+      package var shares: Double
+      package var entryTime: String
     }
 
-    public init(_ s: LiveSignal) {
+    package init(_ s: LiveSignal) {
       signal = s.action
       exitReason = s.exitReason?.rawValue
       reason = s.reason
@@ -52,11 +52,11 @@ public struct SignalState: Sendable, Equatable {
 
     /// Whether a notification is due: the signal (with its exit reason), the position held or an alert crossed
     /// differs. The reason's wording, the bar and its close alone are no change.
-    public func differs(from other: Summary) -> Bool {
+    package func differs(from other: Summary) -> Bool {
       signal != other.signal || exitReason != other.exitReason || position != other.position || alertsCrossed != other.alertsCrossed
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
       .object([
         ("signal", .string(signal.rawValue)), ("exit_reason", exitReason.map { .string($0) } ?? .null), ("reason", .string(reason)),
         ("time", .string(time)), ("close", .number(close)),
@@ -70,20 +70,20 @@ public struct SignalState: Sendable, Equatable {
   }
 
   /// The signal last notified (or seen, without a notifier); `nil` before the first check.
-  public var last: Summary?
+  package var last: Summary?
   /// Notifications of a change since `last` that failed (0 when none is pending).
-  public var failedAttempts: Int
+  package var failedAttempts: Int
   /// When the state was written (seconds since 1970).
-  public var checkedAt: Int64?
+  package var checkedAt: Int64?
 
-  public init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
+  package init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
     self.last = last
     self.failedAttempts = failedAttempts
     self.checkedAt = checkedAt
   }
 
   /// The file's text (ends with a newline).
-  public var text: String {
+  package var text: String {
     JSONValue.object([
       ("schema", .string(Self.schema)), ("checked_at", checkedAt.map { .string(isoInstant($0)) } ?? .null),
       ("failed_attempts", .integer(failedAttempts)), ("last", last?.json ?? .null),
@@ -105,7 +105,7 @@ public struct SignalState: Sendable, Equatable {
   /// Reads a state file.
   ///
   /// - Throws: `InputError` for anything but this schema (a file that is not a state file is never overwritten silently).
-  public static func parse(_ data: Data, file: String) throws -> SignalState {
+  package static func parse(_ data: Data, file: String) throws -> SignalState {
     let root = try JSONReader.parse(data, file: file)
     guard root["schema"]?.string == schema else {
       throw InputError("expected a signal state file (\"schema\": \"\(schema)\"); refusing to overwrite it", at: root.location)

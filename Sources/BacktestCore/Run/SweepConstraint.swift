@@ -1,8 +1,8 @@
 /// `sweep.constraints.where`: a condition of the rule language over the swept parameters (`fast < slow`), true for
 /// the grid points a sweep runs; the others are skipped, as backtesting.py's `constraint=` skips them.
-public struct SweepConstraint: Sendable {
+package struct SweepConstraint: Sendable {
   /// The condition as written, on one line.
-  public let text: String
+  package let text: String
   /// The swept parameters' names it may read, with their position among the parameters.
   let names: [(name: String, index: Int)]
   let key: String
@@ -38,7 +38,7 @@ public struct SweepConstraint: Sendable {
   }
 
   /// Whether the grid point with `values` (one per swept parameter, as text) is run.
-  public func holds(_ values: [String]) -> Bool {
+  package func holds(_ values: [String]) -> Bool {
     let params = Dictionary(names.map { ($0.name, Self.number(values[$0.index]) ?? .nan) }, uniquingKeysWith: { a, _ in a })
     // The names and shape were checked on the first point; another point only changes the params' values.
     return (try? RuleChecker.condition(text, params: params, positionAllowed: false, key: key))?.constantTruth ?? false

@@ -5,7 +5,7 @@ import Foundation
 /// portfolio's assets and ledger on their timeline. A sweep, its holdout and
 /// walk-forward windows, its significance tests and Monte Carlo run
 /// combinations over it, whatever the kind of strategy.
-public enum SweepData: Sendable {
+package enum SweepData: Sendable {
   /// One asset: its bars, the cycle gate of every bar (with a `cycle:` section) and its dividends.
   case asset(bars: BarSeries, cycle: CycleGate?, dividends: [Dividend])
   /// Several assets: their bars and dividends, the ledger, and the timeline they merge into.
@@ -14,12 +14,12 @@ public enum SweepData: Sendable {
   case universe(symbols: [String], members: [SweepData])
 
   /// A portfolio's data, its timeline merged from the assets' bars.
-  public static func portfolio(_ assets: [PortfolioAsset], ledger: CashFlowLedger?) -> SweepData {
+  package static func portfolio(_ assets: [PortfolioAsset], ledger: CashFlowLedger?) -> SweepData {
     .portfolio(assets: assets, ledger: ledger, timeline: Market(assets: assets.map(\.bars)).timeline)
   }
 
   /// The bars that splits and windows count: the asset's bars, or the portfolio's timeline.
-  public var timeline: BarSeries {
+  package var timeline: BarSeries {
     switch self {
     case .asset(let bars, _, _): bars
     case .portfolio(_, _, let timeline): timeline
@@ -28,13 +28,13 @@ public enum SweepData: Sendable {
   }
 
   /// The bars `job` runs over: its symbol's in a universe, else `timeline`.
-  public func timeline(of job: SweepJob) -> BarSeries {
+  package func timeline(of job: SweepJob) -> BarSeries {
     if case .universe(_, let members) = self, let k = job.member { return members[k].timeline }
     return timeline
   }
 
   /// The data of the timeline bars in `range` only (each asset's bars inside it): nothing before or after it exists.
-  public func slice(_ range: Range<Int>) -> SweepData {
+  package func slice(_ range: Range<Int>) -> SweepData {
     switch self {
     case .asset(let bars, let cycle, let dividends):
       return range == 0..<bars.count ? self : .asset(bars: bars.filtered { range.contains($0) }, cycle: cycle?.slice(range), dividends: dividends)
@@ -53,7 +53,7 @@ public enum SweepData: Sendable {
 
   /// Runs `job` over this data, trading the timeline bars in `range` only (all when `nil`; the bars before it warm the
   /// strategy), from `initialCash` when given (else the job's own).
-  public func trial(_ job: SweepJob, trading range: Range<Int>? = nil, initialCash: Double? = nil) -> Trial {
+  package func trial(_ job: SweepJob, trading range: Range<Int>? = nil, initialCash: Double? = nil) -> Trial {
     if case .universe(_, let members) = self { return members[job.member!].trial(job, trading: range, initialCash: initialCash) }
     switch (self, job.run) {
     case (.asset(let bars, let cycle, let dividends), .swing(let config)):
@@ -84,21 +84,21 @@ public enum SweepData: Sendable {
 }
 
 /// One run of a sweep's combination over the bars it traded: what ranks it, and what the out-of-sample reports show.
-public struct Trial: Sendable {
+package struct Trial: Sendable {
   /// The statistics (a portfolio's: of its time-weighted return).
-  public var summary: PerformanceSummary
+  package var summary: PerformanceSummary
   /// The account's value at each close traded; a portfolio's is the initial cash grown at its time-weighted return.
-  public var equity: ContiguousArray<Double>
+  package var equity: ContiguousArray<Double>
   /// The date of each close traded (days since 1970).
-  public var day: ContiguousArray<Int32>
+  package var day: ContiguousArray<Int32>
   /// Whether anything was held at each close.
-  public var invested: ContiguousArray<Bool>
+  package var invested: ContiguousArray<Bool>
   /// The closed trades of a single-asset strategy (none for a portfolio).
-  public var trades: [Trade]
-  public var initialCash: Double
+  package var trades: [Trade]
+  package var initialCash: Double
 
   /// The returns from one day's last close to the next's.
-  public var dailyReturns: [Double] { BacktestCore.dailyReturns(equity: equity, day: day) }
+  package var dailyReturns: [Double] { BacktestCore.dailyReturns(equity: equity, day: day) }
 }
 
 extension SweepData {
@@ -106,7 +106,7 @@ extension SweepData {
   /// stages and dividends; or a portfolio's assets and ledger.
   ///
   /// - Throws: `InputError` for a missing or bad file, or when no bar is left.
-  public static func load(_ config: AnyRunConfig, barFile: Data? = nil) throws -> SweepData {
+  package static func load(_ config: AnyRunConfig, barFile: Data? = nil) throws -> SweepData {
     switch config {
     case .swing(let c):
       let (bars, _) = try Backtest.loadBars(for: c, contents: barFile)
@@ -124,7 +124,7 @@ extension SweepData {
   /// The in-sample data (all of it without a holdout split) and the timeline bar where the out-of-sample part starts.
   ///
   /// - Throws: `InputError` naming `file` when the split leaves either part empty.
-  public func split(_ settings: SweepSettings, file: String) throws -> (inSample: SweepData, outOfSampleStart: Int?) {
+  package func split(_ settings: SweepSettings, file: String) throws -> (inSample: SweepData, outOfSampleStart: Int?) {
     if let wf = settings.walkForward {
       // Test parts that overlap would trade and compound their shared bars twice in the chained equity.
       let windows = wf.windows(timeline)

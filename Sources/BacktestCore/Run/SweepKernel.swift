@@ -1,7 +1,7 @@
 /// A fused simulation of one strategy for many parameter sets: an optional
 /// acceleration of sweeps, which must give bit-identical statistics to
 /// `Engine.run` with the strategy (a property test holds each kernel to that).
-public protocol SweepKernel: Sendable {
+package protocol SweepKernel: Sendable {
   associatedtype Parameters: StrategyParameters
   /// Computes once what the parameter sets share (indicators, signals).
   init(bars: BarSeries, parameters: [Parameters])
@@ -12,12 +12,12 @@ public protocol SweepKernel: Sendable {
 /// A strategy that supplies a sweep kernel. Sweeps use it for combinations
 /// without a cycle filter, dividends, an expense ratio or finer intrabar bars;
 /// everything else runs through the general engine.
-public protocol SweepAccelerated: Strategy {
+package protocol SweepAccelerated: Strategy {
   associatedtype Kernel: SweepKernel where Kernel.Parameters == Parameters
 }
 
 extension BollingerRSI: SweepAccelerated {
-  public typealias Kernel = SwingKernel
+  package typealias Kernel = SwingKernel
 }
 
 /// The kernel of a sweep's jobs, opened once: which jobs it runs and how.

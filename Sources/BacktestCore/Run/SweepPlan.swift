@@ -1,51 +1,51 @@
 import Foundation
 
 /// The `sweep:` section of a sweep file: what to vary and how to rank.
-public struct SweepSettings: Sendable {
+package struct SweepSettings: Sendable {
   /// One swept parameter: its column name, the run-file key it sets, and its values as text.
-  public struct Parameter: Sendable {
-    public var name: String
-    public var path: String
-    public var values: [String]
+  package struct Parameter: Sendable {
+    package var name: String
+    package var path: String
+    package var values: [String]
   }
-  public enum Mode: String, Sendable { case grid, random }
+  package enum Mode: String, Sendable { case grid, random }
 
-  public var parameters: [Parameter]
-  public var mode: Mode
-  public var samples: Int?
-  public var seed: UInt64
+  package var parameters: [Parameter]
+  package var mode: Mode
+  package var samples: Int?
+  package var seed: UInt64
   /// The summary key to rank by (higher is better).
-  public var metric: String
-  public var minTrades: Int
-  public var top: Int
+  package var metric: String
+  package var minTrades: Int
+  package var top: Int
   /// The two parameters (indices) of the heatmap; the first two by default.
-  public var heatmap: (x: Int, y: Int)?
+  package var heatmap: (x: Int, y: Int)?
   /// A holdout split: rank in-sample, then run the top combinations out-of-sample.
-  public var validation: HoldoutSplit?
+  package var validation: HoldoutSplit?
   /// Walk-forward windows (`validation: {mode: walk_forward, …}`).
-  public var walkForward: WalkForwardSettings?
+  package var walkForward: WalkForwardSettings?
   /// `constraints.where`: the grid points it is false for are not run.
-  public var constraint: SweepConstraint?
+  package var constraint: SweepConstraint?
 
   /// The path of a universe sweep's first parameter, `symbol`: which of `data.universe` a combination runs on.
-  public static let symbolPath = "data.universe"
+  package static let symbolPath = "data.universe"
 
   /// Whether the first parameter is a universe's symbol.
-  public var overUniverse: Bool { parameters.first?.path == Self.symbolPath }
+  package var overUniverse: Bool { parameters.first?.path == Self.symbolPath }
 }
 
 /// One combination of swept values.
-public struct SweepCombination: Sendable, Equatable {
+package struct SweepCombination: Sendable, Equatable {
   /// Position in the full plan (grid order, or sampling order), the same on every machine.
-  public var index: Int
-  public var values: [String]
+  package var index: Int
+  package var values: [String]
 }
 
 /// The combinations of a sweep, in a fixed order, and the slice a shard runs.
-public enum SweepPlan {
+package enum SweepPlan {
   /// Every combination: the grid (first parameter varying slowest), or a
   /// seeded random sample of it.
-  public static func combinations(_ s: SweepSettings) -> [SweepCombination] {
+  package static func combinations(_ s: SweepSettings) -> [SweepCombination] {
     var all: [[String]] = [[]]
     for p in s.parameters {
       all = all.flatMap { prefix in p.values.map { prefix + [$0] } }
@@ -64,7 +64,7 @@ public enum SweepPlan {
   }
 
   /// How many grid points `constraints.where` leaves out (0 without one).
-  public static func constrainedOut(_ s: SweepSettings) -> Int {
+  package static func constrainedOut(_ s: SweepSettings) -> Int {
     guard let constraint = s.constraint else { return 0 }
     var all: [[String]] = [[]]
     for p in s.parameters { all = all.flatMap { prefix in p.values.map { prefix + [$0] } } }
@@ -72,7 +72,7 @@ public enum SweepPlan {
   }
 
   /// The combinations of shard `i` of `n` (0-based): the plan positions `shardRanges(all, shards: n)[i]`.
-  public static func shard(_ all: [SweepCombination], index i: Int, of n: Int) -> [SweepCombination] {
+  package static func shard(_ all: [SweepCombination], index i: Int, of n: Int) -> [SweepCombination] {
     Array(all[shardRanges(all, shards: n)[i]])
   }
 
@@ -82,7 +82,7 @@ public enum SweepPlan {
   /// combinations (ties to the earlier), so shards hold whole groups and about as many combinations each; with fewer
   /// groups than shards, the shards are equal shares and groups are cut. Deterministic: a shard's range is written in
   /// its sweep.json and `merge` checks it.
-  public static func shardRanges(_ all: [SweepCombination], shards n: Int) -> [Range<Int>] {
+  package static func shardRanges(_ all: [SweepCombination], shards n: Int) -> [Range<Int>] {
     let total = all.count
     // Where each group of combinations sharing every value but the last starts.
     var starts: [Int] = []
@@ -105,7 +105,7 @@ public enum SweepPlan {
   }
 
   /// The `--set`-style overrides of one combination (a universe's symbol is none: it picks the bars).
-  public static func overrides(_ c: SweepCombination, _ s: SweepSettings) -> [String] {
+  package static func overrides(_ c: SweepCombination, _ s: SweepSettings) -> [String] {
     zip(s.parameters, c.values).filter { $0.0.path != SweepSettings.symbolPath }.map { "\($0.path)=\($1)" }
   }
 }

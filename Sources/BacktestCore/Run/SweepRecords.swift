@@ -1,39 +1,39 @@
 import Foundation
 
 /// One finished combination as `results.csv` holds it.
-public struct SweepRecord: Sendable, Equatable {
-  public var values: [String]
+package struct SweepRecord: Sendable, Equatable {
+  package var values: [String]
   /// Summary values in `PerformanceSummary.fields` order (`nil` = null).
-  public var metrics: [Double?]
-  public var fingerprint: String
+  package var metrics: [Double?]
+  package var fingerprint: String
 
-  public init(values: [String], metrics: [Double?], fingerprint: String) {
+  package init(values: [String], metrics: [Double?], fingerprint: String) {
     self.values = values
     self.metrics = metrics
     self.fingerprint = fingerprint
   }
 
-  public var key: String { values.joined(separator: "\u{1F}") }
+  package var key: String { values.joined(separator: "\u{1F}") }
 
-  public func metric(_ name: String) -> Double? {
+  package func metric(_ name: String) -> Double? {
     SweepRanking.metricIndex[name].flatMap { metrics[$0] }
   }
 }
 
 /// How a sweep's records rank: the metric, the constraints, plan order.
-public enum SweepRanking {
+package enum SweepRanking {
   /// The summary keys a record holds, in `PerformanceSummary.fields` order.
-  public static let metricKeys = PerformanceSummary().fields.map(\.key)
+  package static let metricKeys = PerformanceSummary().fields.map(\.key)
   /// Each of `metricKeys`' position.
   static let metricIndex = Dictionary(uniqueKeysWithValues: metricKeys.enumerated().map { ($1, $0) })
 
   /// The record of combination `c` with its summary.
-  public static func record(_ c: SweepCombination, _ summary: PerformanceSummary, fingerprint: String) -> SweepRecord {
+  package static func record(_ c: SweepCombination, _ summary: PerformanceSummary, fingerprint: String) -> SweepRecord {
     SweepRecord(values: c.values, metrics: summary.fields.map(\.value), fingerprint: fingerprint)
   }
 
   /// Records meeting the constraints, best first by the metric (undefined last, then plan order).
-  public static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
+  package static func ranking(_ records: [SweepRecord], settings: SweepSettings) -> [SweepRecord] {
     // Each record's metric is looked up once, not at every comparison.
     let eligible = records.indices.filter { isEligible(trades: records[$0].metric("total_trades"), settings: settings) }
     let values = eligible.map { records[$0].metric(settings.metric) }
@@ -41,13 +41,13 @@ public enum SweepRanking {
   }
 
   /// Whether a combination with `trades` trades meets the constraints.
-  public static func isEligible(trades: Double?, settings: SweepSettings) -> Bool {
+  package static func isEligible(trades: Double?, settings: SweepSettings) -> Bool {
     (trades ?? 0) >= Double(settings.minTrades)
   }
 
   /// Whether metric value `x` of the combination at plan position `i` ranks
   /// before `y` at `j`: higher first, undefined last, then plan order.
-  public static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
+  package static func ranksBefore(_ x: Double?, _ i: Int, _ y: Double?, _ j: Int) -> Bool {
     // A value that is not a number ranks as undefined (NaN would break the order).
     let x = x.flatMap { $0.isNaN ? nil : $0 }, y = y.flatMap { $0.isNaN ? nil : $0 }
     switch (x, y) {
@@ -61,19 +61,19 @@ public enum SweepRanking {
 
 /// A universe sweep's combination over its symbols: the ranking metric's mean, median and worst over the symbols
 /// whose row meets the constraints and defines it.
-public struct AcrossSymbols: Sendable, Equatable {
+package struct AcrossSymbols: Sendable, Equatable {
   /// The combination's values without the symbol.
-  public var values: [String]
-  public var symbols: Int
-  public var mean: Double
-  public var median: Double
-  public var worst: Double
+  package var values: [String]
+  package var symbols: Int
+  package var mean: Double
+  package var median: Double
+  package var worst: Double
 }
 
 extension SweepRanking {
   /// A universe sweep's combinations ranked across symbols: those with the metric on every symbol first, then by the
   /// highest mean (then median, then worst, then plan order): the choice that does well on every symbol, not on one.
-  public static func acrossSymbols(_ records: [SweepRecord], settings: SweepSettings) -> [AcrossSymbols] {
+  package static func acrossSymbols(_ records: [SweepRecord], settings: SweepSettings) -> [AcrossSymbols] {
     guard settings.overUniverse else { return [] }
     var order: [[String]] = [], values: [[String]: [Double]] = [:]
     for r in records {

@@ -1,35 +1,35 @@
 import Foundation
 
 /// One combination ready to run.
-public struct SweepJob: Sendable {
-  public var combination: SweepCombination
+package struct SweepJob: Sendable {
+  package var combination: SweepCombination
   /// The combination's run file, read: one asset's or a portfolio's (for a universe: its symbol's, `member`).
-  public var run: AnyRunConfig
+  package var run: AnyRunConfig
   /// In a universe sweep, the index of the job's symbol (the plan's `symbol` parameter); `nil` otherwise.
-  public var member: Int?
+  package var member: Int?
 
-  public init(combination: SweepCombination, run: AnyRunConfig) {
+  package init(combination: SweepCombination, run: AnyRunConfig) {
     self.combination = combination
     self.run = run
   }
 
   /// A single-asset combination.
-  public init(combination: SweepCombination, config: RunConfig) {
+  package init(combination: SweepCombination, config: RunConfig) {
     self.init(combination: combination, run: .swing(config))
   }
 
   /// The single-asset configuration (`nil` for a portfolio's).
-  public var config: RunConfig? {
+  package var config: RunConfig? {
     if case .swing(let config) = run { config } else { nil }
   }
 }
 
 /// Runs sweep combinations in parallel, sharing bars and indicators.
-public enum SweepRunner {
+package enum SweepRunner {
   /// A combination a sweep does not run: its values and why (what a run file with them would be refused for).
-  public struct Skipped: Sendable {
-    public var combination: SweepCombination
-    public var reason: String
+  package struct Skipped: Sendable {
+    package var combination: SweepCombination
+    package var reason: String
   }
 
   /// Runs `jobs` on `workers` threads; `onResult` is called from the workers
@@ -41,7 +41,7 @@ public enum SweepRunner {
   /// others run through the general engine. With `blockSums`, the block sums
   /// of each combination's daily returns are kept in the slot of its plan index
   /// (what the overfitting test needs, 20 numbers instead of every day).
-  public static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = [], workers: Int,
+  package static func run(_ jobs: [SweepJob], bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = [], workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     run(jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), workers: workers, blockSums: blockSums, best: best,
@@ -50,7 +50,7 @@ public enum SweepRunner {
 
   /// Runs `jobs` over `data` (see `run(_:bars:cycle:dividends:workers:blockSums:best:onResult:)`): one asset's
   /// combinations through the kernel where it applies, every other one through `SweepData.trial`.
-  public static func run(_ jobs: [SweepJob], data: SweepData, workers: Int,
+  package static func run(_ jobs: [SweepJob], data: SweepData, workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {
     // A universe runs each symbol's jobs over its own bars in turn, each symbol on every worker (its kernel shared).
@@ -101,12 +101,12 @@ public enum SweepRunner {
 extension SweepRunner {
   /// One combination's daily returns, as `run` computes them (the fused kernel
   /// when it applies, the general engine otherwise).
-  public static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = []) -> [Double] {
+  package static func dailyReturns(of job: SweepJob, bars: BarSeries, cycle: CycleGate?, dividends: [Dividend] = []) -> [Double] {
     dailyReturns(of: job, data: .asset(bars: bars, cycle: cycle, dividends: dividends))
   }
 
   /// One combination's daily returns over `data`, as `run` computes them.
-  public static func dailyReturns(of job: SweepJob, data: SweepData) -> [Double] {
+  package static func dailyReturns(of job: SweepJob, data: SweepData) -> [Double] {
     if case .universe(_, let members) = data { return dailyReturns(of: job, data: members[job.member!]) }
     if case .asset(let bars, nil, let dividends) = data, dividends.isEmpty, let kernel = KernelDispatch([job], bars: bars), kernel.covers[0] {
       var accumulator = SummaryAccumulator()
@@ -121,12 +121,12 @@ extension SweepRunner {
 /// The daily returns of the best combination run so far, by the sweep's
 /// ranking (`SweepRanking.ranking`: eligible, metric, then plan order), so
 /// that the significance tests need not run it again.
-public final class BestReturns: @unchecked Sendable {
+package final class BestReturns: @unchecked Sendable {
   private let lock = NSLock()
   private let settings: SweepSettings
   private var best: (combination: SweepCombination, metric: Double?, returns: [Double])?
 
-  public init(settings: SweepSettings) { self.settings = settings }
+  package init(settings: SweepSettings) { self.settings = settings }
 
   /// Keeps `returns` when `combination` ranks before the best so far.
   func offer(_ combination: SweepCombination, _ summary: PerformanceSummary, returns: [Double]) {
@@ -141,7 +141,7 @@ public final class BestReturns: @unchecked Sendable {
   }
 
   /// The daily returns of the combination with `values`, if it is the one kept.
-  public func returns(of values: [String]) -> [Double]? {
+  package func returns(of values: [String]) -> [Double]? {
     lock.lock()
     defer { lock.unlock() }
     return best?.combination.values == values ? best?.returns : nil

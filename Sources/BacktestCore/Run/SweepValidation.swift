@@ -2,14 +2,14 @@ import Foundation
 
 /// A holdout split of a sweep: rank on the in-sample bars, then run the best
 /// combinations unchanged on the out-of-sample bars that follow.
-public struct HoldoutSplit: Sendable, Equatable {
-  public enum Point: Sendable, Equatable {
+package struct HoldoutSplit: Sendable, Equatable {
+  package enum Point: Sendable, Equatable {
     /// The first out-of-sample day (days since 1970).
     case date(Int)
     /// The in-sample share of the bars (0.7 = the first 70%).
     case fraction(Double)
   }
-  public var point: Point
+  package var point: Point
 
   /// Reads `validation: {mode: holdout, split: 2012-01-01 | 0.7}`.
   static func read(_ node: YAMLNode) throws -> HoldoutSplit {
@@ -36,7 +36,7 @@ public struct HoldoutSplit: Sendable, Equatable {
   }
 
   /// The index of the first out-of-sample bar; `nil` when a side would be empty.
-  public func index(in bars: BarSeries) -> Int? {
+  package func index(in bars: BarSeries) -> Int? {
     let k: Int
     switch point {
     case .date(let d): k = bars.day.firstIndex { Int($0) >= d } ?? bars.count
@@ -45,7 +45,7 @@ public struct HoldoutSplit: Sendable, Equatable {
     return k > 0 && k < bars.count ? k : nil
   }
 
-  public var description: String {
+  package var description: String {
     switch point {
     case .date(let d): return "in-sample before \(CivilDate.isoDate(days: d)), out-of-sample from it"
     case .fraction(let f): return "in-sample the first \(formatPercentPlain(f)) of the bars, out-of-sample the rest"
@@ -54,22 +54,22 @@ public struct HoldoutSplit: Sendable, Equatable {
 }
 
 /// In-sample against out-of-sample results of the top combinations.
-public struct ValidationRow: Sendable {
-  public var values: [String]
-  public var inSample: SweepRecord
-  public var outOfSample: PerformanceSummary
+package struct ValidationRow: Sendable {
+  package var values: [String]
+  package var inSample: SweepRecord
+  package var outOfSample: PerformanceSummary
 }
 
-public enum SweepValidation {
+package enum SweepValidation {
   /// Runs the top `settings.top` in-sample combinations on the out-of-sample bars, `bars` from `start` on:
   /// a fresh account there, indicators computed over all of `bars` (the in-sample bars warm them).
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
+  package static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
                               cycle: CycleGate? = nil, dividends: [Dividend] = [], outOfSampleStart start: Int) -> [ValidationRow] {
     evaluate(records, settings: settings, jobs: jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), outOfSampleStart: start)
   }
 
   /// The top combinations of `records` run over all of `data`, trading from timeline bar `start` on.
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+  package static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
                               outOfSampleStart start: Int) -> [ValidationRow] {
     let ranked = SweepRanking.ranking(records, settings: settings).prefix(settings.top)
     let byValues = Dictionary(uniqueKeysWithValues: jobs.map { ($0.combination.values, $0) })
@@ -83,28 +83,28 @@ public enum SweepValidation {
 }
 
 /// The significance of a sweep's best combination (probabilistic and deflated Sharpe ratios).
-public struct SweepSignificance: Sendable {
+package struct SweepSignificance: Sendable {
   /// The most combinations the overfitting test (PBO) runs over.
-  public static let overfittingLimit = 2000
+  package static let overfittingLimit = 2000
 
-  public var trials: Int
-  public var observations: Int
+  package var trials: Int
+  package var observations: Int
   /// Per-day Sharpe ratio of the best combination, and the variance of the per-day Sharpe ratios across trials.
-  public var sharpe: Double
-  public var variance: Double
-  public var skewness: Double
-  public var kurtosis: Double
-  public var expectedMaximum: Double
-  public var psr: Double
-  public var dsr: Double
+  package var sharpe: Double
+  package var variance: Double
+  package var skewness: Double
+  package var kurtosis: Double
+  package var expectedMaximum: Double
+  package var psr: Double
+  package var dsr: Double
   /// The probability of backtest overfitting over every combination's daily returns (up to 2,000 combinations).
-  public var overfitting: BacktestOverfitting.Result?
+  package var overfitting: BacktestOverfitting.Result?
 
   /// The tests over the combinations' daily returns: the best one's from
   /// `bestReturns` (as `SweepRunner.run` keeps them) or run again, the block
   /// sums of the others from `known` (by plan index, as `SweepRunner.run` keeps
   /// them) or from running them again; `nil` without a best or enough days.
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
+  package static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], bars: BarSeries,
                               cycle: CycleGate? = nil, dividends: [Dividend] = [], known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
                               bestReturns: BestReturns? = nil) -> SweepSignificance? {
     evaluate(records, settings: settings, jobs: jobs, data: .asset(bars: bars, cycle: cycle, dividends: dividends), known: known,
@@ -112,7 +112,7 @@ public struct SweepSignificance: Sendable {
   }
 
   /// The significance of the best of `records`, the combinations run over `data` (see the other `evaluate`).
-  public static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
+  package static func evaluate(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
                               known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, bestReturns: BestReturns? = nil) -> SweepSignificance? {
     let sharpes = records.compactMap { $0.metric("sharpe") }.map { $0 / 252.0.squareRoot() }
     guard let best = SweepRanking.ranking(records, settings: settings).first, sharpes.count > 1,

@@ -14,15 +14,15 @@ import Foundation
 /// to it at once; holding, it walks bar
 /// by bar until an exit, with the account's marks in registers and each
 /// bar's equity written straight into its day's slot.
-public struct SwingKernel: SweepKernel {
+package struct SwingKernel: SweepKernel {
   /// What the parameter sets share: day ends and each signal key's bits.
   package let indicators: SharedIndicators
 
-  public init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
+  package init(bars: BarSeries, parameters: [BollingerRSI.Parameters]) {
     indicators = SharedIndicators(bars: bars, parameters: parameters)
   }
 
-  public func simulate(_ parameters: BollingerRSI.Parameters, bars: BarSeries, broker: BrokerSettings,
+  package func simulate(_ parameters: BollingerRSI.Parameters, bars: BarSeries, broker: BrokerSettings,
                        accumulator: inout SummaryAccumulator) {
     Self.simulate(bars: bars, indicators: indicators, parameters: parameters, broker: broker, accumulator: &accumulator)
   }

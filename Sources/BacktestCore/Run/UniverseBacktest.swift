@@ -1,20 +1,20 @@
 import Foundation
 
 /// One strategy over each symbol of a universe, each on its own cash: every symbol's own run, in the universe's order.
-public struct UniverseOutput: Sendable {
-  public var config: RunConfig
+package struct UniverseOutput: Sendable {
+  package var config: RunConfig
   /// Each symbol's run, exactly as `backtest run --set data.bars=FILE` makes it.
-  public var members: [(symbol: String, output: RunOutput)]
+  package var members: [(symbol: String, output: RunOutput)]
   /// One line each about input read in a way to know (columns not used, pay dates taken as ex-dates), by symbol.
-  public var notices: [String] = []
+  package var notices: [String] = []
 }
 
 /// The universe pipeline: each symbol loaded and run as a run of its own.
-public enum UniverseBacktest {
+package enum UniverseBacktest {
   /// Loads and runs every symbol of `config.universe` (`RunConfig.member(_:)`), `workers` at a time.
   ///
   /// - Throws: the first symbol's error, in the universe's order: a missing or bad file, no bar left.
-  public static func run(_ config: RunConfig, workers: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> UniverseOutput {
+  package static func run(_ config: RunConfig, workers: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> UniverseOutput {
     let n = config.universe.count
     let results = ConcurrentSlots<Result<(RunOutput, [String]), Error>>(count: n)
     let next = JobCounter()

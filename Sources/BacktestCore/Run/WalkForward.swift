@@ -1,9 +1,9 @@
 import Foundation
 
 /// Walk-forward validation: windows of `train` then `test`, moved by `step`.
-public struct WalkForwardSettings: Sendable, Equatable {
+package struct WalkForwardSettings: Sendable, Equatable {
   /// The account each test part trades with.
-  public enum Account: String, Sendable, Equatable {
+  package enum Account: String, Sendable, Equatable {
     /// A new account with the initial cash per test part; the chained curve rescales each part.
     case fresh
     /// The previous test part's final equity (cash: every part ends flat): one account throughout.
@@ -11,7 +11,7 @@ public struct WalkForwardSettings: Sendable, Equatable {
   }
 
   /// A length in calendar months, days or bars.
-  public enum Length: Sendable, Equatable {
+  package enum Length: Sendable, Equatable {
     case months(Int), days(Int), bars(Int)
 
     /// Parses `2y`, `6m`, `90d` or a bar count `5000`.
@@ -63,14 +63,14 @@ public struct WalkForwardSettings: Sendable, Equatable {
     }
   }
 
-  public var train: Length
-  public var test: Length
-  public var step: Length
+  package var train: Length
+  package var test: Length
+  package var step: Length
   /// Whether every training part starts at the first bar (and grows) instead of being the `train` before its test part.
-  public var anchored: Bool
-  public var account: Account
+  package var anchored: Bool
+  package var account: Account
 
-  public init(train: Length, test: Length, step: Length, anchored: Bool = false, account: Account = .fresh) {
+  package init(train: Length, test: Length, step: Length, anchored: Bool = false, account: Account = .fresh) {
     self.train = train
     self.test = test
     self.step = step
@@ -100,7 +100,7 @@ public struct WalkForwardSettings: Sendable, Equatable {
   /// after the first bar, each next one `step` after the previous (with `step = test`, the test parts tile
   /// the data without gaps). The training part is the `train` before its test part (rolling), or, when
   /// `anchored`, everything before it.
-  public func windows(_ bars: BarSeries) -> [(train: Int, test: Int, end: Int)] {
+  package func windows(_ bars: BarSeries) -> [(train: Int, test: Int, end: Int)] {
     var out: [(train: Int, test: Int, end: Int)] = []
     guard bars.count > 2 else { return out }
     var testStart = train.end(from: 0, in: bars)
@@ -118,28 +118,28 @@ public struct WalkForwardSettings: Sendable, Equatable {
 }
 
 /// One walk-forward window's choice and its results.
-public struct WalkForwardWindow: Sendable {
-  public var trainStart: Int, testStart: Int, testEnd: Int
-  public var best: SweepRecord?
-  public var outOfSample: PerformanceSummary?
+package struct WalkForwardWindow: Sendable {
+  package var trainStart: Int, testStart: Int, testEnd: Int
+  package var best: SweepRecord?
+  package var outOfSample: PerformanceSummary?
   /// The test part's equity per bar (from `testStart`) and its trades (bar indices into the whole series).
-  public var testEquity: ContiguousArray<Double>
-  public var testTrades: [Trade] = []
+  package var testEquity: ContiguousArray<Double>
+  package var testTrades: [Trade] = []
   /// Walk-forward efficiency: the test part's CAGR over the winner's training CAGR (`WalkForward.efficiency`).
-  public var efficiency: Double?
+  package var efficiency: Double?
 }
 
 /// Runs walk-forward validation and stitches the test parts.
-public enum WalkForward {
-  public struct Result: Sendable {
-    public var windows: [WalkForwardWindow]
+package enum WalkForward {
+  package struct Result: Sendable {
+    package var windows: [WalkForwardWindow]
     /// The test parts chained into one equity curve (with a fresh account per part, each part rescaled to start
     /// where the previous ended; with `account: carry`, the one account's equity).
-    public var equity: ContiguousArray<Double>
-    public var day: ContiguousArray<Int32>
-    public var summary: PerformanceSummary
+    package var equity: ContiguousArray<Double>
+    package var day: ContiguousArray<Int32>
+    package var summary: PerformanceSummary
     /// The chained curve's CAGR over the mean of the winners' training CAGRs.
-    public var efficiency: Double?
+    package var efficiency: Double?
   }
 
   /// Ranks the grid on each window's training part and trades the winner on its test part.
@@ -149,7 +149,7 @@ public enum WalkForward {
   /// account or the previous part's final equity (`settings.account`). The training part is swept on its
   /// own bars (its indicators warm up inside it). The cycle filter (`cycle`, made for `bars`), dividends and
   /// expense ratio act in both parts as in a run.
-  public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
+  package static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, bars: BarSeries,
                          cycle: CycleGate? = nil, dividends: [Dividend] = [], initialCash: Double, workers: Int) -> Result {
     run(wf, jobs: jobs, settings: settings, data: .asset(bars: bars, cycle: cycle, dividends: dividends), initialCash: initialCash,
         workers: workers)
@@ -157,7 +157,7 @@ public enum WalkForward {
 
   /// The walk-forward windows over `data`'s timeline (see the other `run`): each window's sweep over its training bars
   /// only, its best combination over the data up to the window's end, trading its test bars.
-  public static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, data: SweepData,
+  package static func run(_ wf: WalkForwardSettings, jobs: [SweepJob], settings: SweepSettings, data: SweepData,
                          initialCash: Double, workers: Int) -> Result {
     var windows: [WalkForwardWindow] = []
     var equity = ContiguousArray<Double>(), day = ContiguousArray<Int32>()
@@ -197,17 +197,17 @@ public enum WalkForward {
                   efficiency: efficiency(outOfSample: summary.cagr, inSample: mean(windows.compactMap { $0.best?.metric("cagr") })))
   }
 
-  public static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
+  package static func efficiency(outOfSample: Double?, inSample: Double?) -> Double? {
     guard let outOfSample, let inSample, outOfSample.isFinite, inSample.isFinite, inSample > 0 else { return nil }
     return outOfSample / inSample
   }
 }
 
 /// Sweep records gathered from worker threads, in plan order.
-public final class RecordCollector: @unchecked Sendable {
+package final class RecordCollector: @unchecked Sendable {
   private let lock = NSLock()
   private var records: [(Int, SweepRecord)] = []
-  public init() {}
-  public func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
-  public var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
+  package init() {}
+  package func add(_ index: Int, _ record: SweepRecord) { lock.lock(); records.append((index, record)); lock.unlock() }
+  package var sorted: [SweepRecord] { lock.lock(); defer { lock.unlock() }; return records.sorted { $0.0 < $1.0 }.map(\.1) }
 }

@@ -6,20 +6,20 @@
 /// `.dirty` appended when the checkout had uncommitted changes. Other builds
 /// (`swift build`, an app using the library, a clone without git) give the
 /// number alone.
-public enum BacktestVersion {
+package enum BacktestVersion {
   /// The release number, `MAJOR.MINOR.PATCH`.
-  public static let number = "0.1.0"
+  package static let number = "0.1.0"
 
   /// The commit the running binary was built from, when its build recorded one.
-  public static let commit: String? = (BacktestVersion.self as Any.Type as? _BuildCommit.Type)?.buildCommit
+  package static let commit: String? = (BacktestVersion.self as Any.Type as? _BuildCommit.Type)?.buildCommit
 
   /// The number, then `+` and the commit when known.
-  public static let string: String = commit.map { number + "+" + $0 } ?? number
+  package static let string: String = commit.map { number + "+" + $0 } ?? number
 }
 
 /// Not API. `make` generates a file in the executable that declares
 /// `BacktestVersion`'s conformance with the commit, so that a plain
 /// `swift build` needs no generated file at all.
-public protocol _BuildCommit {
+package protocol _BuildCommit {
   static var buildCommit: String { get }
 }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// Write-once slots filled from concurrent tasks, each slot by one task.
-public final class ConcurrentSlots<T>: @unchecked Sendable {
+package final class ConcurrentSlots<T>: @unchecked Sendable {
   private var slots: [T?]
   private let lock = NSLock()
-  public init(count: Int) { slots = Array(repeating: nil, count: count) }
-  public func set(_ k: Int, _ value: T) { lock.lock(); slots[k] = value; lock.unlock() }
+  package init(count: Int) { slots = Array(repeating: nil, count: count) }
+  package func set(_ k: Int, _ value: T) { lock.lock(); slots[k] = value; lock.unlock() }
   /// The value of slot `k`, which must have been set.
-  public func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
+  package func get(_ k: Int) -> T { lock.lock(); defer { lock.unlock() }; return slots[k]! }
   /// The value of slot `k`, or `nil` when it is outside the slots or not set.
-  public func peek(_ k: Int) -> T? { lock.lock(); defer { lock.unlock() }; return k < slots.count ? slots[k] : nil }
+  package func peek(_ k: Int) -> T? { lock.lock(); defer { lock.unlock() }; return k < slots.count ? slots[k] : nil }
   /// Removes and returns the value of slot `k` (so that the caller holds the only reference), or `nil`.
-  public func take(_ k: Int) -> T? {
+  package func take(_ k: Int) -> T? {
     lock.lock(); defer { lock.unlock() }
     guard k < slots.count else { return nil }
     defer { slots[k] = nil }

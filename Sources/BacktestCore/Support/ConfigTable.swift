@@ -9,7 +9,7 @@ public final class ConfigTable {
   /// Dotted path of this table in the document (`strategy.rsi`), empty at the root.
   public let path: String
   public let location: SourceLocation
-  public private(set) var entries: [YAMLEntry]
+  package private(set) var entries: [YAMLEntry]
   /// Where each key is first written in `entries`: a lookup does not scan them (100,000 params were quadratic).
   private var entryIndex: [String: Int] = [:]
   /// The keys asked for, in the order asked (for suggestions), and as a set (to ask whether one was).
@@ -20,7 +20,7 @@ public final class ConfigTable {
   public var dataTimeZone = TimeZone(identifier: "UTC")!
 
   /// Wraps a mapping node; `null` reads as an empty table.
-  public init(_ node: YAMLNode, path: String) throws {
+  package init(_ node: YAMLNode, path: String) throws {
     self.path = path
     self.location = node.location
     switch node.kind {
@@ -36,7 +36,7 @@ public final class ConfigTable {
   func keyPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
   /// Returns the node for `key`, or `nil` when absent or `null`.
-  public func node(_ key: String) -> YAMLNode? {
+  package func node(_ key: String) -> YAMLNode? {
     allow(key)
     guard let node = entryIndex[key].map({ entries[$0].value }) else { return nil }
     if case .null = node.kind { return nil }

@@ -1,13 +1,13 @@
 /// FNV-1a, 64 bits: a fast fingerprint of inputs (not a cryptographic hash).
-public struct Fingerprint: Sendable {
-  public private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
-  public init() {}
-  public mutating func add<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
+package struct Fingerprint: Sendable {
+  package private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
+  package init() {}
+  package mutating func add<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
     for b in bytes { value = (value ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
   }
 
   /// Adds raw bytes eight at a time (FNV-1a over 64-bit words, then the tail): fast for whole files.
-  public mutating func add(raw: UnsafeRawBufferPointer) {
+  package mutating func add(raw: UnsafeRawBufferPointer) {
     let words = raw.count / 8
     var v = value
     for k in 0..<words {
@@ -16,8 +16,8 @@ public struct Fingerprint: Sendable {
     value = v
     add(UnsafeRawBufferPointer(rebasing: raw[(words * 8)...]))
   }
-  public mutating func add(_ text: String) { add(text.utf8); add([0]) }
-  public var hex: String {
+  package mutating func add(_ text: String) { add(text.utf8); add([0]) }
+  package var hex: String {
     let s = String(value, radix: 16)
     return String(repeating: "0", count: 16 - s.count) + s
   }

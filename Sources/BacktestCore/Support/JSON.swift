@@ -1,5 +1,5 @@
 /// A JSON value whose objects keep their key order, so output is byte-stable.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
   case null
   case bool(Bool)
   case number(Double)
@@ -8,16 +8,16 @@ public indirect enum JSONValue: Sendable, Equatable {
   case array([JSONValue])
   case object([(String, JSONValue)])
 
-  public static func == (a: JSONValue, b: JSONValue) -> Bool { a.rendered() == b.rendered() }
+  package static func == (a: JSONValue, b: JSONValue) -> Bool { a.rendered() == b.rendered() }
 
   /// A number, or `null` when `nil` or not finite.
-  public static func optional(_ x: Double?) -> JSONValue {
+  package static func optional(_ x: Double?) -> JSONValue {
     guard let x, x.isFinite else { return .null }
     return .number(x)
   }
 
   /// Returns the value as JSON text, indented by two spaces, ending without a newline.
-  public func rendered(indent: Int = 0) -> String {
+  package func rendered(indent: Int = 0) -> String {
     let pad = String(repeating: " ", count: indent)
     switch self {
     case .null: return "null"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Joins a relative path to `directory` and removes `.` and `..` steps lexically.
-public func resolvePath(_ path: String, relativeTo directory: String) -> String {
+package func resolvePath(_ path: String, relativeTo directory: String) -> String {
   let joined = path.hasPrefix("/") || directory.isEmpty ? path : directory + "/" + path
   var parts: [Substring] = []
   for part in joined.split(separator: "/", omittingEmptySubsequences: true) {
@@ -15,10 +15,10 @@ public func resolvePath(_ path: String, relativeTo directory: String) -> String 
 
 extension SourceLocation {
   /// Whether the value was given on the command line (`--set key=value`), not written in a file.
-  public var isCommandLine: Bool { file.hasPrefix("--set ") }
+  package var isCommandLine: Bool { file.hasPrefix("--set ") }
 
   /// The folder a relative path written here is relative to: the current
   /// folder for a value given on the command line, else the folder of the file
   /// it is written in (a run file's paths are the run file's).
-  public var pathBase: String { isCommandLine ? "" : (file as NSString).deletingLastPathComponent }
+  package var pathBase: String { isCommandLine ? "" : (file as NSString).deletingLastPathComponent }
 }

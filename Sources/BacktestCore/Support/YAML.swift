@@ -1,6 +1,6 @@
 /// A node of a YAML document with the place it was written.
-public struct YAMLNode: Sendable, Equatable {
-  public enum Kind: Sendable, Equatable {
+package struct YAMLNode: Sendable, Equatable {
+  package enum Kind: Sendable, Equatable {
     /// `null`, `~` or nothing after a key.
     case null
     /// A plain or quoted scalar; `quoted` tells `"2"` from `2`.
@@ -8,20 +8,20 @@ public struct YAMLNode: Sendable, Equatable {
     case sequence([YAMLNode])
     case mapping([YAMLEntry])
   }
-  public var kind: Kind
-  public var location: SourceLocation
+  package var kind: Kind
+  package var location: SourceLocation
   /// Where the characters of a scalar's text were written, in order (empty
   /// for other nodes), so that a message can point inside the text (a rule
   /// expression's token).
-  public var pieces: [ScalarPiece] = []
+  package var pieces: [ScalarPiece] = []
 
-  public init(_ kind: Kind, at location: SourceLocation) {
+  package init(_ kind: Kind, at location: SourceLocation) {
     self.kind = kind
     self.location = location
   }
 
   /// The file place of the character at `offset` (counted in characters) of this scalar's text.
-  public func location(ofCharacter offset: Int) -> SourceLocation {
+  package func location(ofCharacter offset: Int) -> SourceLocation {
     guard let piece = pieces.last(where: { $0.offset <= offset }) else { return location }
     var place = piece.location
     place.column += offset - piece.offset
@@ -30,14 +30,14 @@ public struct YAMLNode: Sendable, Equatable {
 
   /// The source line holding the character at `offset` of this scalar's text, with
   /// `width` carets under it (`    7 |   entry: …` then `      |          ^^^`); `nil` when unknown.
-  public func markedLine(atCharacter offset: Int, width: Int) -> String? {
+  package func markedLine(atCharacter offset: Int, width: Int) -> String? {
     guard let piece = pieces.last(where: { $0.offset <= offset }) else { return nil }
     return sourceExcerpt(line: piece.line, number: piece.location.line,
                          column: piece.location.column + offset - piece.offset, width: width)
   }
 
   /// A short name of the node's type for messages ("a mapping", "a list", …).
-  public var typeDescription: String {
+  package var typeDescription: String {
     switch kind {
     case .null: return "null"
     case .scalar(let text, let quoted): return quoted ? "the string \"\(excerpt(text))\"" : "'\(excerpt(text))'"
@@ -49,17 +49,17 @@ public struct YAMLNode: Sendable, Equatable {
 
 /// A run of a scalar's text written on one source line: the text from
 /// character `offset` on starts at `location` and continues along the line.
-public struct ScalarPiece: Sendable, Equatable {
-  public var offset: Int
-  public var location: SourceLocation
+package struct ScalarPiece: Sendable, Equatable {
+  package var offset: Int
+  package var location: SourceLocation
   /// The whole source line, for excerpts.
-  public var line: String
+  package var line: String
 }
 
 /// The lines under an error message that show where it is: the source line
 /// with its number (at most 200 characters, around the column when it is
 /// far right), and `width` carets under column `column`.
-public func sourceExcerpt(line: String, number: Int, column: Int, width: Int = 1) -> String {
+package func sourceExcerpt(line: String, number: Int, column: Int, width: Int = 1) -> String {
   let gutter = String(repeating: " ", count: String(number).count)
   let skipped = max(0, column - 1 - 150)
   let shown = (skipped > 0 ? "…" : "") + line.dropFirst(skipped).prefix(200)
@@ -68,10 +68,10 @@ public func sourceExcerpt(line: String, number: Int, column: Int, width: Int = 1
 }
 
 /// One `key: value` pair of a mapping.
-public struct YAMLEntry: Sendable, Equatable {
-  public var key: String
-  public var keyLocation: SourceLocation
-  public var value: YAMLNode
+package struct YAMLEntry: Sendable, Equatable {
+  package var key: String
+  package var keyLocation: SourceLocation
+  package var value: YAMLNode
 }
 
 /// Reads the strict YAML subset used by run files.
@@ -84,8 +84,8 @@ public struct YAMLEntry: Sendable, Equatable {
 /// block scalars inside flow collections or with an indentation indicator,
 /// directives and document markers, multi-line flow collections, nesting
 /// deeper than `maximumDepth`.
-public struct YAMLReader {
-  public static let maximumDepth = 64
+package struct YAMLReader {
+  package static let maximumDepth = 64
 
   struct Line {
     var number: Int
@@ -101,7 +101,7 @@ public struct YAMLReader {
   var index = 0
 
   /// Parses `text`; `file` names it in errors.
-  public static func parse(_ text: String, file: String) throws -> YAMLNode {
+  package static func parse(_ text: String, file: String) throws -> YAMLNode {
     var reader = YAMLReader(file: file)
     try reader.splitLines(text)
     guard !reader.lines.isEmpty else {
@@ -123,7 +123,7 @@ public struct YAMLReader {
 
   /// Parses one inline value (as written after `key:` or in `--set k=v`) that
   /// starts at `column` of `sourceLine` (for excerpts; by default the value alone, indented).
-  public static func parseInline(_ text: String, file: String, line: Int, column: Int, sourceLine: String? = nil) throws -> YAMLNode {
+  package static func parseInline(_ text: String, file: String, line: Int, column: Int, sourceLine: String? = nil) throws -> YAMLNode {
     let reader = YAMLReader(file: file)
     try refuseControlCharacters(Substring(text), at: SourceLocation(file: file, line: line, column: column))
     let l = Line(number: line, indent: column - 1, text: Substring(text),

@@ -11,23 +11,23 @@ import Foundation
 /// relative rank ω = rank / (N + 1) (ties counted half), and λ = ln(ω / (1 − ω)).
 /// PBO is the share of choices with λ ≤ 0: how often the in-sample winner is
 /// at or below the median out of sample.
-public enum BacktestOverfitting {
-  public struct Result: Sendable {
-    public var probability: Double
-    public var logits: [Double]
-    public var blocks: Int
+package enum BacktestOverfitting {
+  package struct Result: Sendable {
+    package var probability: Double
+    package var logits: [Double]
+    package var blocks: Int
   }
 
   /// What the test needs of one strategy's returns: the sum and the sum of
   /// squares of each of its S blocks (rows past S × size are left out).
-  public struct BlockSums: Sendable, Equatable {
+  package struct BlockSums: Sendable, Equatable {
     /// How many returns there were (T).
-    public var periods: Int
-    public var sum: [Double]
-    public var squares: [Double]
+    package var periods: Int
+    package var sum: [Double]
+    package var squares: [Double]
 
     /// The block sums of `returns`, cut into `blocks` (made even, at most T / 2).
-    public init(returns r: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
+    package init(returns r: UnsafeBufferPointer<Double>, blocks requested: Int = 10) {
       let t = r.count
       periods = t
       var s = min(requested, t / 2)
@@ -50,18 +50,18 @@ public enum BacktestOverfitting {
       }
     }
 
-    public init(returns: [Double], blocks requested: Int = 10) {
+    package init(returns: [Double], blocks requested: Int = 10) {
       self = returns.withUnsafeBufferPointer { BlockSums(returns: $0, blocks: requested) }
     }
   }
 
   /// - Parameter returns: one array of per-period returns per strategy, all of the same length.
-  public static func pbo(returns: [[Double]], blocks requested: Int = 10) -> Result? {
+  package static func pbo(returns: [[Double]], blocks requested: Int = 10) -> Result? {
     pbo(returns.map { BlockSums(returns: $0, blocks: requested) })
   }
 
   /// The test from each strategy's block sums (all of the same length and blocks).
-  public static func pbo(_ strategies: [BlockSums]) -> Result? {
+  package static func pbo(_ strategies: [BlockSums]) -> Result? {
     let n = strategies.count
     guard n > 1, let t = strategies.first?.periods, let s = strategies.first?.sum.count, s >= 2,
       strategies.allSatisfy({ $0.periods == t && $0.sum.count == s }) else { return nil }

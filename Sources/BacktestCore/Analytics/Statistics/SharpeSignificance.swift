@@ -1,11 +1,11 @@
 import Foundation
 
 /// The standard normal distribution function Φ(x) = ½ erfc(−x / √2).
-public func normalCDF(_ x: Double) -> Double { 0.5 * erfc(-x / 2.0.squareRoot()) }
+package func normalCDF(_ x: Double) -> Double { 0.5 * erfc(-x / 2.0.squareRoot()) }
 
 /// The inverse of Φ: Acklam's rational approximation (relative error < 1.2e-9)
 /// refined by one Halley step, which brings it to near machine precision.
-public func inverseNormalCDF(_ p: Double) -> Double {
+package func inverseNormalCDF(_ p: Double) -> Double {
   precondition(p > 0 && p < 1, "p must be in (0, 1), was \(p)")
   let a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00]
   let b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01]
@@ -33,13 +33,13 @@ public func inverseNormalCDF(_ p: Double) -> Double {
 ///
 /// Sharpe ratios here are per observation (not annualized): divide an
 /// annualized one by √(periods per year).
-public enum SharpeSignificance {
+package enum SharpeSignificance {
   /// The probabilistic Sharpe ratio (Bailey & López de Prado, "The Sharpe Ratio
   /// Efficient Frontier", Journal of Risk 15(2), 2012): the probability that
   /// the true Sharpe ratio exceeds `benchmark`,
   /// `PSR = Φ((SR − SR*) √(T − 1) / √(1 − γ3·SR + (γ4 − 1)/4·SR²))`,
   /// with `skewness` γ3 and (non-excess) `kurtosis` γ4 of the returns, `T` observations.
-  public static func probabilistic(sharpe sr: Double, benchmark: Double, observations t: Int, skewness: Double, kurtosis: Double) -> Double {
+  package static func probabilistic(sharpe sr: Double, benchmark: Double, observations t: Int, skewness: Double, kurtosis: Double) -> Double {
     let denominator = (1 - skewness * sr + (kurtosis - 1) / 4 * sr * sr).squareRoot()
     return normalCDF((sr - benchmark) * Double(t - 1).squareRoot() / denominator)
   }
@@ -48,7 +48,7 @@ public enum SharpeSignificance {
   /// Sharpe ratios have variance `variance` and true value 0 (the deflated Sharpe
   /// ratio's benchmark; "The Deflated Sharpe Ratio", Journal of Portfolio
   /// Management 40(5), 2014): `√V · ((1 − γ) Φ⁻¹(1 − 1/N) + γ Φ⁻¹(1 − 1/(N e)))`, γ the Euler–Mascheroni constant.
-  public static func expectedMaximum(trials n: Int, variance: Double) -> Double {
+  package static func expectedMaximum(trials n: Int, variance: Double) -> Double {
     guard n > 1 else { return 0 }
     let gamma = 0.5772156649015329
     let N = Double(n)
@@ -56,13 +56,13 @@ public enum SharpeSignificance {
   }
 
   /// The deflated Sharpe ratio: the PSR against the expected maximum of `trials` trials.
-  public static func deflated(sharpe sr: Double, trials: Int, variance: Double, observations: Int, skewness: Double, kurtosis: Double) -> Double {
+  package static func deflated(sharpe sr: Double, trials: Int, variance: Double, observations: Int, skewness: Double, kurtosis: Double) -> Double {
     probabilistic(sharpe: sr, benchmark: expectedMaximum(trials: trials, variance: variance), observations: observations,
                   skewness: skewness, kurtosis: kurtosis)
   }
 
   /// Sample skewness and (non-excess) kurtosis, with population moments (as the papers' examples).
-  public static func moments(_ x: [Double]) -> (skewness: Double, kurtosis: Double)? {
+  package static func moments(_ x: [Double]) -> (skewness: Double, kurtosis: Double)? {
     guard x.count > 2, let m = mean(x) else { return nil }
     var m2 = 0.0, m3 = 0.0, m4 = 0.0
     for v in x { let d = v - m; m2 += d * d; m3 += d * d * d; m4 += d * d * d * d }

@@ -8,7 +8,7 @@ public enum CycleStage: String, Sendable, CaseIterable, Comparable {
   case unknown = "unknown"
 
   /// The app color of the stage (none for `unknown`).
-  public var color: String? {
+  package var color: String? {
     switch self {
     case .expansion: return "#34C759"
     case .peak: return "#FF9500"
@@ -19,7 +19,7 @@ public enum CycleStage: String, Sendable, CaseIterable, Comparable {
   }
 
   /// Reads a stage name in any case (`expansion`, `Expansion`).
-  public init?(name: String) {
+  package init?(name: String) {
     guard let s = CycleStage.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
     self = s
   }
@@ -30,52 +30,52 @@ public enum CycleStage: String, Sendable, CaseIterable, Comparable {
 }
 
 /// The classifier's parameters (§9), with the spec's defaults.
-public struct CycleSettings: Sendable, Equatable {
-  public enum Trend: String, Sendable { case trailing, fixed }
-  public enum UnemploymentRule: String, Sendable { case require, off }
-  public var trend = Trend.trailing
-  public var trendWindowQuarters = 40
-  public var trendMinQuarters = 8
-  public var fixedTrendPct = 3.0
-  public var momentumQuarters = 2
-  public var unemploymentRule = UnemploymentRule.require
-  public var unemploymentThresholdPP = 0.5
-  public var unemploymentLookbackQuarters = 4
-  public var releaseLagDays: [MacroSeries: Int] = Dictionary(uniqueKeysWithValues: MacroSeries.allCases.map { ($0, $0.defaultReleaseLagDays) })
-  public var maxStageAgeDays = 190
+package struct CycleSettings: Sendable, Equatable {
+  package enum Trend: String, Sendable { case trailing, fixed }
+  package enum UnemploymentRule: String, Sendable { case require, off }
+  package var trend = Trend.trailing
+  package var trendWindowQuarters = 40
+  package var trendMinQuarters = 8
+  package var fixedTrendPct = 3.0
+  package var momentumQuarters = 2
+  package var unemploymentRule = UnemploymentRule.require
+  package var unemploymentThresholdPP = 0.5
+  package var unemploymentLookbackQuarters = 4
+  package var releaseLagDays: [MacroSeries: Int] = Dictionary(uniqueKeysWithValues: MacroSeries.allCases.map { ($0, $0.defaultReleaseLagDays) })
+  package var maxStageAgeDays = 190
 
-  public init() {}
+  package init() {}
 }
 
 /// One quarter of the classification: the spec's stage table row (§8).
-public struct QuarterRow: Sendable, Equatable {
+package struct QuarterRow: Sendable, Equatable {
   /// `year * 4 + quarter - 1`.
-  public var quarter: Int
+  package var quarter: Int
   /// When the row's stage may be used (§3.2), seconds since 1970 UTC; `nil` when not released.
-  public var availableAt: Int64?
-  public var realGDP: Double?
-  public var gdpYoY: Double?
-  public var trend: Double?
-  public var gap: Double?
-  public var gapChange: Double?
+  package var availableAt: Int64?
+  package var realGDP: Double?
+  package var gdpYoY: Double?
+  package var trend: Double?
+  package var gap: Double?
+  package var gapChange: Double?
   /// `true` for rising, `false` for falling.
-  public var rising: Bool?
-  public var baseStage: CycleStage?
-  public var unemploymentRate: Double?
-  public var unemploymentMinPrior: Double?
-  public var unemploymentGap: Double?
-  public var unemploymentTriggered: Bool?
-  public var stage: CycleStage
-  public var reason: String
-  public var inflationYoY: Double?
-  public var termSpread: Double?
+  package var rising: Bool?
+  package var baseStage: CycleStage?
+  package var unemploymentRate: Double?
+  package var unemploymentMinPrior: Double?
+  package var unemploymentGap: Double?
+  package var unemploymentTriggered: Bool?
+  package var stage: CycleStage
+  package var reason: String
+  package var inflationYoY: Double?
+  package var termSpread: Double?
 
-  public var year: Int { quarter / 4 }
-  public var quarterOfYear: Int { quarter % 4 + 1 }
+  package var year: Int { quarter / 4 }
+  package var quarterOfYear: Int { quarter % 4 + 1 }
   /// `2008Q4`.
-  public var period: String { "\(year)Q\(quarterOfYear)" }
-  public var firstDay: Int { CivilDate.days(year: year, month: 3 * quarterOfYear - 2, day: 1) }
-  public var lastDay: Int {
+  package var period: String { "\(year)Q\(quarterOfYear)" }
+  package var firstDay: Int { CivilDate.days(year: year, month: 3 * quarterOfYear - 2, day: 1) }
+  package var lastDay: Int {
     CivilDate.days(year: year, month: 3 * quarterOfYear, day: CivilDate.daysInMonth(year: year, month: 3 * quarterOfYear))
   }
 }
@@ -86,8 +86,8 @@ public struct QuarterRow: Sendable, Equatable {
 /// Arithmetic follows the spec's order of operations (sums left to right in
 /// quarter order from 0.0; comparisons with `EPS = 1e-9`), so the numbers
 /// are bit-identical to the reference implementation's.
-public enum CycleClassifier {
-  public static let eps = 1e-9
+package enum CycleClassifier {
+  package static let eps = 1e-9
 
   /// A series reduced to quarters: value and release instant.
   typealias Quarterly = [Int: (value: Double, availableAt: Int64)]
@@ -173,7 +173,7 @@ public enum CycleClassifier {
   ///
   /// - Throws: `InputError` for bad input (§2.3): no real GDP, no unemployment
   ///   when the rule needs it, inconsistent periods or release times.
-  public static func classify(_ data: MacroData, settings s: CycleSettings) throws -> [QuarterRow] {
+  package static func classify(_ data: MacroData, settings s: CycleSettings) throws -> [QuarterRow] {
     let file = data.files.first ?? "macro"
     guard let gdpObservations = data.series[.realGDP], !gdpObservations.isEmpty else {
       throw InputError("no real_gdp series; expected a realgdp, real_gdp or GDPC1 column or series", file: file)
@@ -302,7 +302,7 @@ public enum CycleClassifier {
   }
 
   /// The newest value of each series released by `t` (the value a decision at `t` may read), in series order.
-  public static func latestReleased(_ data: MacroData, settings s: CycleSettings, at t: Int64) -> [MacroRelease] {
+  package static func latestReleased(_ data: MacroData, settings s: CycleSettings, at t: Int64) -> [MacroRelease] {
     data.series.sorted { $0.key < $1.key }.compactMap { name, observations in
       let monthly = isMonthly(observations)
       let lag = s.releaseLagDays[name] ?? name.defaultReleaseLagDays
@@ -325,15 +325,15 @@ public enum CycleClassifier {
 }
 
 /// One released value of a macro series, as read from the file.
-public struct MacroRelease: Sendable, Equatable {
-  public var series: MacroSeries
+package struct MacroRelease: Sendable, Equatable {
+  package var series: MacroSeries
   /// In the file's units (`unemployment_rate` 4.1 is 4.1%).
-  public var value: Double
+  package var value: Double
   /// `2024Q2` for a quarterly series, `2024-06` for a monthly one.
-  public var period: String
+  package var period: String
   /// Seconds since 1970 UTC.
-  public var releasedAt: Int64
+  package var releasedAt: Int64
 }
 
 /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.
-public func isoInstant(_ t: Int64) -> String { CivilDate.isoDateTime(seconds: t, offset: 0) }
+package func isoInstant(_ t: Int64) -> String { CivilDate.isoDateTime(seconds: t, offset: 0) }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Text for people about a quarter's classification inputs.
-public enum CycleDescription {
+package enum CycleDescription {
   /// `2008Q2: GDP growth 1.60% (trend 2.95%), unemployment 5.4% (low 4.5%), inflation 4.31%, released 2008-08-04`.
-  public static func inputs(_ row: QuarterRow?) -> String {
+  package static func inputs(_ row: QuarterRow?) -> String {
     guard let r = row else { return "(no release within the staleness limit)" }
     var parts: [String] = []
     if let g = r.gdpYoY { parts.append("GDP growth \(String(format: "%.2f", g))%" + (r.trend.map { " (trend \(String(format: "%.2f", $0))%)" } ?? "")) }

@@ -1,12 +1,12 @@
 /// The point-in-time stage lookup (§6): at an instant `t`, the stage of the
 /// latest released quarter with `availableAt <= t`, or `unknown` before the
 /// first release or when that release is older than `maxStageAgeDays`.
-public struct StageTimeline: Sendable {
+package struct StageTimeline: Sendable {
   /// Released quarters in release order (one per release instant: the latest quarter).
-  public let releases: [QuarterRow]
-  public let maxAgeSeconds: Int64
+  package let releases: [QuarterRow]
+  package let maxAgeSeconds: Int64
 
-  public init(rows: [QuarterRow], settings: CycleSettings) {
+  package init(rows: [QuarterRow], settings: CycleSettings) {
     maxAgeSeconds = Int64(settings.maxStageAgeDays) * 86_400
     let released = rows.filter { $0.availableAt != nil }
       .sorted { ($0.availableAt!, $0.quarter) < ($1.availableAt!, $1.quarter) }
@@ -19,7 +19,7 @@ public struct StageTimeline: Sendable {
   }
 
   /// The row in force at `t` (ignoring staleness), if any.
-  public func row(at t: Int64) -> QuarterRow? {
+  package func row(at t: Int64) -> QuarterRow? {
     var low = 0, high = releases.count
     while low < high {
       let mid = (low + high) / 2
@@ -29,7 +29,7 @@ public struct StageTimeline: Sendable {
   }
 
   /// The stage a bar stamped `t` may use.
-  public func stage(at t: Int64) -> CycleStage {
+  package func stage(at t: Int64) -> CycleStage {
     guard let r = row(at: t), t - r.availableAt! <= maxAgeSeconds else { return .unknown }
     return r.stage
   }
@@ -37,7 +37,7 @@ public struct StageTimeline: Sendable {
   /// The stage at each of `times` (increasing instants) in one forward pass.
   ///
   /// - Complexity: O(times + releases).
-  public func stages(at times: ContiguousArray<Int64>) -> ContiguousArray<CycleStage> {
+  package func stages(at times: ContiguousArray<Int64>) -> ContiguousArray<CycleStage> {
     var out = ContiguousArray<CycleStage>()
     out.reserveCapacity(times.count)
     var k = -1
@@ -51,15 +51,15 @@ public struct StageTimeline: Sendable {
 
 extension StageTimeline {
   /// A moment the stage in force changes: at a release, or when the last release goes stale.
-  public struct Change: Sendable, Equatable {
-    public var instant: Int64
-    public var stage: CycleStage
+  package struct Change: Sendable, Equatable {
+    package var instant: Int64
+    package var stage: CycleStage
     /// The quarter in force (nil when the change is to `unknown` by staleness).
-    public var row: QuarterRow?
+    package var row: QuarterRow?
   }
 
   /// Every change of `stage(at:)` over time, in order.
-  public var changes: [Change] {
+  package var changes: [Change] {
     var out: [Change] = []
     var current = CycleStage.unknown
     for (k, r) in releases.enumerated() {

@@ -353,7 +353,7 @@ package struct RunCharts {
   }
 
   /// One line over the timeline (a fund's NAV), titled `title`, with an element id `id`.
-  public func line(_ values: ContiguousArray<Double>, title: String, id: String) -> String {
+  package func line(_ values: ContiguousArray<Double>, title: String, id: String) -> String {
     let height = 260.0, top = 36.0, bottom = 230.0
     var vmin = Double.infinity, vmax = -Double.infinity
     for v in values where v.isFinite { vmin = min(vmin, v); vmax = max(vmax, v) }

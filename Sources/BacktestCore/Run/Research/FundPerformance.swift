@@ -1,12 +1,12 @@
 import Foundation
 
 /// A fund's NAV history, oldest first.
-public struct NAVHistory: Sendable {
-  public var name: String
-  public var days: [Int]
-  public var navs: [Double]
+package struct NAVHistory: Sendable {
+  package var name: String
+  package var days: [Int]
+  package var navs: [Double]
 
-  public init(name: String, days: [Int], navs: [Double]) {
+  package init(name: String, days: [Int], navs: [Double]) {
     self.name = name
     self.days = days
     self.navs = navs
@@ -14,7 +14,7 @@ public struct NAVHistory: Sendable {
 
   /// Reads the Indian mutual-fund API's JSON (`{"meta": {...}, "data": [{"date": "DD-MM-YYYY", "nav": "123.45"}]}`,
   /// newest first) or a `date,nav` CSV (dates `YYYY-MM-DD` or `DD-MM-YYYY`).
-  public static func read(_ data: Data, file: String) throws -> NAVHistory {
+  package static func read(_ data: Data, file: String) throws -> NAVHistory {
     var rows: [(Int, Double)] = []
     var name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "{") {
@@ -67,12 +67,12 @@ public struct NAVHistory: Sendable {
 }
 
 /// Performance of a fund over standard periods (issue 7's conventions).
-public struct FundPerformance: Sendable {
-  public enum Period: String, CaseIterable, Sendable {
+package struct FundPerformance: Sendable {
+  package enum Period: String, CaseIterable, Sendable {
     case week = "1W", month = "1M", sixMonths = "6M", year = "1Y", threeYears = "3Y", fiveYears = "5Y"
 
     /// `day` minus the period in calendar units (month ends clamp: 31 March − 1M = 28/29 February).
-    public func start(from day: Int) -> Int {
+    package func start(from day: Int) -> Int {
       func minus(months k: Int) -> Int { CivilDate.adding(months: -k, to: day) }
       switch self {
       case .week: return day - 7
@@ -86,20 +86,20 @@ public struct FundPerformance: Sendable {
     var atLeastAYear: Bool { self == .year || self == .threeYears || self == .fiveYears }
   }
 
-  public struct Row: Sendable {
-    public var period: Period
-    public var startDay: Int?, endDay: Int
-    public var startNAV: Double?, endNAV: Double
-    public var totalReturn: Double?, cagr: Double?, volatility: Double?
+  package struct Row: Sendable {
+    package var period: Period
+    package var startDay: Int?, endDay: Int
+    package var startNAV: Double?, endNAV: Double
+    package var totalReturn: Double?, cagr: Double?, volatility: Double?
   }
 
-  public var history: NAVHistory
-  public var latest: Double
-  public var dailyChange: Double?
-  public var dailyChangeFraction: Double?
-  public var rows: [Row]
+  package var history: NAVHistory
+  package var latest: Double
+  package var dailyChange: Double?
+  package var dailyChangeFraction: Double?
+  package var rows: [Row]
 
-  public init(_ h: NAVHistory) {
+  package init(_ h: NAVHistory) {
     history = h
     let n = h.navs.count
     latest = h.navs[n - 1]
@@ -122,9 +122,9 @@ public struct FundPerformance: Sendable {
     }
   }
 
-  public static let columns = "fund,period,start_date,end_date,start_nav,end_nav,total_return,cagr,volatility"
+  package static let columns = "fund,period,start_date,end_date,start_nav,end_nav,total_return,cagr,volatility"
 
-  public static func csv(_ funds: [FundPerformance]) -> String {
+  package static func csv(_ funds: [FundPerformance]) -> String {
     var out = columns + "\n"
     for f in funds {
       for r in f.rows {

@@ -1,21 +1,21 @@
 import Foundation
 
 /// One holding of `backtest analyze`: a position without price history.
-public struct Holding: Sendable {
-  public var name: String
-  public var shares: Double
-  public var purchasePrice: Double
-  public var purchaseDay: Int
-  public var currentPrice: Double
-  public var analysisDay: Int
+package struct Holding: Sendable {
+  package var name: String
+  package var shares: Double
+  package var purchasePrice: Double
+  package var purchaseDay: Int
+  package var currentPrice: Double
+  package var analysisDay: Int
   /// Fractions per year (`0.0035` = 0.35%).
-  public var expenseRatio: Double
-  public var annualYield: Double
+  package var expenseRatio: Double
+  package var annualYield: Double
   /// Price history and dividend events, when the holding names them (for realized figures).
-  public var bars: BarSeries?
-  public var dividends: [Dividend]?
+  package var bars: BarSeries?
+  package var dividends: [Dividend]?
 
-  public init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int,
+  package init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int,
               expenseRatio: Double, annualYield: Double, bars: BarSeries? = nil, dividends: [Dividend]? = nil) {
     self.bars = bars
     self.dividends = dividends
@@ -31,39 +31,39 @@ public struct Holding: Sendable {
 }
 
 /// The estimate for one holding (formulas of issue 7; years held = days / 365).
-public struct HoldingAnalysis: Sendable {
-  public var holding: Holding
-  public var daysHeld: Int
-  public var initialInvestment: Double
-  public var currentValue: Double
+package struct HoldingAnalysis: Sendable {
+  package var holding: Holding
+  package var daysHeld: Int
+  package var initialInvestment: Double
+  package var currentValue: Double
   /// `(current - purchase) * shares`.
-  public var capitalAppreciation: Double
+  package var capitalAppreciation: Double
   /// `initial * annual yield * years held`.
-  public var yieldIncome: Double
+  package var yieldIncome: Double
   /// `initial * expense ratio * years held`.
-  public var expenses: Double
+  package var expenses: Double
   /// `(appreciation + income) / initial`: the return with the fund's expenses counted once, since a market
   /// price (`current_price`) already has them taken out.
-  public var grossReturn: Double
+  package var grossReturn: Double
   /// `(appreciation + income - expenses) / initial`, as the seed analyzer computes it: on a market price this
   /// deducts the expenses a second time (by `expenses / initial`).
-  public var netReturn: Double
+  package var netReturn: Double
   /// `((initial + net gain) / initial)^(365 / days) - 1`; nil for 0 days or a total loss.
-  public var annualizedReturn: Double?
+  package var annualizedReturn: Double?
   /// Share of the portfolio's current value.
-  public var allocation: Double
+  package var allocation: Double
   /// From the holding's own bars and dividends, when given.
-  public var realized: Realized?
+  package var realized: Realized?
 
   /// What the data says happened: closes on (or before) the two dates and the dividends in between.
-  public struct Realized: Sendable {
-    public var startClose: Double
-    public var endClose: Double
+  package struct Realized: Sendable {
+    package var startClose: Double
+    package var endClose: Double
     /// Dividends with an ex-date after the purchase date and on or before the analysis date, × shares.
-    public var dividends: Double
+    package var dividends: Double
     /// `(shares × end close + dividends) / initial investment - 1`.
-    public var totalReturn: Double
-    public var annualizedReturn: Double?
+    package var totalReturn: Double
+    package var annualizedReturn: Double?
   }
 
   init(_ h: Holding, totalCurrent: Double) {
@@ -92,21 +92,21 @@ public struct HoldingAnalysis: Sendable {
 }
 
 /// A portfolio of holdings and its totals.
-public struct HoldingsReport: Sendable {
-  public var holdings: [HoldingAnalysis]
-  public var totalInitial: Double
-  public var totalCurrent: Double
-  public var totalAppreciation: Double
-  public var totalIncome: Double
-  public var totalExpenses: Double
+package struct HoldingsReport: Sendable {
+  package var holdings: [HoldingAnalysis]
+  package var totalInitial: Double
+  package var totalCurrent: Double
+  package var totalAppreciation: Double
+  package var totalIncome: Double
+  package var totalExpenses: Double
   /// Why `netReturn` and `grossReturn` differ, for the reports.
-  public static let expensesNote = "Net return = (appreciation + income − expenses) / invested, as the seed analyzer computes it. "
+  package static let expensesNote = "Net return = (appreciation + income − expenses) / invested, as the seed analyzer computes it. "
     + "A market price already has the fund's expenses taken out (a fund pays them from its assets), so that deducts them a second time; "
     + "expenses once = (appreciation + income) / invested. The two differ by expenses / invested (expense ratio × years held)."
   /// Σ (initial_i / total initial) × annualized_i over holdings with an annualized return.
-  public var weightedAnnualReturn: Double?
+  package var weightedAnnualReturn: Double?
 
-  public init(_ list: [Holding]) {
+  package init(_ list: [Holding]) {
     let current = list.reduce(0) { $0 + $1.shares * $1.currentPrice }
     holdings = list.map { HoldingAnalysis($0, totalCurrent: current) }
     totalInitial = holdings.reduce(0) { $0 + $1.initialInvestment }
@@ -120,28 +120,29 @@ public struct HoldingsReport: Sendable {
   }
 
   /// The contract's columns, then the realized figures (empty without data).
-  public static let columns = "name,shares,purchase_price,purchase_date,current_price,analysis_date,expense_ratio,annual_yield,days_held,initial_investment,current_value,capital_appreciation,yield_income,expenses,gross_return,net_return,annualized_return,allocation,realized_start_close,realized_end_close,realized_dividends,realized_return,realized_annualized_return"
+  package static let columns = "name,shares,purchase_price,purchase_date,current_price,analysis_date,expense_ratio,annual_yield,days_held,initial_investment,current_value,capital_appreciation,yield_income,expenses,gross_return,net_return,annualized_return,allocation,realized_start_close,realized_end_close,realized_dividends,realized_return,realized_annualized_return"
 
-  public var csv: String {
+  package var csv: String {
     var out = Self.columns + "\n"
     for a in holdings {
       let h = a.holding
-      out += [csvField(h.name), formatNumber(h.shares), h.purchasePrice.description, CivilDate.isoDate(days: h.purchaseDay), h.currentPrice.description,
+      let fields: [String] = [csvField(h.name), formatNumber(h.shares), h.purchasePrice.description, CivilDate.isoDate(days: h.purchaseDay), h.currentPrice.description,
               CivilDate.isoDate(days: h.analysisDay), h.expenseRatio.description, h.annualYield.description, String(a.daysHeld),
               a.initialInvestment.description, a.currentValue.description, a.capitalAppreciation.description, a.yieldIncome.description,
               a.expenses.description, a.grossReturn.description, a.netReturn.description, a.annualizedReturn.map { $0.description } ?? "",
               a.allocation.description, a.realized.map { $0.startClose.description } ?? "", a.realized.map { $0.endClose.description } ?? "",
               a.realized.map { $0.dividends.description } ?? "", a.realized.map { $0.totalReturn.description } ?? "",
-              a.realized?.annualizedReturn.map { $0.description } ?? ""].joined(separator: ",") + "\n"
+              a.realized?.annualizedReturn.map { $0.description } ?? ""]
+      out += fields.joined(separator: ",") + "\n"
     }
     return out
   }
 
   /// The largest expense ratio or yield written as a bare number (`0.2` = 20%): above it, `0.35` could mean 35% or 0.35%.
-  public static let bareRateLimit = 0.2
+  package static let bareRateLimit = 0.2
 
   /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list.
-  public static func read(_ text: String, file: String) throws -> [Holding] {
+  package static func read(_ text: String, file: String) throws -> [Holding] {
     let directory = (file as NSString).deletingLastPathComponent
     let t = try ConfigTable(try YAMLReader.parse(text, file: file), path: "")
     let defaultDay = try t.date("analysis_date")

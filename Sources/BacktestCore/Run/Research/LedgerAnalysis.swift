@@ -1,17 +1,17 @@
 import Foundation
 
 /// A monthly budget per expense category (`backtest ledger --budgets FILE`).
-public struct LedgerBudgets: Sendable, Equatable {
+package struct LedgerBudgets: Sendable, Equatable {
   /// Categories in the file's order, each with its budget per calendar month (a positive amount).
-  public var monthly: [LedgerBudget]
+  package var monthly: [LedgerBudget]
 
-  public init(monthly: [LedgerBudget]) { self.monthly = monthly }
+  package init(monthly: [LedgerBudget]) { self.monthly = monthly }
 
   /// Reads a YAML mapping `category: amount` (`groceries: 500`).
   ///
   /// - Parameter categories: the ledger's categories; a budget for any other is refused with the closest as a suggestion.
   /// - Throws: `InputError` at the key or value that is wrong.
-  public static func parse(_ text: String, file: String, categories: [String]) throws -> LedgerBudgets {
+  package static func parse(_ text: String, file: String, categories: [String]) throws -> LedgerBudgets {
     let root = try YAMLReader.parse(text, file: file)
     let table = try ConfigTable(root, path: "")
     var budgets: [LedgerBudget] = []
@@ -31,13 +31,13 @@ public struct LedgerBudgets: Sendable, Equatable {
   }
 }
 
-public struct LedgerBudget: Sendable, Equatable {
-  public var category: String
-  public var amount: Double
+package struct LedgerBudget: Sendable, Equatable {
+  package var category: String
+  package var amount: Double
 }
 
 /// How `backtest ledger --by` splits a ledger.
-public enum LedgerGrouping: String, Sendable, CaseIterable {
+package enum LedgerGrouping: String, Sendable, CaseIterable {
   case account, owner
 
   func key(_ e: LedgerEntry) -> String { self == .account ? e.account : e.owner }
@@ -54,83 +54,83 @@ public enum LedgerGrouping: String, Sendable, CaseIterable {
 /// category is income), its share is amount / the month's expenses. Sums run in date
 /// order (entries of one day in file order). Months without entries between
 /// the first and the last are included.
-public struct LedgerAnalysis: Sendable {
-  public struct Month: Sendable, Equatable {
+package struct LedgerAnalysis: Sendable {
+  package struct Month: Sendable, Equatable {
     /// The first day of the month (days since 1970).
-    public var month: Int
-    public var income: Double
+    package var month: Int
+    package var income: Double
     /// Positive.
-    public var expenses: Double
-    public var net: Double
-    public var savingsRate: Double?
+    package var expenses: Double
+    package var net: Double
+    package var savingsRate: Double?
     /// `2024-03`.
-    public var label: String { LedgerAnalysis.label(month) }
+    package var label: String { LedgerAnalysis.label(month) }
   }
 
   /// One expense category in one month.
-  public struct CategoryMonth: Sendable, Equatable {
-    public var month: Int
-    public var category: String
+  package struct CategoryMonth: Sendable, Equatable {
+    package var month: Int
+    package var category: String
     /// Positive.
-    public var amount: Double
+    package var amount: Double
     /// Of the month's expenses.
-    public var share: Double
+    package var share: Double
   }
 
   /// A budget against one month's spending.
-  public struct BudgetMonth: Sendable, Equatable {
-    public var month: Int
-    public var category: String
-    public var budget: Double
-    public var spent: Double
+  package struct BudgetMonth: Sendable, Equatable {
+    package var month: Int
+    package var category: String
+    package var budget: Double
+    package var spent: Double
     /// `budget − spent`: negative when over.
-    public var remaining: Double { budget - spent }
-    public var isOver: Bool { spent > budget }
+    package var remaining: Double { budget - spent }
+    package var isOver: Bool { spent > budget }
   }
 
   /// An item of the same category and amount in at least `recurringMinimumMonths` consecutive months.
-  public struct Recurring: Sendable, Equatable {
-    public var category: String
+  package struct Recurring: Sendable, Equatable {
+    package var category: String
     /// Signed: income positive, expenses negative.
-    public var amount: Double
-    public var firstMonth: Int
-    public var lastMonth: Int
+    package var amount: Double
+    package var firstMonth: Int
+    package var lastMonth: Int
     /// Consecutive months with the item.
-    public var months: Int
+    package var months: Int
     /// The median day of the month it comes on.
-    public var dayOfMonth: Int
+    package var dayOfMonth: Int
     /// Whether the run reaches the ledger's last month.
-    public var active: Bool
+    package var active: Bool
     /// The most frequent note of the item (the first among equals).
-    public var note: String
+    package var note: String
   }
 
   /// Consecutive months an item must recur in to count as recurring.
-  public static let recurringMinimumMonths = 3
+  package static let recurringMinimumMonths = 3
 
   /// What a recurring item is, as every output states it.
-  public static let recurringRule = "the same category and amount (to the cent) in \(recurringMinimumMonths) or more consecutive "
+  package static let recurringRule = "the same category and amount (to the cent) in \(recurringMinimumMonths) or more consecutive "
     + "calendar months (a month without it ends the run; more than one in a month counts once)"
 
   /// Which amounts are income and which expenses, as every output states it.
-  public static let signRule = "income is the positive amounts, expenses the negative ones (as a positive number), whatever their "
+  package static let signRule = "income is the positive amounts, expenses the negative ones (as a positive number), whatever their "
     + "category: a refund entered as income is income, not less spending in its category"
 
-  public var months: [Month]
+  package var months: [Month]
   /// By month, then largest amount first (ties by name).
-  public var categories: [CategoryMonth]
+  package var categories: [CategoryMonth]
   /// Each expense category over the whole ledger, largest first: amount and share of all expenses.
-  public var categoryTotals: [(category: String, amount: Double, share: Double)]
+  package var categoryTotals: [(category: String, amount: Double, share: Double)]
   /// By month, then in the budget file's order; empty without budgets.
-  public var budgets: [BudgetMonth]
+  package var budgets: [BudgetMonth]
   /// Expenses first, then income; each by category and amount.
-  public var recurring: [Recurring]
-  public var totalIncome: Double
-  public var totalExpenses: Double
-  public var totalNet: Double { totalIncome - totalExpenses }
-  public var totalSavingsRate: Double? { totalIncome != 0 ? totalNet / totalIncome : nil }
+  package var recurring: [Recurring]
+  package var totalIncome: Double
+  package var totalExpenses: Double
+  package var totalNet: Double { totalIncome - totalExpenses }
+  package var totalSavingsRate: Double? { totalIncome != 0 ? totalNet / totalIncome : nil }
 
-  public init(_ ledger: CashFlowLedger, budgets: LedgerBudgets? = nil) {
+  package init(_ ledger: CashFlowLedger, budgets: LedgerBudgets? = nil) {
     months = ledger.monthly.map { m in
       let expenses = 0 - m.expenses  // not -m.expenses: a month without expenses would read -0.0
       let net = m.income - expenses
@@ -204,7 +204,7 @@ public struct LedgerAnalysis: Sendable {
   }
 
   /// The ledger split by account or owner, groups by name (entries without one under `(none)`).
-  public static func groups(_ ledger: CashFlowLedger, by grouping: LedgerGrouping) -> [(name: String, ledger: CashFlowLedger)] {
+  package static func groups(_ ledger: CashFlowLedger, by grouping: LedgerGrouping) -> [(name: String, ledger: CashFlowLedger)] {
     var byName: [String: [LedgerEntry]] = [:]
     for e in ledger.entries { byName[grouping.key(e).isEmpty ? "(none)" : grouping.key(e), default: []].append(e) }
     return byName.sorted { $0.key < $1.key }.map { ($0.key, CashFlowLedger(entries: $0.value)) }
@@ -221,7 +221,7 @@ public struct LedgerAnalysis: Sendable {
   }
 
   /// `2024-03` for the month holding `day`.
-  public static func label(_ day: Int) -> String {
+  package static func label(_ day: Int) -> String {
     let c = CivilDate.components(days: day)
     return "\(c.year)-\(CivilDate.pad(c.month, 2))"
   }

@@ -2,23 +2,23 @@ import Foundation
 
 /// The Indian mutual-fund API (mfapi.in): a scheme's NAV history at
 /// `BASE/mf/CODE` and the scheme list at `BASE/mf`.
-public enum MutualFundAPI {
-  public static let defaultBase = "https://api.mfapi.in"
+package enum MutualFundAPI {
+  package static let defaultBase = "https://api.mfapi.in"
 
   /// A scheme's NAV history as the API serves it and `backtest funds` reads it.
-  public struct Scheme: Sendable {
+  package struct Scheme: Sendable {
     /// `meta` as served (fund house, scheme type and category, code, name), in its order.
-    public var meta: [(String, JSONValue)]
+    package var meta: [(String, JSONValue)]
     /// NAVs newest first, the NAV text as served (`"43.5494"`).
-    public var navs: [(day: Int, nav: String)]
+    package var navs: [(day: Int, nav: String)]
 
-    public init(meta: [(String, JSONValue)], navs: [(day: Int, nav: String)]) {
+    package init(meta: [(String, JSONValue)], navs: [(day: Int, nav: String)]) {
       self.meta = meta
       self.navs = navs
     }
 
     /// The API's JSON form: `{"meta": {…}, "data": [{"date": "DD-MM-YYYY", "nav": "…"}], "status": "SUCCESS"}`.
-    public var json: String {
+    package var json: String {
       JSONValue.object([
         ("meta", .object(meta)),
         ("data", .array(navs.map { .object([("date", .string(Self.apiDate($0.day))), ("nav", .string($0.nav))]) })),
@@ -32,7 +32,7 @@ public enum MutualFundAPI {
     }
 
     /// This history with the NAVs of `fresh` on dates it does not have (its own are kept), newest first.
-    public func merging(_ fresh: Scheme) -> (merged: Scheme, added: Int) {
+    package func merging(_ fresh: Scheme) -> (merged: Scheme, added: Int) {
       var byDay = Dictionary(navs.map { ($0.day, $0.nav) }, uniquingKeysWith: { a, _ in a })
       var added = 0
       for n in fresh.navs where byDay[n.day] == nil {
@@ -45,26 +45,26 @@ public enum MutualFundAPI {
   }
 
   /// One entry of the scheme list.
-  public struct Listing: Sendable, Equatable {
-    public var code: String
-    public var name: String
+  package struct Listing: Sendable, Equatable {
+    package var code: String
+    package var name: String
 
-    public init(code: String, name: String) {
+    package init(code: String, name: String) {
       self.code = code
       self.name = name
     }
   }
 
-  public static func schemeURL(base: String, code: String) -> String { "\(base)/mf/\(code)" }
+  package static func schemeURL(base: String, code: String) -> String { "\(base)/mf/\(code)" }
 
   /// A page of the scheme list (`limit` schemes from `offset`).
-  public static func listURL(base: String, limit: Int, offset: Int) -> String { "\(base)/mf?limit=\(limit)&offset=\(offset)" }
+  package static func listURL(base: String, limit: Int, offset: Int) -> String { "\(base)/mf?limit=\(limit)&offset=\(offset)" }
 
   /// Reads a scheme's response (or a file saved in its form).
   ///
   /// - Throws: `InputError` naming `file` and the place: malformed JSON (with the byte offset), no `data`
   ///   list, a date that is not DD-MM-YYYY, a NAV that is not a positive number, two NAVs on one date.
-  public static func parseScheme(_ data: Data, file: String) throws -> Scheme {
+  package static func parseScheme(_ data: Data, file: String) throws -> Scheme {
     let root = try JSONReader.parse(data, file: file)
     guard root.members != nil else { throw InputError("expected an object with 'meta' and 'data' (the mutual-fund API's form), found \(root.typeDescription)", at: root.location) }
     guard let list = root["data"]?.array else {
@@ -94,7 +94,7 @@ public enum MutualFundAPI {
   }
 
   /// Reads a page of the scheme list: `[{"schemeCode": 100027, "schemeName": "…"}]`.
-  public static func parseList(_ data: Data, file: String) throws -> [Listing] {
+  package static func parseList(_ data: Data, file: String) throws -> [Listing] {
     try listings(try JSONReader.parse(data, file: file))
   }
 
@@ -113,25 +113,25 @@ public enum MutualFundAPI {
   }
 
   /// The cached scheme list: `{"fetched": "YYYY-MM-DD", "base": …, "schemes": [{schemeCode, schemeName}]}`.
-  public struct SchemeList: Sendable, Equatable {
-    public var fetchedDay: Int
-    public var base: String
-    public var schemes: [Listing]
+  package struct SchemeList: Sendable, Equatable {
+    package var fetchedDay: Int
+    package var base: String
+    package var schemes: [Listing]
 
-    public init(fetchedDay: Int, base: String, schemes: [Listing]) {
+    package init(fetchedDay: Int, base: String, schemes: [Listing]) {
       self.fetchedDay = fetchedDay
       self.base = base
       self.schemes = schemes
     }
 
-    public var json: String {
+    package var json: String {
       JSONValue.object([
         ("fetched", .string(CivilDate.isoDate(days: fetchedDay))), ("base", .string(base)),
         ("schemes", .array(schemes.map { .object([("schemeCode", Int($0.code).map { .integer($0) } ?? .string($0.code)), ("schemeName", .string($0.name))]) })),
       ]).rendered() + "\n"
     }
 
-    public static func parse(_ data: Data, file: String) throws -> SchemeList {
+    package static func parse(_ data: Data, file: String) throws -> SchemeList {
       let root = try JSONReader.parse(data, file: file)
       guard let fetched = root["fetched"]?.string, let day = parseDate(fetched), let base = root["base"]?.string, let list = root["schemes"] else {
         throw InputError("expected a cached scheme list with 'fetched', 'base' and 'schemes'; delete it or use --refresh", at: root.location)
@@ -140,7 +140,7 @@ public enum MutualFundAPI {
     }
 
     /// Schemes whose code is `query`, or whose name holds every word of it (any case), in list order.
-    public func search(_ query: String) -> [Listing] {
+    package func search(_ query: String) -> [Listing] {
       let words = query.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" }).map(String.init)
       return schemes.filter { s in
         s.code == query.trimmingSpaces() || (!words.isEmpty && words.allSatisfy { s.name.lowercased().contains($0) })
@@ -158,11 +158,11 @@ public enum MutualFundAPI {
 /// `Growth`, `IDCW` (also written Dividend, Payout, Reinvestment, or spelled out: Income
 /// Distribution cum Capital Withdrawal) or `Bonus`.
 /// Unknown parts are `nil`.
-public struct SchemeNameInfo: Sendable, Equatable {
-  public var fundHouse: String
-  public var category: String?
-  public var plan: String?
-  public var option: String?
+package struct SchemeNameInfo: Sendable, Equatable {
+  package var fundHouse: String
+  package var category: String?
+  package var plan: String?
+  package var option: String?
 
   static let houses = [
     "360 ONE", "Aditya Birla Sun Life", "Angel One", "Axis", "Bajaj Finserv", "Bandhan", "Bank of India", "Baroda BNP Paribas", "Baroda",
@@ -196,7 +196,7 @@ public struct SchemeNameInfo: Sendable, Equatable {
     (["debt", "income", "bond"], "Debt (other)"), (["equity"], "Equity (other)"),
   ]
 
-  public init(name: String) {
+  package init(name: String) {
     let lower = " " + name.lowercased().map { $0.isLetter || $0.isNumber || $0 == "&" ? $0 : " " }.reduce(into: "") { $0.append($1) } + " "
     func has(_ word: String) -> Bool { lower.contains(" " + word + " ") }
     let house = Self.houses.filter { h in

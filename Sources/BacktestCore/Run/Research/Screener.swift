@@ -1,34 +1,34 @@
 import Foundation
 
 /// One ETF of the screen, as of its last bar.
-public struct ScreenRow: Sendable {
-  public var symbol: String
-  public var asOfDay: Int
-  public var price: Double
+package struct ScreenRow: Sendable {
+  package var symbol: String
+  package var asOfDay: Int
+  package var price: Double
   /// Dividends with ex-date in the 365 days up to the last bar, over the price.
-  public var trailingYield: Double
-  public var lastDividend: Dividend?
-  public var frequency: PaymentFrequency
+  package var trailingYield: Double
+  package var lastDividend: Dividend?
+  package var frequency: PaymentFrequency
   /// Last dividend × payments per year (a forward estimate).
-  public var annualDividend: Double?
+  package var annualDividend: Double?
   /// Close over the close one calendar month earlier (the last bar on or before), minus 1.
-  public var oneMonthReturn: Double?
+  package var oneMonthReturn: Double?
   /// Mean volume of the last 21 bars.
-  public var averageVolume: Double
-  public var expenseRatio: Double
+  package var averageVolume: Double
+  package var expenseRatio: Double
   /// 0–100: weighted min–max scores of yield, performance and (low) expense across the universe.
-  public var score = 0.0
+  package var score = 0.0
 }
 
 /// The dividend-ETF screener of `backtest screen`.
-public enum DividendScreener {
+package enum DividendScreener {
   /// Score weights (the documented default: yield 0.5, 1-month performance 0.3, expense ratio 0.2).
-  public struct Weights: Sendable, Equatable {
-    public var yield = 0.5, performance = 0.3, expense = 0.2
-    public init() {}
+  package struct Weights: Sendable, Equatable {
+    package var yield = 0.5, performance = 0.3, expense = 0.2
+    package init() {}
   }
 
-  public static func row(symbol: String, bars: BarSeries, dividends: [Dividend], expenseRatio: Double) -> ScreenRow {
+  package static func row(symbol: String, bars: BarSeries, dividends: [Dividend], expenseRatio: Double) -> ScreenRow {
     let n = bars.count
     let asOf = Int(bars.day[n - 1])
     let price = bars.close[n - 1]
@@ -43,7 +43,7 @@ public enum DividendScreener {
   }
 
   /// Scores the rows in place: each factor scaled 0–1 across the universe (1 for the best), weighted, × 100.
-  public static func score(_ rows: inout [ScreenRow], weights w: Weights) {
+  package static func score(_ rows: inout [ScreenRow], weights w: Weights) {
     func scaled(_ values: [Double?]) -> [Double] {
       let defined = values.compactMap { $0 }
       guard let lo = defined.min(), let hi = defined.max() else { return values.map { _ in 0 } }
@@ -56,9 +56,9 @@ public enum DividendScreener {
     }
   }
 
-  public static let columns = "rank,symbol,as_of,price,trailing_yield,last_dividend,last_ex_date,frequency,annual_dividend,one_month_return,average_volume,expense_ratio,score"
+  package static let columns = "rank,symbol,as_of,price,trailing_yield,last_dividend,last_ex_date,frequency,annual_dividend,one_month_return,average_volume,expense_ratio,score"
 
-  public static func csv(_ rows: [ScreenRow]) -> String {
+  package static func csv(_ rows: [ScreenRow]) -> String {
     var out = columns + "\n"
     for (k, r) in rows.enumerated() {
       out += [String(k + 1), r.symbol, CivilDate.isoDate(days: r.asOfDay), r.price.description, r.trailingYield.description,

@@ -3,61 +3,61 @@ import Foundation
 /// Fixed target weights (`strategy.type: portfolio`): bought at the first full
 /// bar, then traded back to at each calendar rebalance or after a drift
 /// (`rebalance`); the rest of the account stays in cash.
-public struct FixedWeights: AllocationStrategy {
-  public struct Parameters: StrategyParameters {
+package struct FixedWeights: AllocationStrategy {
+  package struct Parameters: StrategyParameters {
     /// One weight per asset, in the run file's order.
-    public var weights: [Double] = []
+    package var weights: [Double] = []
     /// The symbols the weights belong to (for reports).
-    public var symbols: [String] = []
-    public var rebalance: RebalanceRule = .never
-    public init() {}
+    package var symbols: [String] = []
+    package var rebalance: RebalanceRule = .never
+    package init() {}
 
-    public init(symbols: [String], weights: [Double], rebalance: RebalanceRule) {
+    package init(symbols: [String], weights: [Double], rebalance: RebalanceRule) {
       self.symbols = symbols
       self.weights = weights
       self.rebalance = rebalance
     }
 
     /// The weights are read with the assets they name (`PortfolioRunConfig`), not declared one by one.
-    public static let declarations: [Parameter<Parameters>] = []
+    package static let declarations: [Parameter<Parameters>] = []
 
-    public var summary: [(name: String, value: String)] {
+    package var summary: [(name: String, value: String)] {
       [("weights", zip(symbols, weights).map { "\($0) \(formatPercentPlain($1))" }.joined(separator: ", ")),
        ("rebalance", rebalance.description)]
     }
   }
 
-  public static let name = "portfolio"
-  public static let summary = "hold each asset at a fixed target weight, traded back to it each period or on drift"
+  package static let name = "portfolio"
+  package static let summary = "hold each asset at a fixed target weight, traded back to it each period or on drift"
 
-  public let parameters: Parameters
+  package let parameters: Parameters
 
-  public init(parameters: Parameters, assets: [AllocationAsset]) {
+  package init(parameters: Parameters, assets: [AllocationAsset]) {
     self.parameters = parameters
   }
 
-  public var initialWeights: [Double] { parameters.weights }
-  public var rebalance: RebalanceRule { parameters.rebalance }
-  public mutating func allocate(_ context: AllocationContext) -> Allocation? { nil }
+  package var initialWeights: [Double] { parameters.weights }
+  package var rebalance: RebalanceRule { parameters.rebalance }
+  package mutating func allocate(_ context: AllocationContext) -> Allocation? { nil }
 }
 
 /// A universe strategy: hold the `top` assets by score, re-ranked at the
 /// first bar of each period (`strategy.type: rotation`, `Docs/portfolio.md`).
-public struct RotationRule: Sendable, Equatable {
+package struct RotationRule: Sendable, Equatable {
   /// How the chosen assets share the account.
-  public enum Weighting: String, Sendable, CaseIterable {
+  package enum Weighting: String, Sendable, CaseIterable {
     /// `1 / k` each for the `k` chosen.
     case equal
     /// In proportion to their scores (those with a score ≤ 0 get nothing).
     case score
   }
   /// How many assets to hold (fewer when fewer have a score).
-  public var top: Int
+  package var top: Int
   /// When to re-rank: `.weekly`, `.monthly`, `.quarterly` or `.annually`.
-  public var period: RebalanceRule
-  public var weighting: Weighting
+  package var period: RebalanceRule
+  package var weighting: Weighting
 
-  public init(top: Int, period: RebalanceRule, weighting: Weighting = .equal) {
+  package init(top: Int, period: RebalanceRule, weighting: Weighting = .equal) {
     self.top = top
     self.period = period
     self.weighting = weighting
@@ -66,16 +66,16 @@ public struct RotationRule: Sendable, Equatable {
 
 /// The score of a rotation (`strategy.score`): an expression of the rule
 /// language (`Docs/rules.md`), computed over each asset's own bars.
-public struct RotationScore: Sendable, Equatable {
+package struct RotationScore: Sendable, Equatable {
   /// The params the score may use, in the order written.
-  public var params: [RulesStrategy.Parameters.Param]
+  package var params: [RulesStrategy.Parameters.Param]
   /// The score as written, on one line.
-  public var text: String
+  package var text: String
   /// The score, checked and with params replaced by their values.
   let expression: RuleExpression
 
   /// The score at each of `bars` (NaN where undefined: before its warm-up, or where the value is not a number).
-  public func values(over bars: BarSeries) -> ContiguousArray<Double> {
+  package func values(over bars: BarSeries) -> ContiguousArray<Double> {
     RuleEvaluator(bars: bars).number(expression)
   }
 }
@@ -83,26 +83,26 @@ public struct RotationScore: Sendable, Equatable {
 /// The rotation as an allocation strategy: at the close of the first bar of
 /// each period it ranks every asset with a score at that bar (best first, ties
 /// by symbol) and gives the top `k` their weights, every other asset 0.
-public struct Rotation: AllocationStrategy {
-  public struct Parameters: StrategyParameters {
-    public var rule = RotationRule(top: 0, period: .monthly)
-    public var score = RotationScore(params: [], text: "", expression: .constant(.nan))
-    public init() {}
+package struct Rotation: AllocationStrategy {
+  package struct Parameters: StrategyParameters {
+    package var rule = RotationRule(top: 0, period: .monthly)
+    package var score = RotationScore(params: [], text: "", expression: .constant(.nan))
+    package init() {}
 
-    public init(rule: RotationRule, score: RotationScore) {
+    package init(rule: RotationRule, score: RotationScore) {
       self.rule = rule
       self.score = score
     }
 
     /// `params`, `score`, `top`, `rebalance` and `weighting` are read together (`read(from:)`).
-    public static let declarations: [Parameter<Parameters>] = []
+    package static let declarations: [Parameter<Parameters>] = []
 
     static let periods: [String: RebalanceRule] = ["weekly": .weekly, "monthly": .monthly, "quarterly": .quarterly, "annually": .annually]
 
     /// Reads `params`, `score`, `top`, `rebalance` and `weighting`.
     ///
     /// - Throws: `InputError` at the offending key or token of the score.
-    public static func read(from strategy: ConfigTable) throws -> Parameters {
+    package static func read(from strategy: ConfigTable) throws -> Parameters {
       if let key = ["weights", "entry", "exit"].first(where: strategy.contains) {
         throw InputError("'strategy.\(key)' is not a key of a rotation (it holds the top assets by 'score'); expected params, score, top, rebalance, weighting",
                          at: strategy.entries.first { $0.key == key }!.keyLocation)
@@ -124,14 +124,14 @@ public struct Rotation: AllocationStrategy {
                         score: score)
     }
 
-    public var summary: [(name: String, value: String)] {
+    package var summary: [(name: String, value: String)] {
       params.map { ("params.\($0.name)", formatPlain($0.value)) }
         + [("score", score.text), ("top", String(rule.top)), ("rebalance", rule.period.description), ("weighting", rule.weighting.rawValue)]
     }
 
     var params: [RulesStrategy.Parameters.Param] { score.params }
 
-    public static var info: [ParameterInfo] {
+    package static var info: [ParameterInfo] {
       func info(_ path: String, _ doc: String, _ type: ParameterType, _ defaultText: String) -> ParameterInfo {
         ParameterInfo(path: path, alias: path, doc: doc, type: type, defaultText: defaultText)
       }
@@ -142,7 +142,7 @@ public struct Rotation: AllocationStrategy {
     }
 
     /// The rotation's keys and its params by short name, for `--set top=3` and `--set lookback=126`.
-    public var parameterInfo: [ParameterInfo] {
+    package var parameterInfo: [ParameterInfo] {
       let declared = Self.info, taken = Set(declared.map(\.path))
       return declared + params.filter { !taken.contains($0.name) }.map {
         ParameterInfo(path: "params." + $0.name, alias: $0.name, doc: "a param of the score", type: .number(.any), defaultText: formatPlain($0.value))
@@ -150,10 +150,10 @@ public struct Rotation: AllocationStrategy {
     }
   }
 
-  public static let name = "rotation"
-  public static let summary = "hold the top assets by a score (an expression of the rule language), re-ranked each period"
+  package static let name = "rotation"
+  package static let summary = "hold the top assets by a score (an expression of the rule language), re-ranked each period"
 
-  public static func check(_ parameters: Parameters, symbols: [String]) throws(ParameterConflict) {
+  package static func check(_ parameters: Parameters, symbols: [String]) throws(ParameterConflict) {
     let n = symbols.count
     if parameters.rule.top == 0 {
       throw ParameterConflict(path: "", message: "missing 'strategy.top'; expected how many assets to hold, 1 to \(max(1, n))")
@@ -163,26 +163,26 @@ public struct Rotation: AllocationStrategy {
     }
   }
 
-  public let rule: RotationRule
+  package let rule: RotationRule
   /// Per asset, its score at each of its own bars.
-  public let scores: [ContiguousArray<Double>]
+  package let scores: [ContiguousArray<Double>]
   let symbols: [String]
 
   /// Scores each asset's bars (the assets on all cores).
-  public init(parameters: Parameters, assets: [AllocationAsset]) {
+  package init(parameters: Parameters, assets: [AllocationAsset]) {
     let columns = ConcurrentSlots<ContiguousArray<Double>>(count: assets.count)
     DispatchQueue.concurrentPerform(iterations: assets.count) { a in columns.set(a, parameters.score.values(over: assets[a].bars)) }
     self.init(rule: parameters.rule, scores: assets.indices.map(columns.get), symbols: assets.map(\.symbol))
   }
 
   /// A rotation over scores given per asset (one per bar of that asset).
-  public init(rule: RotationRule, scores: [ContiguousArray<Double>], symbols: [String]) {
+  package init(rule: RotationRule, scores: [ContiguousArray<Double>], symbols: [String]) {
     self.rule = rule
     self.scores = scores
     self.symbols = symbols
   }
 
-  public mutating func allocate(_ context: AllocationContext) -> Allocation? {
+  package mutating func allocate(_ context: AllocationContext) -> Allocation? {
     guard context.startsPeriod(rule.period) else { return nil }
     let m = symbols.count
     var score = [Double](repeating: .nan, count: m)
@@ -211,9 +211,13 @@ public struct Rotation: AllocationStrategy {
 /// `bar`, each asset's score (NaN without one), its rank (0 for the best; -1
 /// unranked) and its target weight, traded to at the next full bar's open.
 public struct AllocationDecision: Sendable, Equatable {
+  /// The timeline bar whose close the decision was made at.
   public var bar: Int
+  /// Each asset's score, in the run's asset order (NaN without one).
   public var scores: [Double]
+  /// Each asset's rank: 0 for the best, -1 unranked.
   public var ranks: [Int]
+  /// Each asset's target weight.
   public var weights: [Double]
 
   /// The assets with a score, best first, ties by symbol.
@@ -223,7 +227,7 @@ public struct AllocationDecision: Sendable, Equatable {
   }
 
   /// The decision `allocation` made at `bar`; without scores, every score is NaN and nothing is ranked.
-  public init(bar: Int, allocation: Allocation, symbols: [String]) {
+  package init(bar: Int, allocation: Allocation, symbols: [String]) {
     self.bar = bar
     weights = allocation.weights
     scores = allocation.scores.count == symbols.count ? allocation.scores : [Double](repeating: .nan, count: symbols.count)
@@ -231,7 +235,7 @@ public struct AllocationDecision: Sendable, Equatable {
     for (r, a) in Self.ranking(scores, symbols: symbols).enumerated() { ranks[a] = r }
   }
 
-  public init(bar: Int, scores: [Double], ranks: [Int], weights: [Double]) {
+  package init(bar: Int, scores: [Double], ranks: [Int], weights: [Double]) {
     self.bar = bar
     self.scores = scores
     self.ranks = ranks

@@ -4,21 +4,21 @@ import Foundation
 /// below the lower Bollinger Band and the RSI is oversold; sell when the close
 /// is above the upper band or the RSI is overbought; stop-loss and optional
 /// profit target checked intrabar by the broker.
-public struct BollingerRSI: Strategy {
-  public struct Parameters: StrategyParameters {
-    public var bollingerPeriod = 20
-    public var bollingerDeviations = 2.0
-    public var rsiPeriod = 14
-    public var oversold = 30.0
-    public var overbought = 70.0
+package struct BollingerRSI: Strategy {
+  package struct Parameters: StrategyParameters {
+    package var bollingerPeriod = 20
+    package var bollingerDeviations = 2.0
+    package var rsiPeriod = 14
+    package var oversold = 30.0
+    package var overbought = 70.0
     /// Fraction below the entry price; `nil` disables the stop.
-    public var stopLoss: Double? = 0.02
+    package var stopLoss: Double? = 0.02
     /// Fraction above the entry price; `nil` disables the target.
-    public var profitTarget: Double? = nil
+    package var profitTarget: Double? = nil
 
-    public init() {}
+    package init() {}
 
-    public static let declarations: [Parameter<Parameters>] = [
+    package static let declarations: [Parameter<Parameters>] = [
       .integer("bollinger.period", \.bollingerPeriod, in: 2...100_000, alias: "bb_period", doc: "closes in the Bollinger window"),
       .number("bollinger.std_dev", \.bollingerDeviations, .above(0), alias: "bb_std", doc: "band width in standard deviations"),
       .integer("rsi.period", \.rsiPeriod, in: 2...100_000, alias: "rsi_period", doc: "Wilder RSI period"),
@@ -30,23 +30,23 @@ public struct BollingerRSI: Strategy {
 
     /// An oversold level above the overbought one has no reading (the RSI would
     /// be both at once); equal levels are allowed.
-    public func validate() throws(ParameterConflict) {
+    package func validate() throws(ParameterConflict) {
       if oversold > overbought {
         throw ParameterConflict(path: "rsi.oversold", message: "expected 'strategy.rsi.oversold' <= 'strategy.rsi.overbought', found \(formatPlain(oversold)) and \(formatPlain(overbought))")
       }
     }
   }
 
-  public static let name = "bollinger_rsi"
-  public static let summary = "buy below the lower Bollinger Band with RSI oversold; sell above the upper band or RSI overbought"
+  package static let name = "bollinger_rsi"
+  package static let summary = "buy below the lower Bollinger Band with RSI oversold; sell above the upper band or RSI overbought"
 
-  public let parameters: Parameters
-  public let close: ContiguousArray<Double>
-  public let bands: BollingerBands
-  public let rsi: ContiguousArray<Double>
-  public let firstDecisionBar: Int
+  package let parameters: Parameters
+  package let close: ContiguousArray<Double>
+  package let bands: BollingerBands
+  package let rsi: ContiguousArray<Double>
+  package let firstDecisionBar: Int
 
-  public init(parameters: Parameters, bars: BarSeries) {
+  package init(parameters: Parameters, bars: BarSeries) {
     self.parameters = parameters
     close = bars.close
     bands = BollingerBands(close: bars.close, period: parameters.bollingerPeriod,
@@ -59,7 +59,7 @@ public struct BollingerRSI: Strategy {
   /// `close > upper` or `rsi > overbought`. In a window of equal closes the
   /// bands equal the close, so neither band condition holds there.
   @inlinable
-  public mutating func decide(at i: Int, position: PositionView) -> Signal {
+  package mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
       if close[i] < bands.lower[i] && rsi[i] < parameters.oversold {
         return .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget)
@@ -72,9 +72,9 @@ public struct BollingerRSI: Strategy {
 
   /// The colours of the bands and the RSI in every chart.
   /// Bands in colours of their own: not the green and red of trades' profit and loss, nor the candles' teal and grey.
-  public static let colors = (upper: "#F59E0B", middle: "#4F46E5", lower: "#0EA5E9", rsi: "#AF52DE")
+  package static let colors = (upper: "#F59E0B", middle: "#4F46E5", lower: "#0EA5E9", rsi: "#AF52DE")
 
-  public var indicatorColumns: [IndicatorColumn] {
+  package var indicatorColumns: [IndicatorColumn] {
     let panel = IndicatorPanel(id: "rsi", name: "RSI", title: "RSI (\(parameters.rsiPeriod))", range: 0...100,
                                levels: [parameters.oversold, parameters.overbought])
     return [IndicatorColumn("bb_lower", bands.lower, plot: .overlay(label: "lower", color: Self.colors.lower)),
@@ -83,13 +83,13 @@ public struct BollingerRSI: Strategy {
             IndicatorColumn("rsi", rsi, plot: .panel(panel, color: Self.colors.rsi))]
   }
 
-  public var overlayTitle: String { "Bollinger Bands" }
+  package var overlayTitle: String { "Bollinger Bands" }
 
-  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
+  package func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
     (parameters.stopLoss, parameters.profitTarget)
   }
 
-  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+  package func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     let lower = bands.lower[i], upper = bands.upper[i], r = rsi[i], c = close[i]
     guard !lower.isNaN, !upper.isNaN, !r.isNaN else { return "not enough bars yet for every indicator" }
     let f = { (x: Double) in String(format: "%.2f", x) }, g = { (x: Double) in String(format: "%.1f", x) }
@@ -110,7 +110,7 @@ public struct BollingerRSI: Strategy {
   }
 
   /// The bands, %B, the RSI and its zone, and the distance from the mean (`backtest.signal/1`'s fields).
-  public func details(at i: Int) -> StrategyDetails {
+  package func details(at i: Int) -> StrategyDetails {
     func defined(_ x: Double) -> Double? { x.isNaN ? nil : x }
     let c = close[i], lower = defined(bands.lower[i]), middle = defined(bands.middle[i]), upper = defined(bands.upper[i])
     let r = defined(rsi[i]), p = parameters

@@ -11,9 +11,9 @@ import Foundation
 /// the run's `data.timezone` unless they carry an offset; a time inside the
 /// bars' span that is no bar's time is an error naming its line, and times
 /// before the first bar or after the last are left out.
-public struct SignalsFile: Strategy {
+package struct SignalsFile: Strategy {
   /// What one line of the file asks for.
-  public enum Kind: UInt8, Sendable, CaseIterable {
+  package enum Kind: UInt8, Sendable, CaseIterable {
     case buy = 1, sell, short, cover
     var word: String {
       switch self {
@@ -26,33 +26,33 @@ public struct SignalsFile: Strategy {
   }
 
   /// One line of the file: the instant it names and where it is written.
-  public struct TimedSignal: Sendable, Equatable {
-    public var time: Int64
-    public var kind: Kind
-    public var location: SourceLocation
+  package struct TimedSignal: Sendable, Equatable {
+    package var time: Int64
+    package var kind: Kind
+    package var location: SourceLocation
     /// The time as written, for messages.
-    public var text: String
+    package var text: String
   }
 
-  public struct Parameters: StrategyParameters {
+  package struct Parameters: StrategyParameters {
     /// The file's path, resolved (against the run file's folder, or the current folder when given by `--set`).
-    public var file = ""
+    package var file = ""
     /// The file's signals, in the order of their times.
-    public var signals: [TimedSignal] = []
-    public var stopLoss: Double? = nil
-    public var profitTarget: Double? = nil
-    public init() {}
+    package var signals: [TimedSignal] = []
+    package var stopLoss: Double? = nil
+    package var profitTarget: Double? = nil
+    package init() {}
 
-    public static let declarations: [Parameter<Parameters>] = [
+    package static let declarations: [Parameter<Parameters>] = [
       .fraction("stop_loss", \.stopLoss, .between(0, 1), doc: "stop beyond the entry fill (2% or none): below a long, above a short"),
       .fraction("profit_target", \.profitTarget, .above(0), doc: "target beyond the entry fill (3% or none): above a long, below a short"),
     ]
 
-    public var summary: [(name: String, value: String)] {
+    package var summary: [(name: String, value: String)] {
       [("file", file)] + Self.declarations.map { ($0.path, $0.text(self)) }
     }
 
-    public static func read(from section: ConfigTable) throws -> Parameters {
+    package static func read(from section: ConfigTable) throws -> Parameters {
       var values = Parameters()
       guard let node = section.node("file") else {
         throw InputError("missing 'strategy.file'; expected the path of a CSV file with columns time,signal",
@@ -69,7 +69,7 @@ public struct SignalsFile: Strategy {
     }
 
     /// Every signal inside the bars' span must be at a bar's time.
-    public func check(against bars: BarSeries) throws {
+    package func check(against bars: BarSeries) throws {
       guard let first = bars.time.first, let last = bars.time.last else { return }
       for s in signals where s.time >= first && s.time <= last && SignalsFile.bar(at: s.time, in: bars.time) == nil {
         throw InputError("'\(s.text)' is not the time of a bar of \(bars.source) (the signal is decided at a bar's close); "
@@ -79,17 +79,17 @@ public struct SignalsFile: Strategy {
     }
   }
 
-  public static let name = "signals"
-  public static let summary = "entries and exits read from the CSV file named by file: (time,signal with buy, sell, short, cover)"
+  package static let name = "signals"
+  package static let summary = "entries and exits read from the CSV file named by file: (time,signal with buy, sell, short, cover)"
 
-  public let parameters: Parameters
+  package let parameters: Parameters
   /// The signal decided at each bar's close (`Kind.rawValue`), 0 for none.
   let kinds: ContiguousArray<UInt8>
   /// The file line of each bar's signal, for explanations.
   let lines: [Int: Int]
-  public var firstDecisionBar: Int { 0 }
+  package var firstDecisionBar: Int { 0 }
 
-  public init(parameters: Parameters, bars: BarSeries) {
+  package init(parameters: Parameters, bars: BarSeries) {
     self.parameters = parameters
     var kinds = ContiguousArray<UInt8>(repeating: 0, count: bars.count)
     var lines: [Int: Int] = [:]
@@ -102,7 +102,7 @@ public struct SignalsFile: Strategy {
     self.lines = lines
   }
 
-  public mutating func decide(at i: Int, position: PositionView) -> Signal {
+  package mutating func decide(at i: Int, position: PositionView) -> Signal {
     switch Kind(rawValue: kinds[i]) {
     case .buy? where !position.isOpen: return .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget)
     case .short? where !position.isOpen: return .enterShort(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget)
@@ -112,24 +112,24 @@ public struct SignalsFile: Strategy {
     }
   }
 
-  public var indicatorColumns: [IndicatorColumn] {
+  package var indicatorColumns: [IndicatorColumn] {
     [IndicatorColumn("signal", ContiguousArray(kinds.map { $0 == 0 ? .nan : Double($0) }))]
   }
 
-  public var overlayTitle: String { "" }
+  package var overlayTitle: String { "" }
 
-  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+  package func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     let file = (parameters.file as NSString).lastPathComponent
     guard let kind = Kind(rawValue: kinds[i]), let line = lines[i] else { return "no signal in \(file) at this bar" }
     let said = "\(file) line \(line) says \(kind.word)"
     return signal == .hold ? "\(said), which does not fit the position (ignored)" : said
   }
 
-  public func details(at i: Int) -> StrategyDetails {
+  package func details(at i: Int) -> StrategyDetails {
     StrategyDetails(labels: [("file_signal", Kind(rawValue: kinds[i])?.word)])
   }
 
-  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
+  package func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
     (parameters.stopLoss, parameters.profitTarget)
   }
 

@@ -17,16 +17,16 @@ import Foundation
 /// strategy computes each distinct indicator once over the whole series and
 /// turns the conditions into bits, so a decision is a bit test (or, for an
 /// exit that reads the position, a few steps of a compiled program).
-public struct RulesStrategy: Strategy {
+package struct RulesStrategy: Strategy {
   /// The rule as the run file writes it: params, conditions, stop and target.
-  public struct Parameters: StrategyParameters {
+  package struct Parameters: StrategyParameters {
     /// One named number of `params`.
-    public struct Param: Sendable, Equatable {
-      public var name: String
-      public var value: Double
+    package struct Param: Sendable, Equatable {
+      package var name: String
+      package var value: Double
     }
     /// The named numbers, in the order written.
-    public internal(set) var params: [Param] = []
+    package internal(set) var params: [Param] = []
     /// The conditions, checked and with params replaced by their values (`entry` never holds when only
     /// `short_entry` is written).
     var entry: RuleExpression = Self.never
@@ -35,22 +35,22 @@ public struct RulesStrategy: Strategy {
     var shortEntry: RuleExpression?
     var shortExit: RuleExpression?
     /// The conditions as written, on one line (runs of spaces and line breaks made one space).
-    public internal(set) var entryText = "0 < 0"
-    public internal(set) var exitText: String?
-    public internal(set) var shortEntryText: String?
-    public internal(set) var shortExitText: String?
+    package internal(set) var entryText = "0 < 0"
+    package internal(set) var exitText: String?
+    package internal(set) var shortEntryText: String?
+    package internal(set) var shortExitText: String?
     /// How entries are placed (`entry_order`): at the next open, or a limit or stop at a price computed at the decision.
     var order = RuleOrder()
     /// Fraction below the entry price; `nil` (the default) disables the stop.
-    public var stopLoss: Double?
+    package var stopLoss: Double?
     /// Fraction above the entry price; `nil` disables the target.
-    public var profitTarget: Double?
+    package var profitTarget: Double?
     /// A stop that follows the best close since the entry at this distance (`Docs/orders.md`); `nil` for none.
-    public var trailingStop: Double?
+    package var trailingStop: Double?
     /// Sells at the next open once the position has been held this many bars (the entry bar counts 1); 0 for never.
-    public var maxBarsHeld = 0
+    package var maxBarsHeld = 0
 
-    public init() {}
+    package init() {}
 
     /// The condition that never holds: `entry` of a rule that only sells short.
     static let never = RuleExpression.compare(.less, .constant(0), .constant(0))
@@ -72,7 +72,7 @@ public struct RulesStrategy: Strategy {
     }
 
     /// The keys every strategy shares; `params`, `entry` and `exit` are read by `read(from:)`.
-    public static let declarations: [Parameter<Parameters>] = [
+    package static let declarations: [Parameter<Parameters>] = [
       .fraction("stop_loss", \.stopLoss, .between(0, 1), alias: "stop_loss", doc: "stop below the entry fill (2%; default none)"),
       .fraction("profit_target", \.profitTarget, .above(0), alias: "profit_target", doc: "target above the entry fill (3% or none)"),
       .fraction("trailing_stop", \.trailingStop, .between(0, 1), alias: "trailing_stop",
@@ -85,7 +85,7 @@ public struct RulesStrategy: Strategy {
     /// `short_entry` required), `entry_order`, then the stop and target.
     ///
     /// - Throws: `InputError` at the offending token of an expression, with an excerpt and a caret under it.
-    public static func read(from section: ConfigTable) throws -> Parameters {
+    package static func read(from section: ConfigTable) throws -> Parameters {
       var values = Parameters()
       values.params = try readParams(section)
       let params = Dictionary(values.params.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
@@ -185,7 +185,7 @@ public struct RulesStrategy: Strategy {
     }
 
     /// The params, the conditions and the order (the short conditions and the order only when written), the stop and target.
-    public var summary: [(name: String, value: String)] {
+    package var summary: [(name: String, value: String)] {
       var lines = params.map { ("params.\($0.name)", formatPlain($0.value)) } + [("entry", entryText), ("exit", exitText ?? "none")]
       if let shortEntryText { lines += [("short_entry", shortEntryText), ("short_exit", shortExitText ?? "none")] }
       if order.kind != .market { lines.append(("entry_order", order.text)) }
@@ -193,7 +193,7 @@ public struct RulesStrategy: Strategy {
     }
 
     /// The params (path `params.n`, short name `n`) and the stop and target.
-    public var parameterInfo: [ParameterInfo] {
+    package var parameterInfo: [ParameterInfo] {
       let declared = Self.info
       let taken = Set(declared.flatMap { [$0.path] + ($0.alias.map { [$0] } ?? []) })
       return params.map {
@@ -203,16 +203,16 @@ public struct RulesStrategy: Strategy {
     }
   }
 
-  public static let name = "rules"
-  public static let summary = "entry and exit conditions written as expressions in the run file, with short sales and limit or stop entries (see Docs/rules.md)"
+  package static let name = "rules"
+  package static let summary = "entry and exit conditions written as expressions in the run file, with short sales and limit or stop entries (see Docs/rules.md)"
 
-  public let parameters: Parameters
+  package let parameters: Parameters
   let rule: CompiledRule
-  public var firstDecisionBar: Int { rule.firstDecisionBar }
-  public let indicatorColumns: [IndicatorColumn]
+  package var firstDecisionBar: Int { rule.firstDecisionBar }
+  package let indicatorColumns: [IndicatorColumn]
   let bars: BarSeries
 
-  public init(parameters: Parameters, bars: BarSeries) {
+  package init(parameters: Parameters, bars: BarSeries) {
     let evaluator = RuleEvaluator(bars: bars)
     self.parameters = parameters
     self.bars = bars
@@ -230,7 +230,7 @@ public struct RulesStrategy: Strategy {
 
   /// Flat: buy when `entry` holds, else sell short when `short_entry` holds. Long: sell when `exit` holds.
   /// Short: buy back when `short_exit` holds.
-  public mutating func decide(at i: Int, position: PositionView) -> Signal {
+  package mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
       if rule.entry[i] { return parameters.entrySignal(.long, price: rule.price(at: i)) }
       return rule.shortEntry[i] ? parameters.entrySignal(.short, price: rule.price(at: i)) : .hold
@@ -241,7 +241,7 @@ public struct RulesStrategy: Strategy {
     return rule.exits(at: i, entryPrice: position.entryPrice, entryBar: position.entryBar) ? .exitLong(.technical) : .hold
   }
 
-  public func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
+  package func exitLevels(forEntryAt i: Int) -> (stopLoss: Double?, profitTarget: Double?) {
     (parameters.stopLoss, parameters.profitTarget)
   }
 
@@ -249,7 +249,7 @@ public struct RulesStrategy: Strategy {
 
   /// Why the rule gave `signal`, with the value of each operand at bar `i`:
   /// `close 26.51 < bb_lower(close, 20, 2) 26.60 and rsi(close, 14) 27.4 < 30`.
-  public func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
+  package func explain(_ signal: Signal, at i: Int, position: PositionView) -> String {
     let explainer = RuleExplainer(bars: bars, at: i, position: position)
     let p = parameters
     switch signal {
@@ -276,7 +276,7 @@ public struct RulesStrategy: Strategy {
   }
 
   /// Each indicator's value at bar `i`, and the rule's conditions.
-  public func details(at i: Int) -> StrategyDetails {
+  package func details(at i: Int) -> StrategyDetails {
     let decimals = HumanFormat.decimals(of: bars.close[i])
     var lines = ["entry: " + parameters.entryText, "exit: " + (parameters.exitText ?? "none")]
     if let text = parameters.shortEntryText { lines += ["short_entry: " + text, "short_exit: " + (parameters.shortExitText ?? "none")] }
