@@ -253,7 +253,8 @@ struct BenchCommand {
     #else
     let maxResident = usage.ru_maxrss         // bytes on macOS
     #endif
-    let cpu = [usage.ru_utime, usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+    func processorSeconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    let cpu = processorSeconds(usage.ru_utime) + processorSeconds(usage.ru_stime)
     return (elapsed, cpu, Int(maxResident))
   }
 }

@@ -13,7 +13,7 @@ public func dailyReturns(equity: ContiguousArray<Double>, day: ContiguousArray<I
 /// Returns `values[k] / values[k - 1] - 1` for each `k` after the first.
 public func simpleReturns(_ values: [Double]) -> [Double] {
   guard values.count > 1 else { return [] }
-  return (1..<values.count).map { values[$0] / values[$0 - 1] - 1 }
+  return (1..<values.count).map { (k: Int) -> Double in values[k] / values[k - 1] - 1 }
 }
 
 /// Returns the arithmetic mean; `nil` for no values.
