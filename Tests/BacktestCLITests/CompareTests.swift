@@ -30,6 +30,38 @@ import Testing
     #expect(md.stdout.contains("| total_trades | 113 | 137 | +24 |"))
   }
 
+  @Test("compare names every setting that differs (commission, slippage, ...: summary.json's run section has them) and, with --out, writes compare.html with the runs' equity overlaid")
+  func compareFeesAndPage() throws {
+    let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder(), page = try CLI.temporaryFolder() + "/page"
+    #expect(try CLI.run(["run", "gpix.yaml", "--out", a, "--quiet"]).status == 0)
+    #expect(try CLI.run(["run", "gpix.yaml", "--out", b, "--quiet", "--set", "portfolio.commission={per_trade: 1}", "--set", "portfolio.slippage_bps=5"]).status == 0)
+    let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: b + "/summary.json"))) as? [String: Any])
+    let run = try #require(summary["run"] as? [String: Any])
+    #expect(run["commission"] as? String == "$1.00 per fill" && run["slippage_bps"] as? Double == 5 && run["sizing"] as? String == "all in (whole shares)"
+            && run["price"] as? String == "close", "\(run)")
+    let r = try CLI.run(["compare", a, b, "--out", page])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+    #expect(lines.contains("commission none $1.00 per fill") && lines.contains("slippage_bps 0 5"), "\(r.stdout)")
+    #expect(r.stdout.contains("sizing all in (whole shares)") && r.stdout.contains("price close"), "the settings all share")
+    #expect(r.stderr.contains("wrote compare.html to \(page)/"))
+    // compare.html: the same table, and each run's equity as a line ending at its last equity.
+    let html = try String(contentsOfFile: page + "/compare.html", encoding: .utf8)
+    #expect(html.contains("<td>commission</td><td>none</td><td>$1.00 per fill</td>"))
+    for (k, folder) in [a, b].enumerated() {
+      let equity = try CSVTable(folder + "/equity.csv").column("equity")
+      let line = try #require(html.components(separatedBy: "id=\"compare-equity-\(k)\"").dropFirst().first?.prefix(200))
+      #expect(line.contains("data-points=\"\(equity.count)\" data-last=\"\(Double(equity.last!)!)\""), "\(line)")
+      #expect(html.contains("id=\"compare-return-\(k)\""))
+    }
+    #expect(!html.contains("No equity.csv"))
+    // With --json the output stays JSON.
+    let json = try CLI.run(["compare", a, b, "--json", "--out", page])
+    let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let settings = try #require(doc["settings"] as? [String: [String]])
+    #expect(settings["commission"] == ["none", "$1.00 per fill"] && settings["slippage_bps"] == ["0", "5"], "\(settings)")
+  }
+
   @Test("compare of sweeps shows the first sweep's best combinations in each, with the metric's difference")
   func compareSweeps() throws {
     let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()

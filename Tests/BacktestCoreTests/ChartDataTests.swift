@@ -83,8 +83,25 @@ struct ChartDataReader {
     var (steps, nan) = reader.steps(count: n)
     if case .array(let pred)? = d["pred"], case .string(let kind) = pred[0] {
       let x = stepsOf(data, integer(pred[1])!), y = pred.count > 2 ? stepsOf(data, integer(pred[2])!) : []
+      /// floor(a / b), b > 0.
+      func floorDivided(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+      let argument = integer(d["arg"]).map(Int64.init) ?? 0
       for i in 0..<n {
-        steps[i] += kind == "lag" ? (i == 0 ? 0 : x[i - 1]) : kind == "max" ? max(x[i], y[i]) : min(x[i], y[i])
+        switch kind {
+        case "lag": steps[i] += i == 0 ? 0 : x[i - 1]
+        case "max": steps[i] += max(x[i], y[i])
+        case "min": steps[i] += min(x[i], y[i])
+        case "mean" where i >= argument - 1:
+          let sum = x[(i - Int(argument) + 1)...i].reduce(0, +)
+          steps[i] += floorDivided(2 * sum + argument, 2 * argument)
+        case "mean": break
+        case "mirror": steps[i] += 2 * x[i] - y[i]
+        case "offset": steps[i] += x[i]
+        case "product":
+          let scale = Int64(pow(10, Double(argument)))
+          steps[i] += floorDivided(2 * x[i] * y[i] + scale, 2 * scale)
+        default: Issue.record("unknown prediction \(kind)")
+        }
       }
     }
     let decimals = integer(d["dec"])!
@@ -94,8 +111,13 @@ struct ChartDataReader {
 
   static func stepsOf(_ data: ChartData, _ k: Int) -> [Int64] {
     let d = descriptor(data, k)
+    // A nan repeats the step before it (0 before the first), as the format has it.
     let values = decode(data, k), scale = pow(10, Double(integer(d["dec"])!))
-    return values.map { Int64(($0 * scale).rounded()) }
+    var previous: Int64 = 0
+    return values.map { v in
+      if !v.isNaN { previous = Int64((v * scale).rounded()) }
+      return previous
+    }
   }
 
   /// Columns that exercise each part of the format.
@@ -157,6 +179,39 @@ struct ChartDataReader {
     var separate = ChartData()
     for values in [bars.open, bars.high, bars.low, bars.close] { separate.add(values, precision: .exact(maxDecimals: 8, otherwise: 7)) }
     #expect(Double(data.bytes.count) < 0.85 * Double(separate.bytes.count), "\(data.bytes.count) against \(separate.bytes.count) bytes")
+  }
+
+  @Test("moving averages, bands and equity read back exactly through their predictions (mean of the close, mirror and offset about the middle, position × close), in a fraction of the room")
+  func predictions() throws {
+    let bars = SyntheticBars.generate(count: 20_000, seed: 6)
+    let config = try runConfig("name: p\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let chart = InteractiveChart.run(output, charts: RunCharts(output))
+    let spec = chart.spec
+    guard case .object(let fields) = spec, case .array(let columns)? = fields.first(where: { $0.0 == "columns" })?.1 else { Issue.record("no columns"); return }
+    var kinds: [String: Int] = [:]
+    for column in columns {
+      guard case .object(let c) = column, case .array(let pred)? = c.first(where: { $0.0 == "pred" })?.1, case .string(let kind) = pred[0] else { continue }
+      kinds[kind, default: 0] += 1
+    }
+    #expect(kinds == ["lag": 1, "max": 1, "min": 1, "mean": 1, "mirror": 1, "offset": 1, "product": 2], "\(kinds)")
+    // Each column reads back as its values at its decimals, and the predicted ones take little room.
+    let data = chart.data
+    let bands = ["bb_lower", "bb_mid", "bb_upper"].map { name in output.run.indicators.first { $0.name == name }!.values }
+    let expected: [(String, ContiguousArray<Double>, Int)] = [("bb_mid", bands[1], 2), ("bb_lower", bands[0], 2), ("bb_upper", bands[2], 2),
+                                                              ("equity", output.run.result.equity, 2), ("benchmark", output.benchmark.equity, 2)]
+    for (name, values, decimals) in expected {
+      let k = try #require(columns.indices.first { k in
+        let decoded = Self.decode(data, k)
+        return decoded.count == values.count && zip(decoded, values).allSatisfy { a, b in b.isNaN ? a.isNaN : abs(a - b) <= 0.5 * pow(10, -Double(decimals)) + 1e-9 }
+      }, "\(name) not found among the columns read back")
+      let d = Self.descriptor(data, k)
+      #expect(d["pred"] != nil, "\(name) is not predicted")
+      var alone = ChartData()
+      alone.add(values, precision: .decimals(decimals))
+      let size = (k + 1 < columns.count ? Self.integer(Self.descriptor(data, k + 1)["at"])! : data.bytes.count) - Self.integer(d["at"])!
+      #expect(Double(size) < (name == "bb_lower" ? 1.0 : 0.6) * Double(alone.bytes.count), "\(name): \(size) bytes, alone \(alone.bytes.count)")
+    }
   }
 
   @Test("prices whose every column changes order after the first chunk read back exactly (the chunks before are made again)")
@@ -315,7 +370,7 @@ struct ChartDataReader {
     #expect(one.bytes.count > 10 * ChartData.chunk)
     #expect(several.bytes == one.bytes && rounds.bytes == one.bytes)
     #expect(several.descriptors == one.descriptors && rounds.descriptors == one.descriptors)
-    #expect(several.base64 == one.base64)
+    #expect(several.text == one.text)
   }
 
   @Test("a copy of the columns packs apart from the original")
@@ -338,31 +393,64 @@ struct ChartDataReader {
     #expect(data.bytes.count < walk.count * 9 / 10, "\(data.bytes.count) bytes for \(walk.count) values")
   }
 
-  @Test("base64 equals Foundation's for every length remainder")
-  func base64() {
-    var rng = SplitMix64(seed: 2)
-    for n in [0, 1, 2, 3, 4, 5, 100, 1_001] {
-      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-      #expect(ChartData.base64(bytes) == Data(bytes).base64EncodedString(), "\(n) bytes")
+  /// The bytes of `text` as the page's script reads them (`bytesFromText`), written again from its description:
+  /// each character below U+0080 is a group of 7 bits; one from U+0080 is the unsafe group its index names and
+  /// the group in its low 7 bits; the groups' bits, most significant first, make the bytes (whole ones only).
+  static func readText(_ text: String) -> [UInt8] {
+    let unsafe: [UInt8] = [0, 10, 13, 34, 92, 60]
+    var groups: [UInt8] = []
+    for scalar in text.unicodeScalars {
+      let c = Int(scalar.value)
+      if c < 128 { groups.append(UInt8(c)) } else { groups.append(unsafe[(c - 128) >> 7]); groups.append(UInt8((c - 128) & 127)) }
     }
+    var bits: [Bool] = []
+    for g in groups { for k in (0..<7).reversed() { bits.append(g >> UInt8(k) & 1 == 1) } }
+    return stride(from: 0, to: bits.count / 8 * 8, by: 8).map { i in (0..<8).reduce(UInt8(0)) { $0 << 1 | (bits[i + $1] ? 1 : 0) } }
   }
 
-  @Test("base64 in pieces, and a page holding it, give the same text as base64 at once")
-  func base64Pieces() {
+  @Test("the chart data's text reads back as its bytes for every length and every group (the unsafe ones escaped, at the end too), holds none of NUL, LF, CR, quote, backslash and <, and takes 8/7 of the bytes (base64: 4/3)")
+  func text() {
+    var rng = SplitMix64(seed: 2)
+    var cases: [[UInt8]] = [0, 1, 2, 6, 7, 8, 9, 13, 14, 15, 100, 1_001].map { n in (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } }
+    // Every group in every position of a 7-byte word, and words ending in runs of unsafe groups (odd and even).
+    for g in 0..<128 { for shift in 0..<8 { cases.append(Self.groups([g] + [Int](repeating: 65, count: shift)) ) } }
+    for unsafe in [0, 10, 13, 34, 92, 60] { for run in 1...5 { cases.append(Self.groups([65, 66] + [Int](repeating: unsafe, count: run))) } }
+    for bytes in cases {
+      let text = ChartData.text(bytes)
+      let read = Self.readText(text)
+      #expect(Array(read.prefix(bytes.count)) == bytes && read.count - bytes.count <= 1 && read.dropFirst(bytes.count).allSatisfy { $0 == 0 }, "\(bytes)")
+      #expect(!text.unicodeScalars.contains { [0, 10, 13, 34, 92, 60].contains($0.value) || $0.value > 0x37F }, "\(bytes)")
+      #expect(ChartData.textLength(bytes) == text.utf8.count, "\(bytes)")
+    }
+    let random = (0..<70_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let length = ChartData.text(random).utf8.count
+    #expect(length == (8 * random.count + 6) / 7 || length == (8 * random.count + 6) / 7 + 1, "\(length) for \(random.count) bytes")
+  }
+
+  /// Bytes whose 7-bit groups are `groups` (padded with 0s).
+  static func groups(_ groups: [Int]) -> [UInt8] {
+    var bits: [Bool] = []
+    for g in groups { for k in (0..<7).reversed() { bits.append(g >> k & 1 == 1) } }
+    while bits.count % 8 != 0 { bits.append(false) }
+    return stride(from: 0, to: bits.count, by: 8).map { i in (0..<8).reduce(UInt8(0)) { $0 << 1 | (bits[i + $1] ? 1 : 0) } }
+  }
+
+  @Test("the text in pieces, and a page holding it, give the same text as at once")
+  func textPieces() {
     var rng = SplitMix64(seed: 3)
-    for n in [0, 1, 2, 3, 5, 6, 7, 47, 48, 49, 1_000] {
-      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-      let whole = Data(bytes).base64EncodedString()
-      for piece in [3, 6, 48] {
+    for n in [0, 1, 2, 6, 7, 8, 13, 14, 15, 48, 49, 1_000] {
+      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) } + (n > 10 ? [0, 0, 0, 0] : [])
+      let whole = ChartData.text(bytes)
+      for piece in [7, 14, 49] {
         var text: [UInt8] = [], pieces = 0
-        ChartData.base64(bytes, in: piece) { text += $0; pieces += 1 }
+        ChartData.text(bytes, in: piece) { text += $0; pieces += 1 }
         #expect(String(decoding: text, as: UTF8.self) == whole, "\(n) bytes in pieces of \(piece)")
-        #expect(pieces == (n + piece - 1) / piece, "\(n) bytes in pieces of \(piece)")
+        #expect(pieces >= (bytes.count + piece - 1) / piece && pieces <= (bytes.count + piece - 1) / piece + 1, "\(n) bytes in pieces of \(piece)")
       }
       var page = PagedText("<p>é</p>\"")
-      page.append(base64: bytes)
+      page.append(packed: bytes)
       page += "\";"
-      page.append(base64: bytes)
+      page.append(packed: bytes)
       let expected = "<p>é</p>\"" + whole + "\";" + whole
       #expect(page.text == expected && page.count == expected.utf8.count, "\(n) bytes")
       var written: [UInt8] = []

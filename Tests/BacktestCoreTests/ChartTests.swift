@@ -47,21 +47,41 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
   }
 
-  @Test("the price chart has one BUY marker per trade and one SELL or STOP marker per exit")
+  @Test("the price chart marks every trade in the colour of its result (green won, red lost), two markers a trade, the exit's shape by its kind; candles, bands and trades share no colour")
   func markers() throws {
-    let svg = try #require(SVGCollector.parse(RunCharts(Self.output).price()))
+    let text = RunCharts(Self.output).price()
+    let svg = try #require(SVGCollector.parse(text))
     let trades = Self.output.run.result.trades
-    #expect(trades.count > 5)
+    let wins = trades.filter { $0.pnl > 0 }
+    #expect(trades.count > 5 && wins.count > 0 && wins.count < trades.count)
     // One subpath per marker: count the moves in each marker path.
-    func markers(_ id: String) throws -> Int {
+    func path(_ id: String) throws -> String {
       let path = try #require(svg.elements.first { $0.attributes["id"] == id })
-      let moves = path.attributes["d"]!.filter { $0 == "M" }.count
-      #expect(String(moves) == path.attributes["data-markers"])
-      return moves
+      let d = path.attributes["d"]!
+      #expect(String(d.filter { $0 == "M" }.count) == path.attributes["data-markers"])
+      return d
     }
-    #expect(try markers("markers-buy") == trades.count)
-    #expect(try markers("markers-stop") == trades.filter { $0.exitReason == .stopLoss }.count)
-    #expect(try markers("markers-sell") == trades.filter { $0.exitReason != .stopLoss }.count)
+    let win = try path("markers-win"), loss = try path("markers-loss")
+    #expect(win.filter { $0 == "M" }.count == 2 * wins.count)
+    #expect(loss.filter { $0 == "M" }.count == 2 * (trades.count - wins.count))
+    // Exits by their kind: a diamond for a stop, a square for a target, a triangle over the fill otherwise.
+    func shapes(_ d: String, _ shape: String) -> Int { d.components(separatedBy: shape).count - 1 }
+    for (group, d) in [(wins, win), (trades.filter { $0.pnl <= 0 }, loss)] {
+      #expect(shapes(d, "l6 6l-6 6l-6 -6z") == group.filter { $0.exitReason == .stopLoss }.count)
+      #expect(shapes(d, "h10v10h-10z") == group.filter { $0.exitReason == .profitTarget }.count)
+      #expect(shapes(d, "l6 -11h-12z") == group.filter { $0.exitReason != .stopLoss && $0.exitReason != .profitTarget }.count)
+      #expect(shapes(d, "l6 11h-12z") == group.count)  // the entries
+    }
+    #expect(trades.contains { $0.exitReason == .stopLoss } && trades.contains { $0.exitReason == .profitTarget })
+    // The colours: each class's fill in the chart's style, and the bands' strokes.
+    func fill(_ cls: String) throws -> String {
+      let rule = try #require(text.components(separatedBy: "." + cls + "{").dropFirst().first)
+      return String(rule.components(separatedBy: "fill:")[1].prefix(7))
+    }
+    #expect(try fill("win") == "#16A34A" && fill("loss") == "#DC2626")
+    let bands = ["bb_upper", "bb_mid", "bb_lower"].map { name in svg.elements.first { $0.attributes["id"] == name }!.attributes["stroke"]! }
+    let all = try [fill("up"), fill("down"), fill("win"), fill("loss")] + bands
+    #expect(Set(all).count == all.count, "\(all)")
     #expect(svg.elements.contains { $0.attributes["data-stage"] == "Contraction" })
   }
 
@@ -86,6 +106,77 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
   }
 
+  @Test("equity.svg rings the equity's peak and the maximum drawdown's trough, labelled with their value and day")
+  func equityMarks() throws {
+    let output = Self.output, charts = RunCharts(output)
+    let svg = try #require(SVGCollector.parse(charts.equity()))
+    let equity = output.run.result.equity
+    let peak = equity.indices.first { equity[$0] == equity.max()! }!
+    let dd = drawdowns(equity), trough = dd.indices.first { dd[$0] == dd.min()! }!
+    #expect(dd[trough] < -0.01 && abs(dd[trough] - output.summary.maxDrawdown) < 1e-12, "\(dd[trough]) vs \(output.summary.maxDrawdown)")
+    #expect(svg.elements.first { $0.attributes["id"] == "equity-peak" }?.attributes["data-bar"] == String(peak))
+    #expect(svg.elements.first { $0.attributes["id"] == "drawdown-trough" }?.attributes["data-bar"] == String(trough))
+    let text = charts.equity()
+    #expect(text.contains(">peak \(HumanFormat.money(equity[peak])) on \(CivilDate.isoDate(days: Int(output.bars.day[peak])))</text>"))
+    #expect(text.contains(">max drawdown \(HumanFormat.percent(output.summary.maxDrawdown)) on \(CivilDate.isoDate(days: Int(output.bars.day[trough])))</text>"))
+  }
+
+  @Test("the risk views: the worst drawdowns (the first is the maximum drawdown; dates and days), yearly returns that compound to the total returns, rolling volatility and Sharpe of each window's daily returns, every day with a change in the histogram")
+  func riskViews() throws {
+    let output = try runBacktest("""
+      name: r
+      data: {bars: ../Data/synthetic_gpix_30min.csv, timezone: America/New_York, session: regular}
+      strategy: {type: bollinger_rsi, stop_loss: 2%}
+      """)
+    let charts = RunCharts(output), equity = output.run.result.equity, bars = output.bars
+    // Drawdowns, found again from the drawdown series: each stretch below 0, its lowest point, deepest first.
+    let dd = drawdowns(equity)
+    var stretches: [(start: Int, end: Int, trough: Int)] = []
+    var i = 0
+    while i < dd.count {
+      guard dd[i] < 0 else { i += 1; continue }
+      var j = i, trough = i
+      while j < dd.count && dd[j] < 0 { if dd[j] < dd[trough] { trough = j }; j += 1 }
+      stretches.append((i, j, trough))
+      i = j
+    }
+    stretches.sort { dd[$0.trough] < dd[$1.trough] }
+    let periods = charts.drawdownPeriods()
+    #expect(periods.count == 5 && stretches.count > 5)
+    for (p, s) in zip(periods, stretches) {
+      #expect(p.peak == s.start - 1 && p.trough == s.trough && p.recovery == (s.end < dd.count ? s.end : nil), "\(p) vs \(s)")
+      #expect(abs(p.depth - dd[s.trough]) < 1e-12)
+    }
+    #expect(abs(periods[0].depth - output.summary.maxDrawdown) < 1e-12)
+    let md = MarkdownReport.render(output), first = periods[0]
+    let days = Int(bars.day[first.trough]) - Int(bars.day[first.peak])
+    #expect(md.contains("| 1 | \(CivilDate.isoDate(days: Int(bars.day[first.peak]))) | \(CivilDate.isoDate(days: Int(bars.day[first.trough]))) | "
+                        + "\(first.recovery.map { CivilDate.isoDate(days: Int(bars.day[$0])) } ?? "not yet") | \(HumanFormat.percent(first.depth)) | \(days) |"))
+    // Yearly returns compound to the run's and to buy and hold's total return.
+    let years = charts.yearlyReturns
+    #expect(years.map(\.year) == Array(2021...2024))
+    #expect(abs(years.reduce(1.0) { $0 * (1 + $1.value) } - 1 - output.summary.totalReturn) < 1e-12)
+    #expect(abs(years.reduce(1.0) { $0 * (1 + $1.comparison!) } - 1 - output.benchmarkSummary.totalReturn) < 1e-12)
+    // Rolling figures: the deviation and Sharpe ratio of the 126 daily returns up to a day, annualized.
+    let daily = dailyReturns(equity: equity, day: bars.day)
+    let window = try #require(charts.rollingWindow)
+    #expect(window == 126 && daily.count > 500)
+    let rolling = charts.rollingValues(window: window)
+    for d in [126, 400, daily.count] {
+      let slice = Array(daily[(d - window)..<d])
+      #expect(abs(rolling.volatility[0][d] - sampleDeviation(slice)! * 252.0.squareRoot()) < 1e-9)
+      #expect(abs(rolling.sharpe[0][d] - sharpeRatio(dailyReturns: slice)!) < 1e-6)
+    }
+    #expect(rolling.volatility[0][window - 1].isNaN)
+    // The histogram counts every day with a change.
+    let svg = try #require(SVGCollector.parse(charts.dailyReturnsChart()))
+    let counted = svg.elements.compactMap { $0.attributes["data-count"].flatMap(Int.init) }.reduce(0, +)
+    #expect(counted == daily.filter { $0 != 0 }.count)
+    // All in report.html.
+    let html = HTMLReport.render(output)
+    for id in ["id=\"risk\"", "id=\"rolling\"", "<h2>Worst drawdowns</h2>", "id=\"yearly\"", "id=\"daily-returns\""] { #expect(html.contains(id), "\(id)") }
+  }
+
   @Test("monthly returns compound to the total return")
   func monthly() {
     let months = RunCharts(Self.output).monthlyReturns
@@ -93,9 +184,38 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(abs(total - Self.output.summary.totalReturn) < 1e-12)
   }
 
-  @Test("a report over a million bars stays under 15 MB with every bar's data and every trade, in the chart and its fallback")
-  func millionBars() throws {
-    let bars = SyntheticBars.generate(count: 1_000_000, seed: 3)
+  @Test("the monthly heatmap: a month that reads 0.0% (out of the market) is neutral grey, gains green, losses red")
+  func monthlyHeatIsNeutralAtZero() throws {
+    let charts = RunCharts(Self.output)
+    let months = charts.monthlyReturns
+    let flat = months.filter { FixedDecimal.text(abs($0.value) * 100, decimals: 1) == "0.0" }
+    #expect(flat.count >= 3, "months out of the market: \(flat.count)")
+    let svg = try #require(SVGCollector.parse(charts.monthly()))
+    let cells = svg.elements.filter { $0.name == "rect" && $0.attributes["fill"] != nil && $0.attributes["class"] == nil }
+    // 12 cells a full year plus the year's total; the cells of the months, in order, are those not in the "Year" column.
+    let fills = cells.map { $0.attributes["fill"]! }
+    #expect(fills.filter { $0 == RunCharts.neutralHeat }.count >= flat.count)
+    for m in months {
+      let fill = RunCharts.heat(m.value)
+      if FixedDecimal.text(abs(m.value) * 100, decimals: 1) == "0.0" { #expect(fill == "rgba(142,142,147,0.14)", "\(m)") }
+      else { #expect(fill.hasPrefix(m.value > 0 ? "rgba(52,199,89," : "rgba(255,59,48,"), "\(m): \(fill)") }
+    }
+    #expect(RunCharts.heat(0.0004) == RunCharts.neutralHeat && RunCharts.heat(-0.0004) == RunCharts.neutralHeat)
+    #expect(RunCharts.heat(0.0006).hasPrefix("rgba(52,199,89,") && RunCharts.heat(-0.0006).hasPrefix("rgba(255,59,48,"))
+  }
+
+  @Test("a report over a million bars stays under 15 MB with every bar's data and every trade, in the chart and its fallback, on 2- and 4-decimal prices",
+        arguments: [2, 4])
+  func millionBars(decimals: Int) throws {
+    var bars = SyntheticBars.generate(count: 1_000_000, seed: 3)
+    if decimals == 4 {
+      // The same path at 4 decimals (a monotonic change keeps each bar's high and low around its open and close).
+      for i in 0..<bars.count {
+        func four(_ x: Double) -> Double { (x * 1.234567 * 10_000).rounded() / 10_000 }
+        (bars.open[i], bars.high[i], bars.low[i], bars.close[i]) = (four(bars.open[i]), four(bars.high[i]), four(bars.low[i]), four(bars.close[i]))
+      }
+    }
+    #expect(RunCharts.priceDecimals(bars: bars) == decimals)
     let config = try runConfig("name: big\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
     let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
     let started = Date()
@@ -104,12 +224,12 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     #expect(html.utf8.count < 15_000_000, "report.html is \(html.utf8.count) bytes")
     let trades = output.run.result.trades.count
     #expect(trades > 1000)
-    #expect(html.contains("id=\"markers-buy\" data-markers=\"\(trades)\""))
+    #expect(html.contains("id=\"markers-win\" data-markers=\"\(2 * output.run.result.trades.filter { $0.pnl > 0 }.count)\""))
     // The chart's columns: the bars' (time, prices, indicators, equity...) and the trades'.
     #expect(html.contains("{\"at\":0,\"n\":1000000,\"dec\":0}"))
     #expect(html.contains(",\"n\":\(trades),"))
     #expect(SVGCollector.parse(RunCharts(output).price()) != nil)
-    print("report.html of 1M bars: \(html.utf8.count) bytes in \(String(format: "%.2f", seconds)) s (debug build)")
+    print("report.html of 1M bars at \(decimals) decimals: \(html.utf8.count) bytes in \(String(format: "%.2f", seconds)) s (debug build)")
   }
 
   @Test("LTTB keeps the ends and the extremes of a line")
@@ -248,8 +368,35 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     let trades = output.run.result.trades
     let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
     let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }! + 1
-    #expect(html.contains("<a href=\"#trade-\(best)\"") && html.contains(">Best trade #\(best) ("))
-    #expect(html.contains("<a href=\"#trade-\(worst)\"") && html.contains(">worst trade #\(worst) ("))
-    #expect(html.contains("<tr id=\"trade-\(best)\">") && html.contains("<tr id=\"trade-\(worst)\">"))
+    #expect(html.contains("<a href=\"#trade-\(best)\" data-zoom-trade=\"\(best - 1)\">Best trade #\(best) ("))
+    #expect(html.contains("<a href=\"#trade-\(worst)\" data-zoom-trade=\"\(worst - 1)\">worst trade #\(worst) ("))
+    #expect(html.contains("<tr id=\"trade-\(best)\" class=\"win\">") && html.contains("<tr id=\"trade-\(worst)\" class=\"loss\">"))
+    // Prices at the bars' decimals (4 here): a stop's fill of 46.597922 shows as $46.5979, in report.md too.
+    let first = try #require(trades.first { $0.exitReason == .stopLoss && "\($0.exitPrice)".count > 8 })
+    let cells = "<td>$\(FixedDecimal.text(first.entryPrice, decimals: 4))</td><td>\(output.bars.timeLabel(first.exitBar))</td><td>$\(FixedDecimal.text(first.exitPrice, decimals: 4))</td>"
+    #expect(FixedDecimal.text(first.exitPrice, decimals: 4).count == "\(first.exitPrice)".prefix { $0 != "." }.count + 5)
+    #expect(html.contains(cells), "\(cells)")
+    #expect(md.contains("| $\(FixedDecimal.text(first.exitPrice, decimals: 4)) |"))
+    #expect(RunCharts.priceDecimals(bars: output.bars) == 4)
+  }
+
+  @Test("with more trades than the list shows, the best and the worst trade are listed after the first 500, in report.html and report.md")
+  func bestAndWorstAlwaysListed() throws {
+    let bars = SyntheticBars.generate(count: 300_000, seed: 5)
+    let config = try runConfig("name: many\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
+    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let trades = output.run.result.trades
+    let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }!
+    let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }!
+    let later = Set([best, worst]).filter { $0 >= 500 }
+    #expect(trades.count > 600 && !later.isEmpty, "\(trades.count) trades, best #\(best + 1), worst #\(worst + 1)")
+    let html = HTMLReport.render(output), md = MarkdownReport.render(output)
+    for k in [best, worst] {
+      #expect(html.contains("<tr id=\"trade-\(k + 1)\" class="))
+      #expect(md.contains("\n| \(k + 1) | \(output.bars.timeLabel(trades[k].entryBar)) |"))
+    }
+    #expect(html.components(separatedBy: "<tr id=\"trade-").count - 1 == 500 + later.count)
+    #expect(html.contains("The first 500 of \(HumanFormat.integer(trades.count)) trades, then the best and the worst; all are in trades.csv."))
+    #expect(md.contains("Best trade #\(best + 1), worst trade #\(worst + 1) (listed after the first 500)."))
   }
 }

@@ -558,8 +558,10 @@ struct PortfolioReportTests {
     #expect(equity.elements.contains { $0.attributes["id"] == "equity-line" } && equity.elements.contains { $0.attributes["id"] == "benchmark" })
     let html = PortfolioReport.html(output)
     for fetch in ["src=", "<link", "url(", "href=\"http", "@import", "fetch(", "XMLHttpRequest", "import("] { #expect(!html.contains(fetch), "\(fetch)") }
-    // Scripts are inline (the chart's data and the charts' code); the static chart stays for scripts off and print.
-    #expect(html.components(separatedBy: "<script>").count == 3 && html.contains("<div class=\"ic-static\"><svg"))
+    // Scripts are inline: the chart's spec and data as inert elements, then the charts' one script; the static chart
+    // stays for scripts off and print.
+    #expect(html.components(separatedBy: "<script").count == 4 && html.components(separatedBy: "<script>").count == 2)
+    #expect(html.contains("<script type=\"text/plain\" class=\"ic-data\">") && html.contains("<div class=\"ic-static\"><svg"))
     // The monthly returns compound to the TWR.
     let growth = charts.monthlyReturns.reduce(1.0) { $0 * (1 + $1.value) }
     #expect(abs(growth - 1 - output.summary.twr) < 1e-9)

@@ -174,6 +174,28 @@ import Testing
     #expect(close(output.summary.turnover!, min(bought, sold) / (r.equity.reduce(0, +) / Double(r.equity.count)) / years, relative: 1e-12))
   }
 
+  @Test("one colour per asset in the whole rotation report: holdings.svg's bands and the interactive chart's allocation agree, asset by asset")
+  func oneColourPerAsset() throws {
+    let output = try Self.shipped()
+    let svg = PortfolioReport.holdingsChart(output, PortfolioReport.charts(output))
+    let html = PortfolioReport.html(output)
+    let spec = try #require(html.components(separatedBy: "<script type=\"application/json\" class=\"ic-spec\">").dropFirst().first?
+      .components(separatedBy: "</script>").first)
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(spec.utf8)) as? [String: Any])
+    let panels = try #require(json["panels"] as? [[String: Any]])
+    let stack = try #require(panels.first { $0["id"] as? String == "allocation" }?["stack"] as? [[String: Any]])
+    var colours: [String: String] = [:]
+    for layer in stack { colours[layer["label"] as! String] = layer["color"] as? String }
+    #expect(output.assets.count == 4)
+    for (k, asset) in output.assets.enumerated() {
+      let band = try #require(svg.components(separatedBy: "id=\"holding-\(k)\"").first?.components(separatedBy: "<polygon").last)
+      let fill = try #require(band.components(separatedBy: "fill=\"").dropFirst().first?.prefix { $0 != "\"" })
+      #expect(colours[asset.symbol] == String(fill), "\(asset.symbol): holdings.svg \(fill), chart \(colours[asset.symbol] ?? "none")")
+    }
+    // No two assets share a colour.
+    #expect(Set(output.assets.indices.map { colours[output.assets[$0].symbol]! }).count == 4)
+  }
+
   @Test("--set names a rotation's keys and params by their short names, and suggests one for a typo")
   func shortNames() throws {
     #expect(throws: InputError.self) { try Self.shipped(["tpo=1"]) }

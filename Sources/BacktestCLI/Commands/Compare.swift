@@ -9,13 +9,16 @@ struct CompareCommand {
     arguments: [ArgumentSpec("DIR", "output folders of runs (summary.json) or sweeps (results.csv and sweep.json)", count: .oneOrMore,
                              completion: .directory)],
     options: [.flag("markdown", "print a Markdown table"), .flag("json", "print JSON (backtest.compare/1) with full precision"),
-              .option("top", "N", "the sweep combinations shown: the first sweep's best", default: .value("10"))],
-    examples: ["compare Reports/gpix Reports/gpix-tight-stop", "compare out/sweep-2022 out/sweep-2023 --markdown"])
+              .option("top", "N", "the sweep combinations shown: the first sweep's best", default: .value("10")),
+              .out("also write compare.html into this folder: the table and the runs' equity (each folder's equity.csv) overlaid")],
+    examples: ["compare Reports/gpix Reports/gpix-tight-stop", "compare out/sweep-2022 out/sweep-2023 --markdown",
+               "compare Reports/gpix Reports/gpix-fees --out /tmp/compare"])
 
   var folders: [String]
   var markdown: Bool
   var json: Bool
   var top: Int
+  var out: String?
 
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "compare")
@@ -24,6 +27,7 @@ struct CompareCommand {
     markdown = a.flag("markdown")
     json = a.flag("json")
     top = try a.integer("top", minimum: 1)!
+    out = a.option("out")
     if markdown && json { throw UsageError(message: "expected one of --markdown and --json, found both") }
   }
 
@@ -58,6 +62,15 @@ struct CompareCommand {
       comparison = RunComparison(names: names, summaries: summaries)
     }
     print(json ? comparison.json.rendered() : markdown ? comparison.markdown : comparison.text, terminator: json ? "\n" : "")
+    if let out {
+      // Each run's equity.csv, where it has one (a sweep's folder has none).
+      let curves = names.map { name -> RunComparison.EquityCurve? in
+        guard FileManager.default.fileExists(atPath: name + "/equity.csv"), let data = try? readInputFile(name + "/equity.csv") else { return nil }
+        return RunComparison.equityCurve(csv: String(decoding: data, as: UTF8.self))
+      }
+      try AtomicWriter.write([ReportFile(name: "compare.html", contents: comparison.html(curves: curves))], into: out)
+      FileHandle.standardError.write(Data("wrote compare.html to \(out)/\n".utf8))
+    }
     return ExitCode.ok
   }
 }

@@ -15,6 +15,9 @@ public enum HTMLReport {
     th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}th:first-child,td:first-child{text-align:left}
     .badge{display:inline-block;border-radius:10px;padding:2px 10px;color:#fff;font-weight:600}
     .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px}.metric b{display:block;font-size:18px}
+    .ic-scroll{overflow-x:auto}.ic-section{margin:22px 0 0}.ic-heat{width:auto;font-variant-numeric:tabular-nums}.ic-heat th{font-weight:400;color:var(--muted);text-align:center}
+    .ic-heat td{min-width:46px;text-align:center;padding:3px 4px;border:2px solid var(--card)}.ic-heat td.ic-year{font-weight:600}
+    @media screen and (max-width:720px){main{padding:10px}.card{padding:12px 10px}.ic-wide svg{min-width:860px}}
     """
 
   /// The page's opening, through `<main>`, with `title` as its title and heading.
@@ -71,8 +74,9 @@ public enum HTMLReport {
     h += Self.tiles(tiles)
     InteractiveChart.run(output, charts: charts.charts).appendHTML(
       to: &h, id: "run-chart", fallback: ([charts.price()] + charts.panelCharts().map(\.svg) + [charts.equity()]).joined(separator: "\n"))
-    h += "<div class=\"card\">\(charts.monthly())</div>\n"
-    h += "<div class=\"card\">\(charts.tradeReturns())</div>\n"
+    h += "<div class=\"card\">\(charts.charts.monthlyTable())</div>\n"
+    h += "<div class=\"card ic-wide\">\(charts.tradeReturns())</div>\n"
+    h += charts.charts.riskHTML()
     // report.md's tables and notes (performance, exit reasons, intrabar ambiguity, cycle, dividends), from the same text.
     let md = md()
     for section in ["Performance", "Exit reasons", "Economic cycle", "Dividends"] {
@@ -80,35 +84,51 @@ public enum HTMLReport {
     }
     h += "<div class=\"card\"><h2>Parameters</h2><table>"
     for p in c.strategy.parameterSummary { h += "<tr><td>\(e(p.name))</td><td>\(e(p.value))</td></tr>" }
-    let trades = output.run.result.trades
-    h += "</table></div>\n<div class=\"card\"><h2>Trades</h2>"
-    // The best and worst trades: each link shows the trade's row and zooms the chart onto the trade.
-    if let best = trades.indices.max(by: { trades[$0].returnFraction < trades[$1].returnFraction }),
-       let worst = trades.indices.min(by: { trades[$0].returnFraction < trades[$1].returnFraction }) {
-      func link(_ k: Int, _ label: String) -> String {
-        let t = trades[k], pad = max(5, (t.exitBar - t.entryBar) / 2)
-        let zoom = "var c=(window.backtestCharts||[]).find(function(c){return c.root.id==='run-chart'});"
-          + "if(c){c.setRange(\(t.entryBar - pad),\(t.exitBar + pad));c.root.scrollIntoView({block:'nearest'})}"
-        return "<a href=\"#trade-\(k + 1)\" onclick=\"\(zoom)\">\(label) #\(k + 1) (\(HumanFormat.percent(t.returnFraction)), "
-          + "\(e(bars.timeLabel(t.entryBar))) → \(e(bars.timeLabel(t.exitBar))))</a>"
-      }
-      h += "<p>\(link(best, "Best trade")) · \(link(worst, "worst trade"))</p>"
-    }
-    h += "<table><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Reason</th><th>Bars</th></tr>"
-    for (k, t) in trades.prefix(MarkdownReport.tradeListLimit).enumerated() {
-      h += "<tr id=\"trade-\(k + 1)\"><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td><td>\(HumanFormat.price(t.entryPrice))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
-      h += "<td>\(HumanFormat.price(t.exitPrice))</td><td>\(HumanFormat.integer(t.shares))</td><td>\(HumanFormat.money(t.pnl))</td>"
-      h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td><td>\(t.barsHeld)</td></tr>"
-    }
-    h += "</table>"
-    if output.run.result.trades.count > MarkdownReport.tradeListLimit {
-      h += "<p class=\"note\">The first \(MarkdownReport.tradeListLimit) of \(HumanFormat.integer(output.run.result.trades.count)) trades; all are in trades.csv.</p>"
-    }
-    h += "</div>\n<p class=\"note\">The chart shows in every pixel column the true high and low of the bars it covers, candles once there is room, "
+    h += "</table></div>\n"
+    h += tradesCard(output)
+    h += "<p class=\"note\">The chart shows in every pixel column the true high and low of the bars it covers, candles once there is room, "
     h += "and every trade; hover a bar or a marker for its figures. With scripts off the static charts show, reduced for display "
     h += "(one OHLC bar per pixel column, lines by largest-triangle-three-buckets).</p>\n"
     h += closing
     return h
+  }
+
+  /// The trades card: links to the best and the worst trade, which zoom the chart onto them, and the trades, at
+  /// the bars' decimals. Without scripts the first `MarkdownReport.tradeListLimit` trades show, and the best and the
+  /// worst after them when they are later; the page's script turns the table into one of every trade, sortable and
+  /// filterable, each row zooming the chart onto its trade (`data-trade-table` names the chart).
+  static func tradesCard(_ output: RunOutput) -> String {
+    let bars = output.bars, trades = output.run.result.trades, limit = MarkdownReport.tradeListLimit
+    let decimals = RunCharts.priceDecimals(bars: bars)
+    func e(_ x: String) -> String { SVGBuilder.escape(x) }
+    var h = "<div class=\"card\" id=\"trades\" data-trade-table=\"run-chart\"><h2>Trades</h2>"
+    let extremes = MarkdownReport.bestAndWorst(trades)
+    if let (best, worst) = extremes {
+      func link(_ k: Int, _ label: String) -> String {
+        let t = trades[k]
+        return "<a href=\"#trade-\(k + 1)\" data-zoom-trade=\"\(k)\">\(label) #\(k + 1) (\(HumanFormat.percent(t.returnFraction)), "
+          + "\(e(bars.timeLabel(t.entryBar))) → \(e(bars.timeLabel(t.exitBar))))</a>"
+      }
+      h += "<p class=\"ic-extremes\">\(link(best, "Best trade")) · \(link(worst, "worst trade"))</p>"
+    }
+    h += "<table class=\"ic-trades\"><thead><tr><th>#</th><th>Entry</th><th>Entry price</th><th>Exit</th><th>Exit price</th><th>Shares</th>"
+    h += "<th>P&amp;L</th><th>Return</th><th>Reason</th><th>Bars</th></tr></thead><tbody>"
+    var rows = Array(trades.indices.prefix(limit))
+    if let (best, worst) = extremes { for k in Set([best, worst]).sorted() where k >= limit { rows.append(k) } }
+    for k in rows {
+      let t = trades[k]
+      h += "<tr id=\"trade-\(k + 1)\" class=\"\(t.pnl > 0 ? "win" : "loss")\"><td>\(k + 1)</td><td>\(e(bars.timeLabel(t.entryBar)))</td>"
+      h += "<td>\(HumanFormat.price(t.entryPrice, decimals: decimals))</td><td>\(e(bars.timeLabel(t.exitBar)))</td>"
+      h += "<td>\(HumanFormat.price(t.exitPrice, decimals: decimals))</td><td>\(HumanFormat.integer(t.shares))</td><td>\(HumanFormat.money(t.pnl))</td>"
+      h += "<td>\(HumanFormat.percent(t.returnFraction))</td><td>\(t.exitReason.rawValue)</td><td>\(t.barsHeld)</td></tr>"
+    }
+    h += "</tbody></table>"
+    if trades.count > limit {
+      h += "<p class=\"note ic-trades-note\">The first \(limit) of \(HumanFormat.integer(trades.count)) trades"
+      h += rows.count > limit ? ", then the best and the worst" : ""
+      h += "; all are in trades.csv.</p>"
+    }
+    return h + "</div>\n"
   }
 
   /// Markdown paragraphs, `###` headings and pipe tables as HTML, for the text `MarkdownReport` writes

@@ -97,6 +97,10 @@ public enum MarkdownReport {
     md += "its days from the high's date to the date back at or above it. "
     md += "Buy & hold buys at the open of the second bar with the same broker settings.\n\n"
 
+    let charts = RunCharts(output)
+    md += "## Drawdowns\n\n" + charts.drawdownMarkdown() + "\n"
+    md += "## Yearly returns\n\n" + charts.yearlyMarkdown() + "\n"
+
     md += "## Exit reasons\n\n| Reason | Trades | Wins | Average return | Total P&L |\n|---|---:|---:|---:|---:|\n"
     for reason in ExitReason.allCases {
       let group = trades.filter { $0.exitReason == reason }
@@ -160,14 +164,29 @@ public enum MarkdownReport {
     if trades.count > tradeListLimit {
       md += "The first \(tradeListLimit) of \(HumanFormat.integer(trades.count)) trades; every trade is in `trades.csv`.\n\n"
     }
+    // Prices at the bars' decimals; after the first trades, the best and the worst when they are later.
+    let decimals = RunCharts.priceDecimals(bars: bars)
+    var rows = Array(trades.indices.prefix(tradeListLimit))
+    if let (best, worst) = bestAndWorst(trades) {
+      if trades.count > tradeListLimit { md += "Best trade #\(best + 1), worst trade #\(worst + 1)\(max(best, worst) >= tradeListLimit ? " (listed after the first \(tradeListLimit))" : "").\n\n" }
+      for k in Set([best, worst]).sorted() where k >= tradeListLimit { rows.append(k) }
+    }
     md += "| # | Entry | Entry price | Exit | Exit price | Shares | P&L | Return | Reason | Bars |\n"
     md += "|---:|---|---:|---|---:|---:|---:|---:|---|---:|\n"
-    for (k, t) in trades.prefix(tradeListLimit).enumerated() {
-      md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice)) | \(bars.timeLabel(t.exitBar)) | "
-      md += "\(HumanFormat.price(t.exitPrice)) | \(HumanFormat.integer(t.shares)) | \(HumanFormat.money(t.pnl)) | "
+    for k in rows {
+      let t = trades[k]
+      md += "| \(k + 1) | \(bars.timeLabel(t.entryBar)) | \(HumanFormat.price(t.entryPrice, decimals: decimals)) | \(bars.timeLabel(t.exitBar)) | "
+      md += "\(HumanFormat.price(t.exitPrice, decimals: decimals)) | \(HumanFormat.integer(t.shares)) | \(HumanFormat.money(t.pnl)) | "
       md += "\(HumanFormat.percent(t.returnFraction)) | \(t.exitReason.rawValue) | \(t.barsHeld) |\n"
     }
     return md
+  }
+
+  /// The positions of the best and the worst trade by return (the first of equals); `nil` without trades.
+  static func bestAndWorst(_ trades: [Trade]) -> (best: Int, worst: Int)? {
+    guard let best = trades.indices.max(by: { trades[$0].returnFraction < trades[$1].returnFraction }),
+          let worst = trades.indices.min(by: { trades[$0].returnFraction < trades[$1].returnFraction }) else { return nil }
+    return (best, worst)
   }
 
   static func cycleSection(_ output: RunOutput, _ cycle: CycleContext) -> String {

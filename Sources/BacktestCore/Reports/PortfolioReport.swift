@@ -202,6 +202,7 @@ public enum PortfolioReport {
       ("rebalance", .string((c.rotation?.rule.period ?? c.settings.rebalance).description)),
       ("drip", .bool(c.settings.drip)), ("fractional_shares", .bool(c.settings.fractionalShares)),
       ("contributions", .string(describe(c.contributions))), ("initial_cash", .number(c.settings.initialCash)),
+      ("commission", .string(MarkdownReport.describe(c.settings.commission))), ("slippage_bps", .number(c.settings.slippageBasisPoints)),
       ("first_bar", .string(r.timeline.timeLabel(0))), ("last_bar", .string(r.timeline.timeLabel(r.timeline.count - 1))),
     ]
     var all = fields + [("assets", .array(assets))]
@@ -411,8 +412,9 @@ public enum PortfolioReport {
     ]
     h += HTMLReport.tiles(tiles)
     InteractiveChart.portfolio(output).appendHTML(to: &h, id: "portfolio-chart", fallback: charts.equity())
-    h += "<div class=\"card\">\(charts.monthly())</div>\n"
-    if c.strategy.decides { h += "<div class=\"card\">\(holdingsChart(output, charts))</div>\n" }
+    h += "<div class=\"card\">\(charts.monthlyTable())</div>\n"
+    h += charts.riskHTML()
+    if c.strategy.decides { h += "<div class=\"card ic-wide\">\(holdingsChart(output, charts))</div>\n" }
     h += "<div class=\"card\"><h2>Assets</h2><table><tr><th>Asset</th><th>Target</th><th>Allocation</th><th>Value</th><th>Dividends</th><th>Fees</th><th>P&amp;L</th><th>Return</th><th>Contribution</th></tr>"
     for a in s.assets {
       h += "<tr><td>\(e(a.symbol))</td><td>\(HumanFormat.percent(a.targetWeight))</td><td>\(HumanFormat.percent(a.allocation))</td>"

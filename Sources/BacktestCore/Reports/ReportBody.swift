@@ -21,13 +21,14 @@ package enum ReportBody: Sendable {
   }
 }
 
-/// A text with runs of bytes to be written as base64 (an HTML report's
-/// packed chart data): written out, they are encoded a piece at a time
-/// straight into the file's buffers, never held as text of their own.
+/// A text with runs of bytes to be written as text for a script (an HTML
+/// report's packed chart data, `ChartData.text`): written out, they are
+/// encoded a piece at a time straight into the file's buffers, never held as
+/// text of their own.
 package struct PagedText: Sendable {
   private enum Part: Sendable {
     case text(String)
-    case base64([UInt8])
+    case packed([UInt8])
   }
   private var parts: [Part] = []
   private var tail: String
@@ -36,10 +37,10 @@ package struct PagedText: Sendable {
 
   package static func += (page: inout PagedText, text: String) { page.tail += text }
 
-  /// Appends `bytes` as base64 (RFC 4648, with padding).
-  package mutating func append(base64 bytes: [UInt8]) {
+  /// Appends `bytes` as text for a JavaScript string (`ChartData.text`).
+  package mutating func append(packed bytes: [UInt8]) {
     parts.append(.text(tail))
-    parts.append(.base64(bytes))
+    parts.append(.packed(bytes))
     tail = ""
   }
 
@@ -48,7 +49,7 @@ package struct PagedText: Sendable {
     parts.reduce(tail.utf8.count) { n, part in
       switch part {
       case .text(let text): n + text.utf8.count
-      case .base64(let bytes): n + ChartData.base64Length(bytes.count)
+      case .packed(let bytes): n + ChartData.textLength(bytes)
       }
     }
   }
@@ -62,7 +63,7 @@ package struct PagedText: Sendable {
     for part in parts {
       switch part {
       case .text(let t): try text(t)
-      case .base64(let bytes): try ChartData.base64(bytes, in: 3 << 14, consume)
+      case .packed(let bytes): try ChartData.text(bytes, in: 7 << 13, consume)
       }
     }
     try text(tail)

@@ -241,6 +241,12 @@ public enum RunReport {
       ("data", .string(c.data.bars)), ("price", .string(c.data.adjustedPrices ? "adjusted" : "close")), ("first_bar", .string(bars.timeLabel(0))),
       ("last_bar", .string(bars.timeLabel(bars.count - 1))), ("bars_in_file", .integer(output.barsInFile)),
       ("initial_cash", .number(c.broker.initialCash)),
+      // The settings that change figures without changing the rule: `backtest compare` names those that differ.
+      ("sizing", .string(MarkdownReport.describe(c.broker.sizing))), ("commission", .string(MarkdownReport.describe(c.broker.commission))),
+      ("slippage_bps", .number(c.broker.slippageBasisPoints)),
+      ("timezone", .string(c.data.timeZone.identifier)), ("session", .string("\(c.data.session)")),
+      ("resample", c.data.resample.map { .string("\($0)") } ?? .null), ("dividends", c.data.dividends.map { .string($0) } ?? .null),
+      ("expense_ratio", .number(c.expenseRatio)), ("borrow_rate", .number(c.broker.borrowRate)),
       ("skipped_entries", .integer(output.run.result.skippedEntries)),
     ] + orders + [
       ("intrabar_rule", .string(c.broker.intrabarRule.rawValue)),

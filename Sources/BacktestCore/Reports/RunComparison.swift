@@ -41,9 +41,16 @@ public struct RunComparison: Sendable {
       }
     }
     rows = keys.map { key in Self.row(key, summaries.map { $0[key]?.number }) }
-    // The runs' settings: the strategy, each parameter, the data; those that differ are rows, the rest one line.
-    func text(_ node: JSONNode?) -> String { node?.string ?? node?.number.map(formatPlain) ?? "" }
-    var settingKeys: [String] = ["strategy"], settings: [[String: String]] = []
+    // The runs' settings: the strategy, each parameter, the data, and every other setting of the run section (fees,
+    // slippage, sizing, price, DRIP, ...; not the run's name, its manifest or what it counted); those that differ are
+    // rows, the rest one line. A setting one run's summary lacks (written before it was) reads "—".
+    func text(_ node: JSONNode?) -> String {
+      guard let node else { return "" }
+      if node.isNull { return "none" }
+      if case .bool(let b) = node.kind { return b ? "yes" : "no" }
+      return node.string ?? node.number.map(formatPlain) ?? ""
+    }
+    var settingKeys: [String] = ["strategy"], settings: [[String: String]] = [], others: [String] = []
     for s in summaries {
       var here = ["strategy": text(s["run"]?["strategy"]), "data": text(s["run"]?["data"]),
                   "bars": "\(text(s["run"]?["first_bar"])) → \(text(s["run"]?["last_bar"]))"]
@@ -51,9 +58,13 @@ public struct RunComparison: Sendable {
         here[m.key] = text(m.value)
         if !settingKeys.contains(m.key) { settingKeys.append(m.key) }
       }
+      for m in s["run"]?.members ?? [] where !Self.notSettings.contains(m.key) && m.value.members == nil && m.value.array == nil {
+        here[m.key] = text(m.value)
+        if !others.contains(m.key) { others.append(m.key) }
+      }
       settings.append(here)
     }
-    settingKeys += ["data", "bars"]
+    settingKeys += ["data", "bars"] + others.filter { !settingKeys.contains($0) }
     var facts: [(key: String, values: [String])] = [], common: [String] = []
     for key in settingKeys {
       let values = settings.map { $0[key] ?? "—" }
@@ -62,6 +73,10 @@ public struct RunComparison: Sendable {
     self.facts = facts
     self.common = common
   }
+
+  /// Members of a summary's run section that are not settings: its name, where it read, and what it counted.
+  static let notSettings: Set<String> = ["name", "strategy", "data", "first_bar", "last_bar", "bars_in_file", "skipped_entries", "expired_orders",
+                                         "unpriced_orders", "borrow_fees", "ambiguous_trades", "resolved_from_intrabar", "manifest"]
 
   /// Compares sweeps (`results.csv` texts): the first sweep's `top` best combinations by `metric`, found in each.
   public init(names: [String], results: [String], metric: String, top: Int = 10) {
@@ -226,5 +241,128 @@ public struct RunComparison: Sendable {
       })))
     }
     return .object(fields)
+  }
+}
+
+// MARK: compare.html
+
+extension RunComparison {
+  /// One run's equity over time, from its `equity.csv`: each row's time as days since 1970 (the time of day as a
+  /// fraction; the clock as written, offsets aside) and its equity.
+  public struct EquityCurve: Sendable {
+    public var days: [Double]
+    public var equity: [Double]
+  }
+
+  /// The curve of an `equity.csv` text (columns `time` and `equity`); `nil` without them or without a row.
+  public static func equityCurve(csv text: String) -> EquityCurve? {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: true).makeIterator()
+    guard let header = lines.next()?.split(separator: ",", omittingEmptySubsequences: false),
+          let t = header.firstIndex(of: "time"), let e = header.firstIndex(of: "equity") else { return nil }
+    var curve = EquityCurve(days: [], equity: [])
+    while let line = lines.next() {
+      let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+      guard fields.count > max(t, e), let value = Double(fields[e]), let day = day(fields[t]) else { continue }
+      curve.days.append(day)
+      curve.equity.append(value)
+    }
+    return curve.days.isEmpty ? nil : curve
+  }
+
+  /// `2024-01-02` or `2024-01-02T09:30:00-05:00` as days since 1970-01-01, the time of day a fraction.
+  static func day(_ text: Substring) -> Double? {
+    let u = Array(text.utf8)
+    func number(_ range: Range<Int>) -> Int? {
+      guard range.upperBound <= u.count else { return nil }
+      var v = 0
+      for k in range { guard u[k] >= 48 && u[k] <= 57 else { return nil }; v = v * 10 + Int(u[k] - 48) }
+      return v
+    }
+    guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m), (1...31).contains(d) else { return nil }
+    var day = Double(CivilDate.days(year: y, month: m, day: d))
+    if u.count >= 16, u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: " "), let h = number(11..<13), let min = number(14..<16) {
+      day += (Double(h) + Double(min) / 60) / 24
+    }
+    return day
+  }
+
+  /// `compare.html`: the comparison's table and the runs' equity overlaid (in dollars, and as the return since each
+  /// run's start), one colour a run; a run without an equity curve (`nil`) is named as missing. One self-contained page.
+  public func html(curves: [EquityCurve?]) -> String {
+    func e(_ x: String) -> String { SVGBuilder.escape(x) }
+    var h = HTMLReport.opening("Compare: " + names.joined(separator: ", "))
+    h += "<div class=\"card\"><h2>Figures</h2><div class=\"ic-scroll\">\(HTMLReport.markdownBlocks(markdown))</div></div>\n"
+    let drawn = curves.enumerated().compactMap { k, c in c.map { (k, $0) } }
+    if !drawn.isEmpty {
+      h += "<div class=\"card ic-wide\">\(Self.equityChart(drawn, names: names, percent: false))</div>\n"
+      h += "<div class=\"card ic-wide\">\(Self.equityChart(drawn, names: names, percent: true))</div>\n"
+    }
+    let missing = curves.indices.filter { curves[$0] == nil }
+    if !missing.isEmpty {
+      h += "<p class=\"note\">No equity.csv in \(missing.map { "<code>\(e(names[$0]))</code>" }.joined(separator: ", ")): not drawn.</p>\n"
+    }
+    h += "<p class=\"note\">Each run's equity from its equity.csv; the figures from each summary.json; the settings that differ are the table's first rows.</p>\n"
+    return h + HTMLReport.closing
+  }
+
+  /// The runs' equity over calendar time, in dollars or as the return since each run's first value.
+  static func equityChart(_ curves: [(index: Int, curve: EquityCurve)], names: [String], percent: Bool) -> String {
+    let width = RunCharts.width, left = 78.0, right = 16.0, top = 44.0, bottom = 300.0, height = 330.0
+    let series: [(index: Int, days: [Double], values: [Double])] = curves.map { k, c in
+      (k, c.days, percent ? c.equity.map { $0 / (c.equity.first { $0 != 0 } ?? 1) - 1 } : c.equity)
+    }
+    var d0 = Double.infinity, d1 = -Double.infinity, v0 = Double.infinity, v1 = -Double.infinity
+    for s in series {
+      d0 = min(d0, s.days.first!); d1 = max(d1, s.days.last!)
+      for v in s.values where v.isFinite { v0 = min(v0, v); v1 = max(v1, v) }
+    }
+    if !(d1 > d0) { d1 = d0 + 1 }
+    if !(v1 > v0) { v0 -= 1; v1 += 1 }
+    let pad = (v1 - v0) * 0.05
+    v0 -= pad; v1 += pad
+    let x = { (d: Double) in left + (d - d0) / (d1 - d0) * (width - left - right) }
+    let y = { (v: Double) in bottom - (v - v0) / (v1 - v0) * (bottom - top) }
+    let c = SVGBuilder.coordinate
+    var svg = SVGBuilder()
+    let id = percent ? "compare-return" : "compare-equity"
+    svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(c(width)) \(c(height))\" width=\"\(c(width))\" height=\"\(c(height))\" id=\"\(id)\" "
+      + "data-x0=\"\(c(left))\" data-x1=\"\(c(width - right))\" data-day0=\"\(d0)\" data-day1=\"\(d1)\" data-ytop=\"\(c(top))\" data-ybottom=\"\(c(bottom))\" "
+      + "data-vmin=\"\(v0)\" data-vmax=\"\(v1)\" role=\"img\"><title>\(percent ? "Return since each run's start" : "Equity")</title>" + RunCharts.style)
+    svg.rect(x: 0, y: 0, width: width, height: height, attributes: "class=\"bg\"")
+    svg.label(percent ? "Return since each run's start" : "Equity", x: left, y: 16, attributes: "class=\"title\"")
+    for v in niceTicks(low: v0, high: v1) {
+      svg.line(left, y(v), width - right, y(v), attributes: "class=\"grid\"")
+      let text = percent ? FixedDecimal.text(v * 100, decimals: 0) + "%" : { let m = HumanFormat.money(v); return m.hasSuffix(".00") ? String(m.dropLast(3)) : m }()
+      svg.label(text, x: left - 6, y: y(v) + 4, attributes: "class=\"label\" text-anchor=\"end\"")
+    }
+    svg.line(left, bottom, width - right, bottom, attributes: "class=\"axis\"")
+    // A label a year (a month under two years), at least 60 px apart.
+    let monthly = d1 - d0 < 730
+    var lastX = -100.0, lastKey = Int.min
+    for day in Int(d0.rounded(.down))...Int(d1.rounded(.down)) {
+      let date = CivilDate.components(days: day), key = monthly ? date.year * 12 + date.month : date.year
+      guard key != lastKey else { continue }
+      lastKey = key
+      let xd = x(Double(day))
+      guard xd > left + 1, xd - lastX > 60 else { continue }
+      svg.line(xd, bottom, xd, bottom + 4, attributes: "class=\"axis\"")
+      svg.label(monthly ? "\(date.year)-\(CivilDate.pad(date.month, 2))" : "\(date.year)", x: xd, y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
+      lastX = xd
+    }
+    for s in series {
+      let color = RunCharts.assetColor(s.index)
+      let picked = largestTriangleThreeBuckets(ContiguousArray(s.values), threshold: 2 * Int(width - left - right))
+      svg.polyline(picked.map { (x(s.days[$0]), y(s.values[$0])) },
+                   attributes: "stroke=\"\(color)\" stroke-width=\"1.4\" id=\"\(id)-\(s.index)\" data-points=\"\(s.values.count)\" data-last=\"\(s.values.last!)\"")
+    }
+    var lx = left
+    for s in series {
+      let name = names[s.index]
+      svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(RunCharts.assetColor(s.index))\" stroke-width=\"2\"")
+      svg.label(name, x: lx + 20, y: 34)
+      lx += 40 + 6.5 * Double(name.count)
+    }
+    svg.raw("</svg>")
+    return svg.text
   }
 }

@@ -146,13 +146,14 @@ public enum UniverseReport {
     ])
     h += "<div class=\"card\"><h2>Across symbols</h2><table><tr><th>Figure</th><th>Mean</th><th>Median</th><th>Worst</th><th>Best</th></tr>"
     for r in acrossRows(u) { h += "<tr>" + r.map { "<td>\(e($0))</td>" }.joined() + "</tr>" }
-    h += "</table></div>\n<div class=\"card\"><h2>Symbols, best Sharpe first</h2><table><tr><th>#</th>"
-      + rowTitles.map { "<th>\(e($0))</th>" }.joined() + "</tr>"
+    // The ranking sorts by any column in the page (`table.ic-sortable`).
+    h += "</table></div>\n<div class=\"card\"><h2>Symbols, best Sharpe first</h2><table class=\"ic-sortable\" id=\"symbols\"><thead><tr><th>#</th>"
+      + rowTitles.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead><tbody>"
     for (k, r) in rows(u).enumerated() {
       h += "<tr><td>\(k + 1)</td><td><a href=\"symbols/\(e(r[0]))/report.html\">\(e(r[0]))</a></td>"
         + r.dropFirst().map { "<td>\(e($0))</td>" }.joined() + "</tr>"
     }
-    h += "</table></div>\n<p class=\"note\">Every figure is in universe.csv; each symbol's own report is in symbols/SYMBOL/.</p>\n"
+    h += "</tbody></table></div>\n<p class=\"note\">Every figure is in universe.csv; each symbol's own report is in symbols/SYMBOL/; a heading sorts the symbols by its column.</p>\n"
     return h + HTMLReport.closing
   }
 }

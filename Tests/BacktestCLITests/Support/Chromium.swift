@@ -152,6 +152,12 @@ final class Chromium {
     try call("Input.dispatchMouseEvent", ["type": "mouseWheel", "x": x, "y": y, "deltaX": 0, "deltaY": deltaY])
   }
 
+  /// Touches the screen at (x, y) and lifts the finger there: a tap (with touch emulation on).
+  func tap(x: Double, y: Double) throws {
+    try call("Input.dispatchTouchEvent", ["type": "touchStart", "touchPoints": [["x": x, "y": y]]])
+    try call("Input.dispatchTouchEvent", ["type": "touchEnd", "touchPoints": [[String: Any]]()])
+  }
+
   /// Presses and releases the key that types `key` (`+`, `0`) or is named `key` (`ArrowLeft`).
   func press(_ key: String) throws {
     var down: [String: Any] = ["type": "keyDown", "key": key]

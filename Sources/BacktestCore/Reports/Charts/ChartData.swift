@@ -44,7 +44,7 @@ struct ChartData {
   /// The columns as added, each packed when the bytes are first asked for.
   private var columns: [Column] = []
   /// Each column's count of values and prediction, for its description.
-  private var fields: [(count: Int, prediction: JSONValue?)] = []
+  private var fields: [(count: Int, prediction: JSONValue?, argument: Int?)] = []
   /// Each column's decimals as added; `nil` for raw Float64. A column of `steps` may yet turn raw when packed.
   private var added: [Int?] = []
   /// Threads that pack the columns (each column on one; the bytes are the same for any number).
@@ -61,6 +61,7 @@ struct ChartData {
       var entry: [(String, JSONValue)] = [("at", .integer(packed.starts[k])), ("n", .integer(fields[k].count))]
       entry.append(packed.decimals[k].map { ("dec", .integer($0)) } ?? ("f64", .bool(true)))
       if let prediction = fields[k].prediction { entry.append(("pred", prediction)) }
+      if let argument = fields[k].argument { entry.append(("arg", .integer(argument))) }
       return .object(entry)
     }
   }
@@ -75,7 +76,10 @@ struct ChartData {
     fileprivate let data: ChartData
 
     subscript(column: Int) -> Int? {
-      guard case .steps = data.columns[column] else { return data.added[column] }
+      switch data.columns[column] {
+      case .steps, .predicted: break
+      default: return data.added[column]
+      }
       return data.pack().decimals[column]
     }
   }
@@ -106,10 +110,10 @@ struct ChartData {
   @discardableResult
   mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
 
-  private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, decimals d: Int?) -> Int {
+  private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, argument: Int? = nil, decimals d: Int?) -> Int {
     if !isKnownUniquelyReferenced(&packed) { packed = packed.copy() }
     columns.append(column)
-    fields.append((count, prediction))
+    fields.append((count, prediction, argument))
     added.append(d)
     return columns.count - 1
   }
@@ -150,6 +154,181 @@ struct ChartData {
     let highIndex = column(.packedWithPrices, .array([.string("max"), .integer(openIndex), .integer(closeIndex)]))
     let lowIndex = column(.packedWithPrices, .array([.string("min"), .integer(openIndex), .integer(closeIndex)]))
     return [openIndex, highIndex, lowIndex, closeIndex]
+  }
+
+  // MARK: Predictions
+
+  /// How a column's steps are predicted from those of columns added before it: the column holds its steps less the
+  /// prediction, and the descriptor names it (`pred`, with `arg`). Integer arithmetic throughout, rounding halves up
+  /// (`floor((2a + b) / 2b)`), every intermediate below 2^53, so that the script finds the same.
+  enum Prediction: Sendable, Equatable {
+    /// The mean of the last `period` steps of a column with the same decimals (a simple moving average); 0 before
+    /// `period` values: `["mean", column]`, `arg` the period.
+    case mean(column: Int, period: Int)
+    /// `2a − b`: a band from its middle and the other band: `["mirror", a, b]`.
+    case mirror(Int, Int)
+    /// Another column's steps: `["offset", a]` (a band from its middle).
+    case offset(Int)
+    /// `a × b / 10^shift`: an equity from its position (a) and the price (b): `["product", a, b]`, `arg` the shift.
+    case product(Int, Int, shift: Int)
+
+    var columns: [Int] {
+      switch self {
+      case .mean(let c, _), .offset(let c): [c]
+      case .mirror(let a, let b), .product(let a, let b, _): [a, b]
+      }
+    }
+
+    var json: (JSONValue, Int?) {
+      switch self {
+      case .mean(let c, let period): (.array([.string("mean"), .integer(c)]), period)
+      case .mirror(let a, let b): (.array([.string("mirror"), .integer(a), .integer(b)]), nil)
+      case .offset(let a): (.array([.string("offset"), .integer(a)]), nil)
+      case .product(let a, let b, let shift): (.array([.string("product"), .integer(a), .integer(b)]), shift)
+      }
+    }
+  }
+
+  /// The values and decimals of column `k`, for a prediction; `nil` for a column that has no steps of its own to
+  /// predict from (raw, or the open, high or low of bars).
+  private func reference(_ k: Int) -> (values: ContiguousArray<Double>, decimals: Int)? {
+    switch columns[k] {
+    case .steps(let v, let d), .predicted(let v, let d, _, _): return (v, d)
+    case .prices(let p): return (p.close, p.decimals)
+    case .raw, .packedWithPrices: return nil
+    }
+  }
+
+  /// Column `k`'s decimals as added (`nil` for raw, or not known until packed).
+  func addedDecimals(_ k: Int) -> Int? { added[k] }
+
+  /// Appends a column of `decimals` whose steps are predicted by `prediction` from columns added before it, when
+  /// each of them has steps to predict from and the prediction's arithmetic stays exact (below 2^53); else a column
+  /// of steps. Returns its index.
+  @discardableResult
+  mutating func add(_ values: ContiguousArray<Double>, decimals d: Int, prediction: Prediction) -> Int {
+    let references = prediction.columns.compactMap(reference)
+    guard abs(d) <= 22, references.count == prediction.columns.count, prediction.columns.allSatisfy({ $0 < columns.count }) else {
+      return add(values, precision: .decimals(d))
+    }
+    func largestSteps(_ r: (values: ContiguousArray<Double>, decimals: Int)) -> Double {
+      r.values.withUnsafeBufferPointer(Self.largestMagnitude) * Self.powersOfTen[min(22, abs(r.decimals))]
+    }
+    let exact: Bool
+    switch prediction {
+    case .mean(_, let period): exact = references[0].decimals == d && period >= 1 && period <= 10_000 && largestSteps(references[0]) * Double(2 * period + 2) < 0x1p52
+    case .mirror, .offset: exact = references.allSatisfy { $0.decimals == d }
+    case .product(_, _, let shift): exact = shift >= 0 && shift <= 15 && references.allSatisfy { $0.decimals >= 0 }
+      && largestSteps(references[0]) * largestSteps(references[1]) * 2 + Self.powersOfTen[shift] < 0x1p52
+    }
+    guard exact else { return add(values, precision: .decimals(d)) }
+    let (json, argument) = prediction.json
+    return append(.predicted(values, decimals: d, prediction, references: references), count: values.count, prediction: json, argument: argument, decimals: d)
+  }
+
+  /// `floor(a / b)` for b > 0.
+  @inline(__always) static func floorDivision(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return a % b != 0 && a < 0 ? q - 1 : q
+  }
+
+  /// A column's steps at `d` decimals (a `nan` repeats the step before it; 0 before the first) and its runs of
+  /// `nan`; `nil` when a step passes `maxSteps`.
+  private static func allSteps(_ values: ContiguousArray<Double>, decimals d: Int) -> (steps: [Int64], runs: [(start: Int, length: Int)])? {
+    var steps = [Int64](repeating: 0, count: values.count), previous: Int64 = 0, runs: [(start: Int, length: Int)] = []
+    let fits = values.withUnsafeBufferPointer { v in
+      steps.withUnsafeMutableBufferPointer { q in
+        for start in stride(from: 0, to: v.count, by: chunk) {
+          let m = min(chunk, v.count - start)
+          if !quantize(v.baseAddress! + start, count: m, at: start, decimals: d, previous: &previous, into: q.baseAddress! + start, runs: &runs) { return false }
+        }
+        return true
+      }
+    }
+    return fits ? (steps, runs) : nil
+  }
+
+  /// The prediction of each step from the references' steps.
+  static func predict(_ prediction: Prediction, _ r: [[Int64]], count n: Int) -> [Int64] {
+    var out = [Int64](repeating: 0, count: n)
+    switch prediction {
+    case .mean(_, let period):
+      let p = Int64(period), x = r[0]
+      var sum: Int64 = 0
+      for i in 0..<n {
+        sum += x[i]
+        if i >= period { sum -= x[i - period] }
+        if i >= period - 1 { out[i] = floorDivision(2 * sum + p, 2 * p) }
+      }
+    case .mirror:
+      for i in 0..<n { out[i] = 2 * r[0][i] - r[1][i] }
+    case .offset:
+      for i in 0..<n { out[i] = r[0][i] }
+    case .product(_, _, let shift):
+      let scale = Int64(powersOfTen[shift])
+      for i in 0..<n { out[i] = floorDivision(2 * r[0][i] * r[1][i] + scale, 2 * scale) }
+    }
+    return out
+  }
+
+  /// The bytes of a predicted column: its runs of `nan`, then its steps less the prediction, packed as a column of
+  /// steps; `nil` when a step (its own or a reference's) passes `maxSteps`.
+  private static func packPredicted(_ values: ContiguousArray<Double>, decimals d: Int, _ prediction: Prediction,
+                                    _ references: [(values: ContiguousArray<Double>, decimals: Int)]) -> [UInt8]? {
+    guard let own = allSteps(values, decimals: d) else { return nil }
+    var referenceSteps: [[Int64]] = []
+    for r in references {
+      guard let steps = allSteps(r.values, decimals: r.decimals) else { return nil }
+      referenceSteps.append(steps.steps)
+    }
+    let n = values.count
+    var residuals = predict(prediction, referenceSteps, count: n)
+    for i in 0..<n { residuals[i] = own.steps[i] &- residuals[i] }
+    var packer = StepPacker(count: n)
+    defer { packer.deallocate() }
+    return residuals.withUnsafeBufferPointer { r in
+      for start in stride(from: 0, to: n, by: chunk) {
+        let m = min(chunk, n - start)
+        packer.q.update(from: r.baseAddress! + start, count: m)
+        packer.write(count: m)
+      }
+      packer.runs = own.runs
+      return packer.bytes { start, m, q, _, _ in q.update(from: r.baseAddress! + start, count: m) }
+    }
+  }
+
+  // MARK: Finding predictions
+
+  /// The period `p` (2 to 400) for which `y` is the `p`-bar mean of `x` (both at `decimals`, `y` undefined before
+  /// it), as tested at 64 bars spread over the column; `nil` when there is none.
+  static func meanPeriod(of y: ContiguousArray<Double>, over x: ContiguousArray<Double>, decimals d: Int) -> Int? {
+    let n = min(x.count, y.count)
+    guard n > 500, abs(d) <= 22, let first = y.firstIndex(where: { $0.isFinite }), first >= 1, first < 401, first + 1 < n else { return nil }
+    let period = first + 1, scale = powersOfTen[abs(d)]
+    func step(_ v: Double) -> Double { (d >= 0 ? v * scale : v / scale).rounded() }
+    for k in 0..<64 {
+      let i = period - 1 + (n - period) * k / 64
+      guard y[i].isFinite else { return nil }
+      var sum = 0.0
+      for j in (i - period + 1)...i { guard x[j].isFinite else { return nil }; sum += step(x[j]) }
+      if abs(sum / Double(period) - step(y[i])) > 1 { return nil }
+    }
+    return period
+  }
+
+  /// Whether `y` is `2a − b` (a band mirrored about the middle `a`) to within 2 steps at `decimals`, at 64 bars.
+  static func isMirror(_ y: ContiguousArray<Double>, _ a: ContiguousArray<Double>, _ b: ContiguousArray<Double>, decimals d: Int) -> Bool {
+    let n = min(y.count, a.count, b.count)
+    guard n > 500, abs(d) <= 22 else { return false }
+    let scale = powersOfTen[abs(d)]
+    var tested = 0
+    for k in 0..<64 {
+      let i = (n - 1) * (k + 1) / 64
+      guard y[i].isFinite && a[i].isFinite && b[i].isFinite else { continue }
+      if abs((y[i] - (2 * a[i] - b[i])) * scale) > 2 { return false }
+      tested += 1
+    }
+    return tested >= 32
   }
 
   /// Powers of ten that are exact doubles.
@@ -256,6 +435,9 @@ struct ChartData {
     case raw(ContiguousArray<Double>)
     /// Written raw instead when a step passes `maxSteps`.
     case steps(ContiguousArray<Double>, decimals: Int)
+    /// Steps less a prediction from the steps of other columns (`references`: their values and decimals, in the
+    /// order the prediction names them); written raw instead when a step passes `maxSteps`.
+    case predicted(ContiguousArray<Double>, decimals: Int, Prediction, references: [(values: ContiguousArray<Double>, decimals: Int)])
     /// Bars' close, packed with the open, high and low, the three columns after it.
     case prices(Prices)
     /// The open, high or low of the `prices` before it.
@@ -264,7 +446,7 @@ struct ChartData {
     /// The values packed with the column: 0 for those packed with another.
     var work: Int {
       switch self {
-      case .raw(let v), .steps(let v, _): return v.count
+      case .raw(let v), .steps(let v, _), .predicted(let v, _, _, _): return v.count
       case .prices(let p): return 4 * p.close.count
       case .packedWithPrices: return 0
       }
@@ -348,6 +530,8 @@ struct ChartData {
         }
       }
       return [steps.map { ($0, false) } ?? (raw(values), true)]
+    case .predicted(let values, let d, let prediction, let references):
+      return [packPredicted(values, decimals: d, prediction, references).map { ($0, false) } ?? (raw(values), true)]
     case .prices(let p):
       return p.open.withUnsafeBufferPointer { o in p.high.withUnsafeBufferPointer { h in p.low.withUnsafeBufferPointer { l in
         p.close.withUnsafeBufferPointer { c in
@@ -900,73 +1084,128 @@ struct ChartData {
     return a << shift
   }
 
-  /// The bytes as base64 text (RFC 4648, with padding).
-  var base64: String { Self.base64(bytes) }
+  // MARK: Text
 
-  static func base64(_ bytes: [UInt8]) -> String {
-    guard !bytes.isEmpty else { return "" }
-    return String(unsafeUninitializedCapacity: base64Length(bytes.count)) { out in
-      bytes.withUnsafeBufferPointer { encode($0, into: out.baseAddress!) }
-    }
-  }
+  /// The bytes as the text of a JavaScript string in a page (`text(_:)`).
+  var text: String { Self.text(bytes) }
 
-  /// The length of the base64 text of `count` bytes.
-  static func base64Length(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+  /// The 7-bit groups that cannot stand for themselves in a JavaScript string inside a script element: NUL (the
+  /// HTML parser replaces it), LF and CR (line ends; CR is also rewritten), `"` and `\` (the string's own), and `<`
+  /// (it could start `</script`).
+  static let unsafeGroups: [UInt8] = [0, 10, 13, 34, 92, 60]
+  /// For each 7-bit group, its index in `unsafeGroups`, or -1.
+  static let unsafeIndex: [Int8] = (0..<128).map { g in Int8(unsafeGroups.firstIndex(of: UInt8(g)) ?? -1) }
 
-  /// Passes the base64 text of `bytes` to `consume` in pieces of the text of
-  /// `bytesPerPiece` bytes (a multiple of 3) each, encoded into one buffer.
-  static func base64(_ bytes: [UInt8], in bytesPerPiece: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-    precondition(bytesPerPiece > 0 && bytesPerPiece % 3 == 0)
-    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: base64Length(bytesPerPiece)) { out in
-      try bytes.withUnsafeBufferPointer { b in
-        var start = 0
-        while start < b.count {
-          let piece = UnsafeBufferPointer(rebasing: b[start..<min(b.count, start + bytesPerPiece)])
-          try consume(UnsafeBufferPointer(start: out.baseAddress!, count: encode(piece, into: out.baseAddress!)))
-          start += piece.count
-        }
+  /// Bytes as text for a JavaScript string in a script element of a UTF-8 page, 7 bits a character where base64
+  /// has 6: the bits, most significant first, in groups of 7 (the last padded with 0s), each group the ASCII
+  /// character of its value, except the six `unsafeGroups`: such a group and the group after it (0 when there is
+  /// none) become one character, U+0080 + 128 × (its index in `unsafeGroups`) + the next group's value (U+0080 to
+  /// U+037F, two bytes of UTF-8 for the two groups). A byte of text a group: 8/7 of the bytes, against base64's
+  /// 4/3. The script reads the groups back (`bytesFromText`); a whole byte the padding makes is past the data.
+  /// The other control characters stay as they are: a script string may hold them, and HTML parsers pass them on
+  /// (tools such as grep may then call the page binary).
+  struct TextEncoder {
+    private var accumulator: UInt64 = 0, bits = 0, pending = -1
+
+    /// The most text `count` bytes make at a time: a character per group, two bytes for two groups, a group of padding, and a last escape.
+    static func capacity(_ count: Int) -> Int { (8 * count + 6) / 7 + 2 }
+
+    @inline(__always) private mutating func emit(_ group: UInt8, _ unsafe: UnsafePointer<Int8>, _ out: UnsafeMutablePointer<UInt8>, _ o: inout Int) {
+      if pending >= 0 {
+        let point = 0x80 + pending << 7 + Int(group)
+        out[o] = UInt8(truncatingIfNeeded: 0xC0 | point >> 6); out[o + 1] = UInt8(truncatingIfNeeded: 0x80 | point & 63)
+        o += 2
+        pending = -1
+      } else if unsafe[Int(group)] >= 0 {
+        pending = Int(unsafe[Int(group)])
+      } else {
+        out[o] = group
+        o += 1
       }
     }
-  }
 
-  /// Writes the base64 text of `b` at `out` and returns its length.
-  @discardableResult
-  static func encode(_ b: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
-    let n = b.count
-    return base64Pairs.withUnsafeBufferPointer { pairs in
-      var i = 0, o = 0
-      // Six bytes are 48 bits: four pairs of characters, looked up 12 bits at a time and stored as one word
-      // (read as eight bytes, while there are eight).
-      if let bytes = UnsafeRawPointer(b.baseAddress) {
-        while i + 8 <= n {
-          let v = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) >> 16
-          let text = UInt64(pairs[Int(v >> 36)]) | UInt64(pairs[Int(v >> 24 & 0xFFF)]) << 16
-            | UInt64(pairs[Int(v >> 12 & 0xFFF)]) << 32 | UInt64(pairs[Int(v & 0xFFF)]) << 48
-          UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt64.self)
-          i += 6; o += 8
+    /// Writes the text of `bytes`, after those encoded before, at `out` (room for `capacity(bytes.count)`); returns its length.
+    mutating func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+      var o = 0, i = 0
+      let n = bytes.count
+      ChartData.unsafeIndex.withUnsafeBufferPointer { table in
+        let unsafe = table.baseAddress!
+        // Seven bytes are eight groups: read as one word while no bits are left over from before.
+        if bits == 0, let base = UnsafeRawPointer(bytes.baseAddress) {
+          while i + 8 <= n {
+            let word = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) >> 8
+            for k in 0..<8 { emit(UInt8(truncatingIfNeeded: word >> UInt64(49 - 7 * k)) & 127, unsafe, out, &o) }
+            i += 7
+          }
+        }
+        while i < n {
+          accumulator = accumulator << 8 | UInt64(bytes[i])
+          bits += 8
+          i += 1
+          while bits >= 7 {
+            bits -= 7
+            emit(UInt8(truncatingIfNeeded: accumulator >> UInt64(bits)) & 127, unsafe, out, &o)
+          }
+          accumulator &= (1 << UInt64(bits)) - 1
         }
       }
-      while i + 3 <= n {
-        let v = Int(b[i]) << 16 | Int(b[i + 1]) << 8 | Int(b[i + 2])
-        let text = UInt32(pairs[v >> 12]) | UInt32(pairs[v & 0xFFF]) << 16
-        UnsafeMutableRawPointer(out + o).storeBytes(of: text.littleEndian, as: UInt32.self)
-        i += 3; o += 4
-      }
-      if i < n {
-        let a = base64Alphabet
-        let second = i + 1 < n ? UInt32(b[i + 1]) : 0
-        let v = UInt32(b[i]) << 16 | second << 8
-        out[o] = a[Int(v >> 18)]; out[o + 1] = a[Int(v >> 12 & 63)]
-        out[o + 2] = i + 1 < n ? a[Int(v >> 6 & 63)] : UInt8(ascii: "=")
-        out[o + 3] = UInt8(ascii: "=")
-        o += 4
+      return o
+    }
+
+    /// Writes the end of the text at `out` (room for 3): the last bits, padded to a group, and a last escape's character.
+    mutating func finish(into out: UnsafeMutablePointer<UInt8>) -> Int {
+      var o = 0
+      ChartData.unsafeIndex.withUnsafeBufferPointer { table in
+        if bits > 0 { emit(UInt8(truncatingIfNeeded: accumulator << UInt64(7 - bits)) & 127, table.baseAddress!, out, &o) }
+        bits = 0
+        accumulator = 0
+        if pending >= 0 { emit(0, table.baseAddress!, out, &o) }
       }
       return o
     }
   }
 
-  /// The base64 characters of each 12 bits, the first in the low byte.
-  static let base64Pairs: [UInt16] = (0..<4096).map { UInt16(base64Alphabet[$0 >> 6]) | UInt16(base64Alphabet[$0 & 63]) << 8 }
+  static func text(_ bytes: [UInt8]) -> String {
+    String(unsafeUninitializedCapacity: TextEncoder.capacity(bytes.count) + 3) { out in
+      var encoder = TextEncoder()
+      let n = bytes.withUnsafeBufferPointer { encoder.encode($0, into: out.baseAddress!) }
+      return n + encoder.finish(into: out.baseAddress! + n)
+    }
+  }
 
-  static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+  /// The length in bytes of the text of `bytes` (`text(_:)`): a character per group, and one more when the last
+  /// groups are an odd run of unsafe ones (the last escape's character then takes a group of padding).
+  static func textLength(_ bytes: [UInt8]) -> Int {
+    let groups = (8 * bytes.count + 6) / 7
+    var unsafeAtEnd = 0
+    bytes.withUnsafeBufferPointer { b in
+      func group(_ g: Int) -> Int {  // the value of group g, of the bits padded with 0s
+        let bit = 7 * g
+        var v = 0
+        for k in 0..<7 where bit + k < 8 * b.count && b[(bit + k) / 8] & (0x80 >> UInt8((bit + k) % 8)) != 0 { v |= 64 >> k }
+        return v
+      }
+      var g = groups - 1
+      while g >= 0 && unsafeIndex[group(g)] >= 0 { unsafeAtEnd += 1; g -= 1 }
+    }
+    return groups + unsafeAtEnd % 2
+  }
+
+  /// Passes the text of `bytes` to `consume` in pieces, each the text of `bytesPerPiece` bytes (a multiple of 7) or
+  /// fewer, encoded into one buffer.
+  static func text(_ bytes: [UInt8], in bytesPerPiece: Int, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    precondition(bytesPerPiece > 0 && bytesPerPiece % 7 == 0)
+    try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TextEncoder.capacity(bytesPerPiece) + 3) { out in
+      try bytes.withUnsafeBufferPointer { b in
+        var encoder = TextEncoder(), start = 0
+        while start < b.count {
+          let piece = UnsafeBufferPointer(rebasing: b[start..<min(b.count, start + bytesPerPiece)])
+          try consume(UnsafeBufferPointer(start: out.baseAddress!, count: encoder.encode(piece, into: out.baseAddress!)))
+          start += piece.count
+        }
+        let end = encoder.finish(into: out.baseAddress!)
+        if end > 0 { try consume(UnsafeBufferPointer(start: out.baseAddress!, count: end)) }
+      }
+    }
+  }
 }

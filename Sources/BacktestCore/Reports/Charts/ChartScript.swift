@@ -18,11 +18,16 @@ enum ChartScript {
     .ic-button:hover{border-color:#0071E3}.ic-hint{color:var(--muted);font-size:12px;margin-left:auto}
     .ic-head{display:flex;gap:4px 12px;align-items:center;flex-wrap:wrap;font-size:12px;margin:8px 0 2px}.ic-title{font-weight:600;font-size:13px;margin-right:4px}
     .ic-key{font:inherit;background:none;border:0;color:var(--fg);cursor:pointer;padding:0;display:inline-flex;align-items:center;gap:4px}
-    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}
+    .ic-key[aria-pressed=false]{opacity:.4;text-decoration:line-through}.ic-key i{display:inline-block;width:14px;height:3px;border-radius:2px}.ic-shapes{color:var(--muted)}.ic-scales{display:inline-flex;gap:2px;margin-left:auto}.ic-scales .ic-button{padding:1px 8px}.ic-button[aria-pressed=true]{background:#0071E3;border-color:#0071E3;color:#fff}
     .ic-box{position:relative;touch-action:pan-y;cursor:crosshair;user-select:none;-webkit-user-select:none}.ic-box canvas{position:absolute;left:0;top:0}
     .ic-tip{position:absolute;z-index:2;pointer-events:none;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:8px;padding:4px 6px;font-size:12px;box-shadow:0 4px 14px rgba(0,0,0,.18)}
     .ic-tip table{width:auto}.ic-tip th,.ic-tip td{padding:1px 6px;border:0;text-align:left}.ic-tip th{color:var(--muted);font-weight:400}.ic-tip td{text-align:right;font-variant-numeric:tabular-nums}
     .ic-detail h3{font-size:14px;margin:12px 0 6px}rect.ic-picked{stroke:#0071E3;stroke-width:3}[data-chart] rect[data-value]{cursor:pointer}[data-chart] svg text{pointer-events:none}
+    .ic-trades tr.win td:nth-child(7),.ic-trades tr.win td:nth-child(8){color:#16A34A}.ic-trades tr.loss td:nth-child(7),.ic-trades tr.loss td:nth-child(8){color:#DC2626}
+    .ic-table-bar{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:6px 0}.ic-table-bar input,.ic-table-bar select{font:inherit;font-size:13px;padding:3px 6px;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg)}
+    .ic-live-trades tbody tr{cursor:pointer}.ic-live-trades tbody tr:hover,.ic-live-trades tbody tr:focus{background:rgba(0,113,227,.08);outline:none}.ic-live-trades tr.ic-picked{background:rgba(0,113,227,.16)}
+    .ic-live-trades th button,.ic-sortable th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cursor:pointer;padding:0}
+    :is(.ic-live-trades,.ic-sortable) th[aria-sort=ascending] button::after{content:" ▲"}:is(.ic-live-trades,.ic-sortable) th[aria-sort=descending] button::after{content:" ▼"}
     @media print{.ic-live,.ic-tip,.ic-detail{display:none!important}.ic-ready>.ic-static{display:block!important}.card{break-inside:avoid}}
     """
 
@@ -34,13 +39,27 @@ const scriptStart = performance.now();
 // page's structure and ChartData.swift for the packed columns.
 const P10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 const LEFT = 70, RIGHT = 16, AXIS = 22, PAD = 8, BLOCK = 16;
-const COLORS = { up: "#34C759", down: "#FF3B30", buy: "#0071E3", sell: "#FF9500", stop: "#FF3B30" };
+// Candles in teal and blue-grey, trades green when they made money and red when they lost it: no colour means two things.
+const COLORS = { up: "#26A69A", down: "#90A4AE", win: "#16A34A", loss: "#DC2626" };
 
-function bytesFromBase64(text) {
-  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text.trim());
-  const s = atob(text.trim()), n = s.length, u = new Uint8Array(n);
-  for (let i = 0; i < n; i++) u[i] = s.charCodeAt(i);
-  return u;
+// The packed bytes from their text (ChartData.text): 7 bits a character, most significant first; a character from
+// U+0080 is two groups, the unsafe one it stands for (UNSAFE[(c - 128) >> 7]) and the next ((c - 128) & 127).
+const UNSAFE = [0, 10, 13, 34, 92, 60];
+function bytesFromText(text) {
+  const n = text.length, out = new Uint8Array(Math.ceil(n * 7 / 4) + 1);
+  let acc = 0, bits = 0, o = 0;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 128) {
+      c -= 128;
+      acc = (acc << 7) | UNSAFE[c >> 7]; bits += 7;
+      if (bits >= 8) { bits -= 8; out[o++] = acc >>> bits; acc &= (1 << bits) - 1; }
+      c &= 127;
+    }
+    acc = (acc << 7) | c; bits += 7;
+    if (bits >= 8) { bits -= 8; out[o++] = acc >>> bits; acc &= (1 << bits) - 1; }
+  }
+  return out.subarray(0, o);
 }
 
 // One column, as ChartData writes it: its values, and with `keepSteps` also its step counts
@@ -113,17 +132,32 @@ function decodeColumn(u, c, steps, keepSteps) {
     }
   }
   if (c.pred) {
-    // Prices: the residual plus the step count predicted from other columns.
+    // The residual plus the step count predicted from other columns (ChartData.Prediction, and the bars' prices).
     const [kind, a, b] = c.pred, x = steps(a), y = b === undefined ? null : steps(b);
     if (kind === "lag") for (let i = 1; i < n; i++) out[i] += x[i - 1];
     else if (kind === "max") for (let i = 0; i < n; i++) out[i] += x[i] > y[i] ? x[i] : y[i];
-    else for (let i = 0; i < n; i++) out[i] += x[i] < y[i] ? x[i] : y[i];
+    else if (kind === "min") for (let i = 0; i < n; i++) out[i] += x[i] < y[i] ? x[i] : y[i];
+    else if (kind === "mean") {
+      const p = c.arg;
+      for (let i = 0, sum = 0; i < n; i++) { sum += x[i]; if (i >= p) sum -= x[i - p]; if (i >= p - 1) out[i] += floorDivision(2 * sum + p, 2 * p); }
+    }
+    else if (kind === "mirror") for (let i = 0; i < n; i++) out[i] += 2 * x[i] - y[i];
+    else if (kind === "offset") for (let i = 0; i < n; i++) out[i] += x[i];
+    else if (kind === "product") { const d = P10[c.arg]; for (let i = 0; i < n; i++) out[i] += floorDivision(2 * x[i] * y[i] + d, 2 * d); }
+    else throw new Error("unknown prediction " + kind);
   }
   const values = keepSteps ? new Float64Array(n) : out;
   if (div) for (let i = 0; i < n; i++) values[i] = out[i] / div;
   else for (let i = 0; i < n; i++) values[i] = out[i] * mul;
   for (let k = 0; k < runs.length; k += 2) values.fill(NaN, runs[k], runs[k] + runs[k + 1]);
   return { values, steps: keepSteps ? out : null };
+}
+
+// floor(a / b) for integers below 2^53, b > 0: exact where the division of doubles rounds up to a whole number.
+function floorDivision(a, b) {
+  let q = Math.floor(a / b);
+  if (q * b > a) q--; else if ((q + 1) * b <= a) q++;
+  return q;
 }
 
 // Minimum and maximum over any range of a column in O(log n): blocks of 16
@@ -200,10 +234,12 @@ function tickText(v, step, kind) {
   const t = grouped(Math.abs(v).toFixed(dec));
   return kind === "money" ? (v < 0 ? "-$" : "$") + t : (v < 0 ? "-" : "") + t;
 }
+// Ticks at round values: the widest step of 1, 2 or 5 × 10^k that still gives `count` ticks or more.
 function niceTicks(lo, hi, count) {
   if (!(hi > lo)) return { ticks: [lo], step: 1 };
   const raw = (hi - lo) / count, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 5, 10].map(k => k * mag).find(s => s >= raw) || 10 * mag;
+  let step = mag;
+  for (const k of [2, 5, 10]) if (Math.floor(hi / (k * mag) + 1e-9) - Math.ceil(lo / (k * mag) - 1e-9) + 1 >= count) step = k * mag;
   const ticks = [];
   for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
   return { ticks, step };
@@ -221,8 +257,8 @@ function lowerBound(a, x) { let l = 0, h = a.length; while (l < h) { const m = (
 const DEFER = 2e6;
 
 class Chart {
-  constructor(root, spec, bytes) {
-    this.root = root; this.spec = spec; this.bytes = bytes;
+  constructor(root, spec, source) {
+    this.root = root; this.spec = spec; this.source = source;
     this.columns = []; this.extents = [];
     this.n = spec.n;
     this.offsets = spec.offsets || [];
@@ -241,12 +277,15 @@ class Chart {
     channel.port1.onmessage = () => waiting.shift()();
     const next = () => new Promise(done => { waiting.push(done); channel.port2.postMessage(0); });
     await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+    this.bytes = bytesFromText(this.source());
+    await next();
     for (let k = 0; k < this.spec.columns.length; k++) { this.col(k); await next(); }
     const drawn = this.spec.panels.flatMap(p => (p.lines || []).map(l => l.col).concat(p.ohlc ? [p.ohlc[1], p.ohlc[2]] : []));
     for (const k of drawn) { this.extent(k); await next(); }
   }
   decoded(k) {
     if (!this.bases) this.bases = new Set(this.spec.columns.flatMap(c => c.pred ? c.pred.slice(1) : []));
+    if (!this.bytes) this.bytes = bytesFromText(this.source());
     return this.columns[k] || (this.columns[k] = decodeColumn(this.bytes, this.spec.columns[k], j => this.decoded(j).steps, this.bases.has(k)));
   }
   col(k) { return this.decoded(k).values; }
@@ -311,7 +350,8 @@ class Chart {
       box.addEventListener("pointermove", e => this.onPointerMove(e, p));
       box.addEventListener("pointerup", e => this.onPointerUp(e, p));
       box.addEventListener("pointercancel", e => this.onPointerUp(e, p));
-      box.addEventListener("pointerleave", () => { if (!this.drag) this.leave(); });
+      // A finger leaves the box as it lifts: the box a tap showed stays until the next touch or a tap elsewhere.
+      box.addEventListener("pointerleave", e => { if (!this.drag && e.pointerType === "mouse") this.leave(); });
       box.addEventListener("dblclick", () => this.reset());
     }
     this.resize();
@@ -341,7 +381,16 @@ class Chart {
     this.label();
     this.invalidate();
   }
-  reset() { this.setRange(-0.5, this.n - 0.5); }
+  reset() { this.picked = null; this.setRange(-0.5, this.n - 0.5); }
+  // Zooms onto trade k (its bars and half as many again on each side), rings its markers and brings the chart into view.
+  showTrade(k) {
+    const t = this.trades, pad = Math.max(5, (t.exit[k] - t.entry[k]) / 2);
+    this.picked = k;
+    this.setRange(t.entry[k] - pad, t.exit[k] + pad);
+    this.invalidate();
+    this.root.scrollIntoView({ block: "start" });
+    this.live.focus({ preventScroll: true });
+  }
   zoomAt(index, factor) { this.setRange(index - (index - this.a) * factor, index + (this.b - index) * factor); }
   pan(pixels) { const d = pixels / this.plotW * (this.b - this.a); this.setRange(this.a + d, this.b + d); }
 
@@ -373,7 +422,8 @@ class Chart {
   }
   color(name, fallback) { return (this.theme && this.theme.getPropertyValue(name).trim()) || fallback; }
 
-  // Time labels where the year, month, day or hour changes, at least 90 px apart.
+  // Time labels where the year, month, day or hour changes, at least 90 px apart; the first label, and the first of
+  // each new year, carries the year.
   xTicks() {
     const [lo, hi] = this.visible(), out = [];
     if (hi - lo < 2) return out;
@@ -387,18 +437,21 @@ class Chart {
       const s = this.seconds(i), d = Math.floor(s / day), [y, m, dd] = civil(d);
       if (unit === 0) return String(y);
       if (unit === 1) return y + "-" + pad2(m);
-      if (unit === 2) return span > 300 * day ? y + "-" + pad2(m) + "-" + pad2(dd) : pad2(m) + "-" + pad2(dd);
+      const date = (y !== lastYear ? y + "-" : "") + pad2(m) + "-" + pad2(dd);
+      if (unit === 2) return span > 300 * day ? y + "-" + pad2(m) + "-" + pad2(dd) : date;
       // Hours, with the day where it changes.
-      return (d !== lastDay ? pad2(m) + "-" + pad2(dd) + " " : "") + pad2(Math.floor((s - d * day) / 3600)) + ":" + pad2(Math.floor((s % 3600) / 60));
+      return (d !== lastDay ? date + " " : "") + pad2(Math.floor((s - d * day) / 3600)) + ":" + pad2(Math.floor((s % 3600) / 60));
     };
     const perPx = (this.b - this.a) / this.plotW;
-    let last = key(lo), lastX = -1e9, lastDay = null;
+    let last = key(lo), lastX = -1e9, lastDay = null, lastYear = null;
     const visit = i => {
       const k = key(i);
       if (k === last) return;
       last = k;
       const x = this.xOf(i);
-      if (x - lastX >= 90 && x < LEFT + this.plotW - 20) { out.push([x, text(i)]); lastX = x; lastDay = Math.floor(this.seconds(i) / day); }
+      if (x - lastX >= 90 && x < LEFT + this.plotW - 20) {
+        out.push([x, text(i)]); lastX = x; lastDay = Math.floor(this.seconds(i) / day); lastYear = civil(lastDay)[0];
+      }
     };
     if (perPx <= 1) for (let i = lo + 1; i < hi; i++) visit(i);
     else for (let c = 1; c < this.plotW; c++) { const i = this.barAtColumn(c); if (i < hi) visit(i); }
@@ -433,6 +486,8 @@ class Chart {
     p.box.setPointerCapture(e.pointerId);
     this.pointers.set(e.pointerId, e.clientX);
     const [x] = this.local(e, p);
+    // A touch that ends where it began, soon, is a tap: it shows the hover box there (`onPointerUp`).
+    this.tap = e.pointerType === "mouse" || this.pointers.size > 1 ? null : { x: e.clientX, y: e.clientY, at: e.timeStamp };
     if (this.pointers.size === 2) {
       // Pinch: zoom around the point between the two fingers.
       const [x1, x2] = [...this.pointers.values()], mid = (x1 + x2) / 2 - p.box.getBoundingClientRect().left;
@@ -460,7 +515,15 @@ class Chart {
   }
   onPointerUp(e, p) {
     this.pointers.delete(e.pointerId);
-    const d = this.drag;
+    const d = this.drag, tap = this.tap;
+    this.tap = null;
+    if (tap && Math.hypot(e.clientX - tap.x, e.clientY - tap.y) < 10 && e.timeStamp - tap.at < 600) {
+      const [x, y] = this.local(e, p);
+      this.drag = null; this.selection = null;
+      this.pointer = { panel: p, x, y, touch: true };
+      this.overlay();
+      return;
+    }
     if (d && d.select && this.selection) {
       const [u, v] = this.selection, left = Math.min(u, v), right = Math.max(u, v);
       if (right - left > 3) this.setRange(this.indexAt(left), this.indexAt(right));
@@ -474,6 +537,7 @@ class Chart {
   // Crosshair, selection and the tooltip.
   overlay() {
     for (const p of this.panels) p.clearOverlay();
+    if (this.picked !== null && this.picked !== undefined) for (const p of this.panels) if (p.s.trades) p.highlight(this.picked);
     const tip = this.tip, ptr = this.pointer;
     if (this.selection) for (const p of this.panels) p.shade(this.selection);
     if (!ptr || this.n === 0) { tip.hidden = true; return; }
@@ -501,14 +565,15 @@ class Chart {
     return rows;
   }
   tradeRows(k) {
-    const t = this.trades, s = t.spec, dp = this.decimals(s.entryPrice), dx = this.decimals(s.exitPrice);
+    // Prices at the instrument's precision (a stop's fill can have more decimals than the bars).
+    const t = this.trades, s = t.spec, dp = s.priceDecimals, dx = s.priceDecimals;
     return [
       ["trade", "trade", (k + 1) + " of " + grouped(String(t.entry.length))],
       ["entry_time", "entry", this.iso(t.entry[k])], ["entry_price", "entry price", format(t.entryPrice[k], "price", dp)],
       ["exit_time", "exit", this.iso(t.exit[k])], ["exit_price", "exit price", format(t.exitPrice[k], "price", dx)],
       ["shares", "shares", format(t.shares[k], "plain", this.decimals(s.shares))],
       ["pnl", "P&L", format(t.pnl[k], "money")], ["return", "return", format(t.ret[k], "percent")],
-      ["exit_reason", "exit reason", s.reasons[t.reason[k]]],
+      ["exit_reason", "exit reason", s.reasons[t.reason[k]]], ["result", "result", t.pnl[k] > 0 ? "win" : "loss"],
     ];
   }
   showTip(rows, ptr) {
@@ -532,6 +597,9 @@ class Chart {
 class Panel {
   constructor(chart, spec, last, parent) {
     this.c = chart; this.s = spec; this.last = last;
+    // Fields read in y() for every point, and the rest drawing sets, made here in one order: every panel has one shape.
+    this.base = 1; this.scaled = false; this.percent = false; this.log = false; this.compact = false; this.ticks = [];
+    this.vmin = 0; this.vmax = 1;
     this.el = el("div", "ic-panel", parent);
     this.el.dataset.panel = spec.id;
     const head = el("div", "ic-head", this.el);
@@ -540,7 +608,7 @@ class Panel {
     (spec.lines || []).forEach((l, k) => keys.push(["line" + k, l.label, l.color, l.dash]));
     (spec.stack || []).forEach((l, k) => keys.push(["stack" + k, l.label, l.color]));
     if (spec.trades && chart.trades) {
-      keys.push(["buy", "buy", COLORS.buy], ["sell", "sell", COLORS.sell], ["stop", "stop-loss", COLORS.stop]);
+      keys.push(["win", "winning trade", COLORS.win], ["loss", "losing trade", COLORS.loss]);
     }
     if (spec.stages) keys.push(["stages", "cycle stages", "#8e8e93"]);
     for (const [key, label, color, dash] of keys) {
@@ -557,6 +625,25 @@ class Panel {
         b.setAttribute("aria-pressed", String(on));
         chart.invalidate();
       };
+    }
+    if (spec.scales) {
+      // Dollars or the return since the first bar in view; a linear or a log axis.
+      const group = el("span", "ic-scales", head);
+      group.setAttribute("role", "group"); group.setAttribute("aria-label", "scale");
+      this.scaleButtons = [["money", "$", "in dollars"], ["percent", "%", "return since the first bar in view"], ["log", "log", "log scale"]].map(([key, text, title]) => {
+        const b = el("button", "ic-button", group);
+        b.type = "button"; b.textContent = text; b.title = title; b.dataset.scale = key;
+        b.onclick = () => key === "log" ? this.setScale(this.percent, !this.log) : this.setScale(key === "percent", this.log);
+        return b;
+      });
+      this.scaleButtons[0].setAttribute("aria-pressed", "true");
+      this.scaleButtons[1].setAttribute("aria-pressed", "false");
+      this.scaleButtons[2].setAttribute("aria-pressed", "false");
+    }
+    if (spec.trades && chart.trades) {
+      const shapes = chart.trades.spec.shapes, note = ["▲ entry"];
+      for (const [shape, text] of [["triangle", "▼ exit"], ["diamond", "◆ stop"], ["square", "■ target"]]) if (shapes.includes(shape)) note.push(text);
+      el("span", "ic-shapes", head).textContent = note.join(" · ");
     }
     this.box = el("div", "ic-box", this.el);
     this.height = spec.height;
@@ -579,8 +666,50 @@ class Panel {
   }
   get top() { return PAD; }
   get bottom() { return this.height - PAD; }
-  y(v) { return this.bottom - (v - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top); }
-  valueAt(y) { return this.vmin + (this.bottom - y) / (this.bottom - this.top) * (this.vmax - this.vmin); }
+  // A panel with scales (equity) shows its lines in dollars or as the return since the first bar in view (each line
+  // divided by its value there, `base`), on a linear or a log axis: vmin and vmax are then in the axis's units.
+  y(v) {
+    if (this.scaled) v = this.log ? Math.log(v / this.base) : v / this.base;
+    return this.bottom - (v - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top);
+  }
+  // The value at height y: in dollars, or as a growth factor (1 + return) in percent.
+  valueAt(y) {
+    const a = this.vmin + (this.bottom - y) / (this.bottom - this.top) * (this.vmax - this.vmin);
+    return this.scaled && this.log ? Math.exp(a) : a;
+  }
+  // What a line is divided by: 1 in dollars, its first value in view in percent.
+  baseOf(l, lo) {
+    if (!this.percent) return 1;
+    const v = this.c.col(l.col);
+    for (let i = lo; i < this.c.n; i++) if (v[i] === v[i]) return v[i] > 0 ? v[i] : 1;
+    return 1;
+  }
+  setScale(percent, log) {
+    this.percent = percent; this.log = log; this.scaled = percent || log;
+    for (const b of this.scaleButtons || []) {
+      b.setAttribute("aria-pressed", String(b.dataset.scale === "log" ? log : (b.dataset.scale === "percent") === percent));
+    }
+    this.c.invalidate();
+  }
+  // The axis's ticks as [axis value, text]: round dollars, round percentages, or on a log axis the 1, 2, 5 of each
+  // power of ten (1, 2, 3, 5 or every power when those are too few or too many), linear ticks when the range is narrow.
+  scaleTicks(count) {
+    const kind = this.percent ? "percent" : this.s.format, shift = this.percent ? 1 : 0;
+    const label = (d, step) => tickText(d - shift, step, kind);
+    if (!this.log) return (({ ticks, step }) => ticks.map(t => [t + shift, label(t + shift, step)]))(niceTicks(this.vmin - shift, this.vmax - shift, count));
+    const lo = Math.exp(this.vmin), hi = Math.exp(this.vmax);
+    // Over many powers of ten: every power, or its 1, 2 and 5, whichever are `count` or more and fewest.
+    for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 5]]) {
+      const out = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+        for (const m of mantissas) { const d = m * Math.pow(10, e); if (d >= lo && d <= hi) out.push([Math.log(d), label(d, Math.pow(10, e))]); }
+      }
+      if (out.length >= count) return out;
+    }
+    // A narrower range: round values, as on a linear axis, placed on the log axis.
+    const { ticks, step } = niceTicks(lo - shift, hi - shift, count);
+    return ticks.filter(t => t + shift > 0).map(t => [Math.log(t + shift), label(t + shift, step)]);
+  }
 
   // The value range of what is in view.
   fit(lo, hi) {
@@ -592,11 +721,20 @@ class Panel {
       c.extent(s.ohlc[2]).range(lo, hi, r); vmin = Math.min(vmin, r[0]);
       c.extent(s.ohlc[1]).range(lo, hi, r); vmax = Math.max(vmax, r[1]);
     }
-    (s.lines || []).forEach((l, k) => { if (this.shown("line" + k) && hi > lo) { c.extent(l.col).range(lo, hi, r); take(); } });
+    (s.lines || []).forEach((l, k) => {
+      if (!this.shown("line" + k) || hi <= lo) return;
+      c.extent(l.col).range(lo, hi, r);
+      if (this.scaled) {
+        const base = this.baseOf(l, lo);
+        for (const j of [0, 1]) r[j] = this.log ? (r[j] > 0 ? Math.log(r[j] / base) : NaN) : r[j] / base;
+        if (!(r[0] <= r[1])) return;
+      }
+      take();
+    });
     for (const v of s.levels || []) { vmin = Math.min(vmin, v); vmax = Math.max(vmax, v); }
     if (s.zero) { vmin = Math.min(vmin, 0); vmax = Math.max(vmax, 0); }
     if (!(vmin <= vmax)) { vmin = 0; vmax = 1; }
-    if (vmin === vmax) { const d = Math.abs(vmin) * 0.01 || 1; vmin -= d; vmax += d; }
+    if (vmin === vmax) { const d = Math.abs(vmin) * 0.01 || (this.log ? 0.01 : 1); vmin -= d; vmax += d; }
     const padding = (vmax - vmin) * 0.05;
     return [s.zero && vmin === 0 ? 0 : vmin - padding, s.zero && vmax === 0 ? 0 : vmax + padding];
   }
@@ -621,13 +759,17 @@ class Panel {
       ctx.globalAlpha = 1;
     }
     // Grid and value labels.
-    const { ticks, step } = niceTicks(this.vmin, this.vmax, Math.max(2, Math.round(this.height / 45)));
+    // Ticks as [y, text]; `ticks` keeps them for automation.
+    const count = Math.max(3, Math.round(this.height / 45));
+    const axisY = a => this.bottom - (a - this.vmin) / (this.vmax - this.vmin) * (this.bottom - this.top);
+    this.ticks = s.scales ? this.scaleTicks(count).map(([a, t]) => [axisY(a), t])
+      : (({ ticks, step }) => ticks.map(v => [axisY(v), tickText(v, step, s.format)]))(niceTicks(this.vmin, this.vmax, count));
     ctx.strokeStyle = grid; ctx.lineWidth = 1; ctx.fillStyle = fg; ctx.textAlign = "right"; ctx.textBaseline = "middle";
     ctx.beginPath();
-    for (const v of ticks) { const y = Math.round(this.y(v)) + 0.5; ctx.moveTo(LEFT, y); ctx.lineTo(LEFT + c.plotW, y); }
+    for (const [y] of this.ticks) { const yy = Math.round(y) + 0.5; ctx.moveTo(LEFT, yy); ctx.lineTo(LEFT + c.plotW, yy); }
     for (const [x] of c.ticks) { const xx = Math.round(x) + 0.5; ctx.moveTo(xx, this.top); ctx.lineTo(xx, this.bottom); }
     ctx.stroke();
-    for (const v of ticks) ctx.fillText(tickText(v, step, s.format), LEFT - 6, this.y(v));
+    for (const [y, t] of this.ticks) ctx.fillText(t, LEFT - 6, y);
     if (this.last) {
       ctx.textAlign = "center"; ctx.textBaseline = "top";
       for (const [x, t] of c.ticks) ctx.fillText(t, x, this.height + 2);
@@ -642,10 +784,29 @@ class Panel {
     if (hi > lo) {
       if (s.stack) this.drawStack(lo, hi);
       if (s.ohlc) this.drawPrices(lo, hi);
-      (s.lines || []).forEach((l, k) => { if (this.shown("line" + k)) this.drawLine(l, lo, hi); });
+      (s.lines || []).forEach((l, k) => {
+        if (!this.shown("line" + k)) return;
+        this.base = this.baseOf(l, lo);
+        this.drawLine(l, lo, hi);
+        if (s.marks) this.drawMarks(k, lo, hi);
+        this.base = 1;
+      });
       if (s.trades && c.trades) this.drawMarkers(lo, hi);
     }
     ctx.restore();
+  }
+  // Marks on line k (the equity's peak, the maximum drawdown's trough): a ring and its label, when in view.
+  drawMarks(k, lo, hi) {
+    const c = this.c, ctx = this.ctx, v = c.col(this.s.lines[k].col);
+    for (const m of this.s.marks) {
+      if (m.line !== k || m.bar < lo || m.bar >= hi) continue;
+      const x = c.xOf(m.bar), y = this.y(v[m.bar]);
+      ctx.beginPath(); ctx.arc(x, y, 4.5, 0, 6.2832);
+      ctx.fillStyle = c.color("--card", "#fff"); ctx.fill(); ctx.lineWidth = 2; ctx.strokeStyle = m.color; ctx.stroke();
+      ctx.font = "600 11px -apple-system, Helvetica, Arial, sans-serif"; ctx.fillStyle = m.color;
+      ctx.textAlign = x > LEFT + c.plotW - 160 ? "right" : "left"; ctx.textBaseline = m.below ? "top" : "bottom";
+      ctx.fillText(m.label, x + (ctx.textAlign === "right" ? -7 : 7), y + (m.below ? 5 : -5));
+    }
   }
 
   // A line: every bar when there is room, else each pixel column's first, lowest, highest and last value.
@@ -675,6 +836,21 @@ class Panel {
   }
   drawLine(l, lo, hi) {
     const c = this.c, ctx = this.ctx, v = c.col(l.col), ext = c.extent(l.col);
+    if (l.bars) {
+      // Bars up from 0: each bar's, or the largest of each pixel column's bars.
+      const p = new Path2D(), y0 = this.y(0), pxPerBar = c.plotW / (c.b - c.a), r = [0, 0];
+      if (pxPerBar >= 1) {
+        const w = Math.max(1, Math.min(pxPerBar * 0.7, 14));
+        for (let i = lo; i < hi; i++) if (v[i] > 0) { const x = c.xOf(i), y = this.y(v[i]); p.rect(x - w / 2, y, w, y0 - y); }
+      } else for (let col = 0; col < c.plotW; col++) {
+        const i0 = c.barAtColumn(col), i1 = c.barAtColumn(col + 1);
+        if (i1 <= i0 || ext.range(i0, i1, r)[1] <= 0) continue;
+        const y = this.y(r[1]);
+        p.rect(LEFT + col, y, 1, y0 - y);
+      }
+      ctx.fillStyle = l.color; ctx.globalAlpha = 0.8; ctx.fill(p); ctx.globalAlpha = 1;
+      return;
+    }
     if (l.area) {
       // The area down (or up) to zero: in each pixel column, the value farthest from zero.
       const perPx = (c.b - c.a) / c.plotW, r = [0, 0], y0 = this.y(0);
@@ -751,27 +927,52 @@ class Panel {
     }
   }
 
-  // Trade markers: a BUY triangle under the entry fill, a SELL triangle over the exit fill, a STOP diamond on it.
+  // Trade markers, green for a trade that made money and red for one that lost: a triangle under the entry fill,
+  // and at the exit fill a shape for the exit's kind (a triangle over it for a signal's exit, a diamond on it for a
+  // stop, a square on it for a target). When more trades are in view than fit (`compact`), each trade is a line
+  // from its entry fill to its exit fill with a dot at each end.
+  win(k) { return this.c.trades.pnl[k] > 0; }
+  exitShape(k) { const t = this.c.trades; return t.spec.shapes[t.reason[k]]; }
+  // The trades that overlap bars [lo, hi): from the first whose exit is at or after lo to the last whose entry is before hi.
+  tradeRange(lo, hi) { const t = this.c.trades; return [lowerBound(t.exit, lo), lowerBound(t.entry, hi)]; }
   markerCentre(k, exit) {
     const t = this.c.trades;
+    if (this.compact) return exit ? [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k])] : [this.c.xOf(t.entry[k]), this.y(t.entryPrice[k])];
     if (!exit) return [this.c.xOf(t.entry[k]), this.y(t.entryPrice[k]) + 6];
-    const stop = t.reason[k] === t.spec.stop;
-    return [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k]) + (stop ? 0 : -6)];
+    return [this.c.xOf(t.exit[k]), this.y(t.exitPrice[k]) + (this.exitShape(k) === "triangle" ? -6 : 0)];
   }
   drawMarkers(lo, hi) {
-    const c = this.c, ctx = this.ctx, t = c.trades;
-    const kinds = [["buy", false, COLORS.buy], ["sell", true, COLORS.sell], ["stop", true, COLORS.stop]];
+    const c = this.c, ctx = this.ctx, [from, to] = this.tradeRange(lo, hi);
+    // Full markers while each trade in view has 16 px of the plot; one small pair a trade beyond that.
+    this.compact = (to - from) * 16 > c.plotW;
     ctx.lineWidth = 0.8; ctx.strokeStyle = c.color("--card", "#fff");
-    for (const [kind, exit, color] of kinds) {
-      if (!this.shown(kind)) continue;
-      const bars = exit ? t.exit : t.entry, p = new Path2D();
-      for (let k = lowerBound(bars, lo), e = lowerBound(bars, hi); k < e; k++) {
-        if (exit && (t.reason[k] === t.spec.stop) !== (kind === "stop")) continue;
-        const [x, y] = this.markerCentre(k, exit);
+    for (const win of [true, false]) {
+      if (!this.shown(win ? "win" : "loss")) continue;
+      const color = win ? COLORS.win : COLORS.loss, p = new Path2D();
+      if (this.compact) {
+        // A dot (a 4 px square: fast to fill by the thousand) at each fill, joined by a line while there is room to see it.
+        const links = (to - from) * 4 <= c.plotW ? new Path2D() : null, t = c.trades;
+        for (let k = from; k < to; k++) {
+          if ((t.pnl[k] > 0) !== win) continue;
+          const x0 = c.xOf(t.entry[k]), y0 = this.y(t.entryPrice[k]), x1 = c.xOf(t.exit[k]), y1 = this.y(t.exitPrice[k]);
+          if (links) { links.moveTo(x0, y0); links.lineTo(x1, y1); }
+          p.rect(x0 - 2, y0 - 2, 4, 4); p.rect(x1 - 2, y1 - 2, 4, 4);
+        }
+        if (links) { ctx.save(); ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.globalAlpha = 0.85; ctx.stroke(links); ctx.restore(); }
+        ctx.fillStyle = color; ctx.fill(p);
+        continue;
+      }
+      for (let k = from; k < to; k++) {
+        if (this.win(k) !== win) continue;
         // Shapes closed by a last lineTo: closePath on a path of thousands of shapes is slow in Chromium.
-        if (kind === "buy") { p.moveTo(x, y - 6); p.lineTo(x + 5, y + 3); p.lineTo(x - 5, y + 3); p.lineTo(x, y - 6); }
-        else if (kind === "sell") { p.moveTo(x, y + 6); p.lineTo(x + 5, y - 3); p.lineTo(x - 5, y - 3); p.lineTo(x, y + 6); }
-        else { p.moveTo(x, y - 5); p.lineTo(x + 5, y); p.lineTo(x, y + 5); p.lineTo(x - 5, y); p.lineTo(x, y - 5); }
+        let [x, y] = this.markerCentre(k, false);
+        if (c.trades.entry[k] >= lo) { p.moveTo(x, y - 6); p.lineTo(x + 5, y + 3); p.lineTo(x - 5, y + 3); p.lineTo(x, y - 6); }
+        if (c.trades.exit[k] >= hi) continue;
+        [x, y] = this.markerCentre(k, true);
+        const shape = this.exitShape(k);
+        if (shape === "triangle") { p.moveTo(x, y + 6); p.lineTo(x + 5, y - 3); p.lineTo(x - 5, y - 3); p.lineTo(x, y + 6); }
+        else if (shape === "square") { p.moveTo(x - 4.5, y - 4.5); p.lineTo(x + 4.5, y - 4.5); p.lineTo(x + 4.5, y + 4.5); p.lineTo(x - 4.5, y + 4.5); p.lineTo(x - 4.5, y - 4.5); }
+        else { p.moveTo(x, y - 6); p.lineTo(x + 6, y); p.lineTo(x, y + 6); p.lineTo(x - 6, y); p.lineTo(x, y - 6); }
       }
       ctx.fillStyle = color; ctx.fill(p); ctx.stroke(p);
     }
@@ -783,10 +984,9 @@ class Panel {
     const from = Math.floor(c.indexAt(x - 8)), to = Math.ceil(c.indexAt(x + 8)) + 1;
     let best = null, bestD = 64;
     for (const exit of [false, true]) {
-      if (!exit && !this.shown("buy")) continue;
       const bars = exit ? t.exit : t.entry;
       for (let k = lowerBound(bars, from), e = lowerBound(bars, to); k < e; k++) {
-        if (exit && !this.shown(t.reason[k] === t.spec.stop ? "stop" : "sell")) continue;
+        if (!this.shown(this.win(k) ? "win" : "loss")) continue;
         const [mx, my] = this.markerCentre(k, exit), d = (mx - x) ** 2 + (my - y) ** 2;
         if (d <= bestD) { bestD = d; best = k; }
       }
@@ -807,7 +1007,8 @@ class Panel {
     if (y !== null && y >= this.top && y <= this.bottom) { o.moveTo(LEFT, Math.round(y) + 0.5); o.lineTo(LEFT + this.c.plotW, Math.round(y) + 0.5); }
     o.stroke(); o.setLineDash([]);
     if (y !== null && y >= this.top && y <= this.bottom) {
-      const text = tickText(this.valueAt(y), (this.vmax - this.vmin) / 1000, this.s.format);
+      const value = this.valueAt(y), text = this.percent ? tickText(value - 1, 1e-4, "percent")
+        : tickText(value, this.log ? Math.abs(value) / 1000 : (this.vmax - this.vmin) / 1000, this.s.format);
       o.font = "11px -apple-system, Helvetica, Arial, sans-serif";
       const w = o.measureText(text).width + 8;
       o.fillStyle = this.c.color("--fg", "#1c1c1e"); o.fillRect(LEFT - w - 2, y - 8, w, 16);
@@ -869,18 +1070,137 @@ function heatmap(root, spec) {
   }
 }
 
+// The trade table (`data-trade-table` names its chart): every trade of the chart, sortable by each column,
+// filterable by text (a date, a reason, a number) and by result; a row, or the best and worst trade's link, zooms
+// the chart onto its trade. `backtestTradeTables` lists the tables for automation.
+function tradeTable(card, chart) {
+  const t = chart.trades;
+  if (!t) return;
+  const n = t.entry.length, s = t.spec, dp = s.priceDecimals, ds = chart.decimals(s.shares);
+  const price = v => "$" + format(v, "price", dp);
+  const columns = [
+    ["#", k => k, k => String(k + 1)],
+    ["Entry", k => t.entry[k], k => chart.iso(t.entry[k])],
+    ["Entry price", k => t.entryPrice[k], k => price(t.entryPrice[k])],
+    ["Exit", k => t.exit[k], k => chart.iso(t.exit[k])],
+    ["Exit price", k => t.exitPrice[k], k => price(t.exitPrice[k])],
+    ["Shares", k => t.shares[k], k => format(t.shares[k], "plain", ds)],
+    ["P&L", k => t.pnl[k], k => format(t.pnl[k], "money")],
+    ["Return", k => t.ret[k], k => format(t.ret[k], "percent")],
+    ["Reason", k => s.reasons[t.reason[k]], k => s.reasons[t.reason[k]]],
+    ["Bars", k => t.exit[k] - t.entry[k] + 1, k => String(t.exit[k] - t.entry[k] + 1)],
+  ];
+  const bar = el("div", "ic-table-bar");
+  const search = el("input", "", bar);
+  search.type = "search"; search.placeholder = "filter: date, reason, #"; search.setAttribute("aria-label", "filter the trades");
+  const result = el("select", "", bar);
+  result.setAttribute("aria-label", "result");
+  for (const [value, text] of [["", "all trades"], ["win", "winning"], ["loss", "losing"]]) { const o = el("option", "", result); o.value = value; o.textContent = text; }
+  const count = el("span", "note", bar);
+  count.setAttribute("aria-live", "polite");
+  const table = el("table", "ic-trades ic-live-trades"), head = el("tr", "", el("thead", "", table)), body = el("tbody", "", table);
+  const more = el("button", "ic-button");
+  more.type = "button";
+  const headers = columns.map(([label], j) => {
+    const th = el("th", "", head), b = el("button", "", th);
+    b.type = "button"; b.textContent = label; b.dataset.sort = j;
+    b.onclick = () => { state.desc = state.sort === j ? !state.desc : j >= 5 && j <= 7; state.sort = j; state.shown = 500; render(); };
+    return th;
+  });
+  const state = { sort: 0, desc: false, shown: 500 };
+  let texts = null;
+  const rows = () => {
+    const query = search.value.trim().toLowerCase(), want = result.value;
+    if (query && !texts) texts = Array.from({ length: n }, (_, k) => columns.map(c => c[2](k)).join(" ").toLowerCase());
+    const list = [];
+    for (let k = 0; k < n; k++) {
+      if (want && (t.pnl[k] > 0) !== (want === "win")) continue;
+      if (query && !texts[k].includes(query)) continue;
+      list.push(k);
+    }
+    const key = columns[state.sort][1], sign = state.desc ? -1 : 1;
+    list.sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : a - b) * sign; });
+    return list;
+  };
+  const render = () => {
+    const list = rows(), shown = list.slice(0, state.shown);
+    headers.forEach((th, j) => th.setAttribute("aria-sort", j === state.sort ? (state.desc ? "descending" : "ascending") : "none"));
+    body.innerHTML = shown.map(k => '<tr tabindex="0" data-trade="' + k + '" class="' + (t.pnl[k] > 0 ? "win" : "loss") + (k === chart.picked ? " ic-picked" : "") + '">'
+      + columns.map(c => "<td>" + c[2](k) + "</td>").join("") + "</tr>").join("");
+    count.textContent = grouped(String(list.length)) + " of " + grouped(String(n)) + " trades" + (shown.length < list.length ? ", the first " + grouped(String(shown.length)) + " shown" : "");
+    more.hidden = shown.length >= list.length;
+    more.textContent = "Show " + grouped(String(Math.min(500, list.length - shown.length))) + " more";
+  };
+  const pick = k => {
+    chart.showTrade(k);
+    for (const r of body.querySelectorAll("tr.ic-picked")) r.classList.remove("ic-picked");
+    const row = body.querySelector('tr[data-trade="' + k + '"]');
+    if (row) row.classList.add("ic-picked");
+  };
+  body.addEventListener("click", e => { const r = e.target.closest("tr[data-trade]"); if (r) pick(+r.dataset.trade); });
+  body.addEventListener("keydown", e => { const r = e.target.closest("tr[data-trade]"); if (r && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); pick(+r.dataset.trade); } });
+  search.addEventListener("input", () => { state.shown = 500; render(); });
+  result.addEventListener("change", () => { state.shown = 500; render(); });
+  more.onclick = () => { state.shown += 500; render(); };
+  for (const a of card.querySelectorAll("a[data-zoom-trade]")) a.addEventListener("click", e => { e.preventDefault(); pick(+a.dataset.zoomTrade); });
+  const old = card.querySelector("table.ic-trades"), note = card.querySelector(".ic-trades-note");
+  if (note) note.remove();
+  old.replaceWith(bar);
+  bar.after(table);
+  table.after(more);
+  render();
+  const api = { card, table, search, result, render, pick, rows };
+  (window.backtestTradeTables = window.backtestTradeTables || []).push(api);
+  return api;
+}
+
+// Tables of class ic-sortable: a heading sorts the rows by its column (numbers as numbers: $, %, commas and
+// signs read; "—" last), again the other way.
+function sortable(table) {
+  const heads = [...table.tHead.rows[0].cells], body = table.tBodies[0];
+  const value = text => {
+    const t = text.replace(/[$,%+]|\s*pts$/g, "").trim(), v = Number(t);
+    return t !== "" && isFinite(v) ? v : null;
+  };
+  heads.forEach((th, j) => {
+    const b = el("button", "");
+    b.type = "button"; b.textContent = th.textContent; b.dataset.sort = j;
+    th.textContent = ""; th.appendChild(b); th.setAttribute("aria-sort", "none");
+    b.onclick = () => {
+      const desc = th.getAttribute("aria-sort") === "ascending";
+      const rows = [...body.rows].map((r, k) => [r, r.cells[j] ? r.cells[j].textContent : "", k]);
+      rows.sort((x, y) => {
+        const a = value(x[1]), c = value(y[1]);
+        if ((a === null) !== (c === null)) return a === null ? 1 : -1;  // numbers first, either way
+        const d = a !== null ? a - c : x[1].localeCompare(y[1]);
+        return (desc ? -d : d) || x[2] - y[2];
+      });
+      for (const [r] of rows) body.appendChild(r);
+      for (const h of heads) h.setAttribute("aria-sort", "none");
+      th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+    };
+  });
+}
+for (const table of document.querySelectorAll("table.ic-sortable")) sortable(table);
+
 const charts = [];
 const failed = (root, error) => { root.classList.remove("ic-ready"); root.classList.add("ic-failed"); console.error("chart", root.id, error); };
 for (const root of document.querySelectorAll("[data-chart]")) {
   try {
     const spec = JSON.parse(root.querySelector("script.ic-spec").textContent);
     if (spec.heatmap) { heatmap(root, spec); continue; }
-    const chart = new Chart(root, spec, bytesFromBase64((window.backtestChartData || {})[root.id] || ""));
+    // The packed columns' text, read (and the element dropped) when the chart first needs them.
+    const holder = root.querySelector("script.ic-data");
+    const chart = new Chart(root, spec, () => { const text = holder ? holder.textContent : ""; if (holder) holder.remove(); return text; });
     chart.ready.catch(error => failed(root, error));
     charts.push(chart);
   } catch (error) {
     failed(root, error);
   }
+}
+for (const card of document.querySelectorAll("[data-trade-table]")) {
+  const chart = charts.find(c => c.root.id === card.dataset.tradeTable);
+  if (chart) chart.ready.then(() => tradeTable(card, chart)).catch(error => console.error("trade table", error));
 }
 window.backtestCharts = charts;
 })();

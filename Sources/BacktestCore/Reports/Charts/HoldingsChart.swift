@@ -1,5 +1,10 @@
 extension RunCharts {
-  static let holdingsPalette = ["#0071E3", "#FF9500", "#34C759", "#AF52DE", "#FF3B30", "#5AC8FA", "#FFCC00", "#A2845E"]
+  /// The colours of a portfolio's assets, by their place in the portfolio: the same asset has the same colour in
+  /// every chart of a portfolio or rotation report (holdings.svg, the interactive chart's allocation).
+  package static let assetPalette = ["#0071E3", "#FF9500", "#34C759", "#AF52DE", "#FF3B30", "#5AC8FA", "#FFCC00", "#A2845E"]
+
+  /// Asset `k`'s colour (`assetPalette`).
+  package static func assetColor(_ k: Int) -> String { assetPalette[k % assetPalette.count] }
 
   /// What the account held over time: each asset's value as a share of the
   /// account's value (`equity`, not the charts' growth series) at each close,
@@ -20,7 +25,7 @@ extension RunCharts {
         let i = sample[j], e = equity[i]
         return min(1, lower[j] + (e > 0 && values[k][i].isFinite ? max(0, values[k][i] / e) : 0))
       }
-      let color = Self.holdingsPalette[k % Self.holdingsPalette.count]
+      let color = Self.assetColor(k)
       var points = sample.indices.map { c(x(sample[$0])) + "," + c(y(upper[$0], top, bottom, 0, 1)) }
       points += sample.indices.reversed().map { c(x(sample[$0])) + "," + c(y(lower[$0], top, bottom, 0, 1)) }
       svg.raw("<polygon points=\"" + points.joined(separator: " ") + "\" fill=\"\(color)\" fill-opacity=\"0.55\" stroke=\"\(color)\" "

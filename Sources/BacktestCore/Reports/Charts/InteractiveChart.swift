@@ -7,8 +7,8 @@ import Foundation
 ///
 /// In the page it is a `<section class="card ichart" data-chart>` holding the
 /// fallback (`div.ic-static`), what to draw as JSON (`script.ic-spec`) and the
-/// columns as a base64 string (`backtestChartData[id]`: a JavaScript string
-/// parses about twice as fast as the same text in an element). The script then adds the live chart:
+/// columns as text (`script.ic-data`, of type text/plain, `ChartData.text`: no script parses it before the page
+/// is first painted; the chart reads it then, or at once when small). The script then adds the live chart:
 /// each panel (`div.ic-panel`) and the chart carry `data-x-start` and
 /// `data-x-end`, the ISO times of the first and last bar in view, and the hover
 /// box is the element with `role="tooltip"`, one row (`tr[data-key]`) a value.
@@ -74,11 +74,14 @@ struct InteractiveChart {
   // MARK: Description
 
   /// A line in a panel: `column` of `data`, named `label` in the legend.
-  static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false) -> JSONValue {
+  /// With `bars`, the column is drawn as vertical bars from 0 (volume).
+  static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false,
+                   bars: Bool = false) -> JSONValue {
     var fields: [(String, JSONValue)] = [("col", .integer(column)), ("label", .string(label)), ("color", .string(color))]
     if width != 1.2 { fields.append(("width", .number(width))) }
     if dash { fields.append(("dash", .array([.integer(5), .integer(3)]))) }
     if area { fields.append(("area", .bool(true))) }
+    if bars { fields.append(("bars", .bool(true))) }
     return .object(fields)
   }
 
@@ -118,7 +121,7 @@ struct InteractiveChart {
   func appendHTML<Page: ChartPage>(to page: inout Page, id: String, fallback: @autoclosure () -> String) {
     let data = data.bytes
     let fallback = fallback()
-    page.reserve(ChartData.base64Length(data.count) + 2 * fallback.utf8.count + (1 << 21))
+    page.reserve(ChartData.TextEncoder.capacity(data.count) + 2 * fallback.utf8.count + (1 << 21))
     Self.appendSection(to: &page, id: id, fallback: fallback, spec: spec, data: data)
   }
 
@@ -130,7 +133,7 @@ struct InteractiveChart {
   }
 
   /// Appends a `data-chart` section to `page`, piece by piece (no copy of the section as a whole),
-  /// the packed data as base64.
+  /// the packed data as text (`ChartData.text`).
   static func appendSection<Page: ChartPage>(to page: inout Page, id: String, fallback: String, spec: JSONValue, data: [UInt8]?) {
     page += "<section class=\"card ichart\" data-chart id=\"\(SVGBuilder.escape(id))\"><div class=\"ic-static\">"
     page += fallback
@@ -138,9 +141,9 @@ struct InteractiveChart {
     page += scriptJSON(spec)
     page += "</script>\n"
     if let data {
-      page += "<script>(self.backtestChartData = self.backtestChartData || {})[\"\(SVGBuilder.escape(id))\"] = \""
-      page.append(base64: data)
-      page += "\";</script>\n"
+      page += "<script type=\"text/plain\" class=\"ic-data\">"
+      page.append(packed: data)
+      page += "</script>\n"
     }
     page += "</section>\n"
   }
@@ -185,13 +188,13 @@ struct InteractiveChart {
 /// `PagedText` that encodes the chart's data only as it is written.
 protocol ChartPage {
   static func += (page: inout Self, text: String)
-  mutating func append(base64 bytes: [UInt8])
+  mutating func append(packed bytes: [UInt8])
   /// Makes room for `bytes` more, where that saves copies.
   mutating func reserve(_ bytes: Int)
 }
 
 extension String: ChartPage {
-  mutating func append(base64 bytes: [UInt8]) { self += ChartData.base64(bytes) }
+  mutating func append(packed bytes: [UInt8]) { self += ChartData.text(bytes) }
   mutating func reserve(_ bytes: Int) { reserveCapacity(utf8.count + bytes) }
 }
 

@@ -59,9 +59,9 @@ package struct RunCharts {
     <style>
     .axis{stroke:#8e8e93;stroke-width:1}.grid{stroke:#8e8e93;stroke-opacity:.18;stroke-width:1}
     .label{font:11px -apple-system,Helvetica,Arial,sans-serif;fill:#3a3a3c}.title{font:600 13px -apple-system,Helvetica,Arial,sans-serif;fill:#1c1c1e}
-    .up{stroke:#34C759;fill:#34C759}.down{stroke:#FF3B30;fill:#FF3B30}.bg{fill:#ffffff}
-    .buy{fill:#0071E3;stroke:#ffffff;stroke-width:.8}.sell{fill:#FF9500;stroke:#ffffff;stroke-width:.8}.stop{fill:#FF3B30;stroke:#ffffff;stroke-width:.8}
-    @media (prefers-color-scheme: dark){.label{fill:#d1d1d6}.title{fill:#f2f2f7}.bg{fill:#1c1c1e}.buy,.sell,.stop{stroke:#1c1c1e}}
+    .up{stroke:#26A69A;fill:#26A69A}.down{stroke:#90A4AE;fill:#90A4AE}.bg{fill:#ffffff}
+    .win{fill:#16A34A;stroke:#ffffff;stroke-width:.8}.loss{fill:#DC2626;stroke:#ffffff;stroke-width:.8}
+    @media (prefers-color-scheme: dark){.label{fill:#d1d1d6}.title{fill:#f2f2f7}.bg{fill:#1c1c1e}.win,.loss{stroke:#1c1c1e}}
     </style>
     """
 
@@ -132,6 +132,22 @@ package struct RunCharts {
     return out
   }
 
+  /// The decimals of the bars' prices, 2 to 6, for showing prices at the instrument's precision: those of the close
+  /// when known (`closeDecimals`, the chart's data finds them), else the fewest that hold every close exactly, else 6.
+  package static func priceDecimals(_ closeDecimals: Int? = nil, bars: BarSeries) -> Int {
+    let exact = closeDecimals ?? bars.close.withUnsafeBufferPointer { ChartData.exactDecimals($0, maxDecimals: 6)?.decimals } ?? 6
+    return min(6, max(2, exact))
+  }
+
+  /// The shape of an exit's marker: a diamond for a stop, a square for a target, else a triangle.
+  package static func exitShape(_ reason: ExitReason) -> String {
+    switch reason {
+    case .stopLoss, .trailingStop: "diamond"
+    case .profitTarget: "square"
+    default: "triangle"
+    }
+  }
+
   static func priceText(_ v: Double) -> String { FixedDecimal.text(v, decimals: v >= 100 ? 0 : v >= 1 ? 2 : 4) }
   static func percentText(_ v: Double) -> String { FixedDecimal.text(v * 100, decimals: 0) + "%" }
 
@@ -160,7 +176,6 @@ package struct RunCharts {
     }
     axes(&svg, top: top, bottom: bottom, vmin: vmin, vmax: vmax, format: Self.priceText, dates: true)
     let Y = { (v: Double) in self.y(v, top, bottom, vmin, vmax) }
-    let c = SVGBuilder.coordinate
     if n <= columns / 3 {
       // Candlesticks.
       let w = max(1, (x1 - x0) / Double(max(n, 1)) * 0.6)
@@ -193,39 +208,43 @@ package struct RunCharts {
       svg.polyline(lineSeries(o.column.values, top: top, bottom: bottom, vmin: vmin, vmax: vmax),
                    attributes: "stroke=\"\(o.color)\" stroke-width=\"1.2\" id=\"\(SVGBuilder.escape(o.column.name))\"")
     }
-    // Every trade: a BUY marker at the entry fill, a SELL (or STOP) marker at the exit. Each kind is one
-    // path with a subpath per marker (`data-markers` counts them): light for the browser even with
-    // thousands of trades.
+    // Every trade, green when it made money and red when it lost: a triangle under the entry fill and at the exit
+    // fill a shape for the exit's kind (a triangle over it for a signal's exit, a diamond for a stop, a square for a
+    // target). Each colour is one path with a subpath per marker (`data-markers` counts them): light for the
+    // browser even with thousands of trades.
     let trades = output.run.result.trades
-    var buys = TextBuffer(capacity: 40 * trades.count), sells = TextBuffer(capacity: 40 * trades.count), stops = TextBuffer(capacity: 40 * trades.count)
-    var counts = (buy: 0, sell: 0, stop: 0)
-    for t in trades {
+    var win = TextBuffer(capacity: 80 * trades.count), loss = TextBuffer(capacity: 80 * trades.count)
+    var counts = (win: 0, loss: 0)
+    var shapes = Set<String>()
+    func mark(_ t: Trade, _ d: inout TextBuffer) {
       let xe = x(t.entryBar), ye = Y(t.entryPrice) + 9
-      buys.append(path: "M", xe, ye - 7); buys.append("l6 11h-12z")
-      counts.buy += 1
+      d.append(path: "M", xe, ye - 7); d.append("l6 11h-12z")
       let xx = x(t.exitBar), yx = Y(t.exitPrice)
-      if t.exitReason == .stopLoss {
-        stops.append(path: "M", xx, yx - 6); stops.append("l6 6l-6 6l-6 -6z")
-        counts.stop += 1
-      } else {
-        sells.append(path: "M", xx, yx - 2); sells.append("l6 -11h-12z")
-        counts.sell += 1
+      let shape = Self.exitShape(t.exitReason)
+      shapes.insert(shape)
+      switch shape {
+      case "diamond": d.append(path: "M", xx, yx - 6); d.append("l6 6l-6 6l-6 -6z")
+      case "square": d.append(path: "M", xx - 5, yx - 5); d.append("h10v10h-10z")
+      default: d.append(path: "M", xx, yx - 2); d.append("l6 -11h-12z")
       }
     }
-    svg.raw("<path class=\"buy\" id=\"markers-buy\" data-markers=\"\(counts.buy)\" d=\""); svg.raw(buys); svg.raw("\"/>")
-    svg.raw("<path class=\"sell\" id=\"markers-sell\" data-markers=\"\(counts.sell)\" d=\""); svg.raw(sells); svg.raw("\"/>")
-    svg.raw("<path class=\"stop\" id=\"markers-stop\" data-markers=\"\(counts.stop)\" d=\""); svg.raw(stops); svg.raw("\"/>")
-    svg.raw("<defs><path id=\"m-buy\" d=\"M0 -7L6 4H-6Z\"/><path id=\"m-sell\" d=\"M0 7L6 -4H-6Z\"/><path id=\"m-stop\" d=\"M0 -6L6 0L0 6L-6 0Z\"/></defs>")
-    // Legend and the current stage badge.
+    for t in trades {
+      if t.pnl > 0 { mark(t, &win); counts.win += 2 } else { mark(t, &loss); counts.loss += 2 }
+    }
+    svg.raw("<path class=\"win\" id=\"markers-win\" data-markers=\"\(counts.win)\" d=\""); svg.raw(win); svg.raw("\"/>")
+    svg.raw("<path class=\"loss\" id=\"markers-loss\" data-markers=\"\(counts.loss)\" d=\""); svg.raw(loss); svg.raw("\"/>")
+    // Legend: the overlays, the two colours of trades, the shapes, the cycle stages and the current stage badge.
     var lx = x0
     for o in overlays {
       svg.line(lx, 30, lx + 16, 30, attributes: "stroke=\"\(o.color)\" stroke-width=\"2\"")
       svg.label(o.label, x: lx + 20, y: 34)
       lx += max(70, 28 + 7 * Double(o.label.count))
     }
-    svg.raw("<use href=\"#m-buy\" class=\"buy\" x=\"\(c(lx + 6))\" y=\"31\"/>"); svg.label("buy", x: lx + 14, y: 34); lx += 50
-    svg.raw("<use href=\"#m-sell\" class=\"sell\" x=\"\(c(lx + 6))\" y=\"29\"/>"); svg.label("sell", x: lx + 14, y: 34); lx += 50
-    svg.raw("<use href=\"#m-stop\" class=\"stop\" x=\"\(c(lx + 6))\" y=\"30\"/>"); svg.label("stop-loss", x: lx + 14, y: 34); lx += 80
+    svg.rect(x: lx, y: 24, width: 10, height: 10, attributes: "class=\"win\""); svg.label("winning trade", x: lx + 14, y: 34); lx += 104
+    svg.rect(x: lx, y: 24, width: 10, height: 10, attributes: "class=\"loss\""); svg.label("losing trade", x: lx + 14, y: 34); lx += 98
+    let note = ["▲ entry"] + [("triangle", "▼ exit"), ("diamond", "◆ stop"), ("square", "■ target")].filter { shapes.contains($0.0) }.map(\.1)
+    svg.label(note.joined(separator: " · "), x: lx, y: 34)
+    lx += 9 + 6.2 * Double(note.joined(separator: " · ").count)
     if let cycle = output.cycle {
       for stage in CycleStage.allCases where stage != .unknown {
         svg.rect(x: lx, y: 24, width: 12, height: 10, attributes: "fill=\"\(stage.color!)\" fill-opacity=\"0.35\"")
@@ -275,6 +294,23 @@ package struct RunCharts {
 
   // MARK: Equity and drawdown
 
+  /// The bar of the equity's peak (its highest value, the first such bar), and of the maximum drawdown's trough
+  /// (`nil` without a drawdown).
+  package var equityMarks: (peak: Int, trough: Int?) {
+    let equity = equitySeries, dd = equityDrawdowns.value
+    var peak = 0, trough = 0
+    for i in equity.indices where equity[i] > equity[peak] { peak = i }
+    for i in dd.indices where dd[i] < dd[trough] { trough = i }
+    return (peak, dd.isEmpty || dd[trough] >= 0 ? nil : trough)
+  }
+
+  /// The labels of the equity's marks: `peak $124,679.23 on 2024-10-14`, `max drawdown -13.45% on 2022-03-08`.
+  package func equityMarkLabels(_ marks: (peak: Int, trough: Int?)) -> (peak: String, trough: String?) {
+    func day(_ i: Int) -> String { CivilDate.isoDate(days: Int(bars.day[i])) }
+    return ("peak \(HumanFormat.money(equitySeries[marks.peak])) on \(day(marks.peak))",
+            marks.trough.map { "max drawdown \(HumanFormat.percent(equityDrawdowns.value[$0])) on \(day($0))" })
+  }
+
   package func equity() -> String {
     let height = 330.0, top = 44.0, bottom = 220.0, ddTop = 240.0, ddBottom = 310.0
     var vmin = Double.infinity, vmax = -Double.infinity
@@ -289,6 +325,15 @@ package struct RunCharts {
                    attributes: "stroke=\"#8e8e93\" stroke-width=\"1.2\" stroke-dasharray=\"5 3\" id=\"benchmark\"")
     }
     svg.polyline(lineSeries(equitySeries, top: top, bottom: bottom, vmin: vmin, vmax: vmax), attributes: "stroke=\"#0071E3\" stroke-width=\"1.6\" id=\"equity-line\"")
+    // The equity's peak and the maximum drawdown's trough, ringed and labelled.
+    let marks = equityMarks, labels = equityMarkLabels(marks)
+    for (id, bar, label, color, below) in [("equity-peak", marks.peak, labels.peak, "#16A34A", false)]
+      + (marks.trough.map { [("drawdown-trough", $0, labels.trough!, "#DC2626", true)] } ?? []) {
+      let px = x(bar), py = y(equitySeries[bar], top, bottom, vmin, vmax), right = px > x1 - 200
+      svg.raw("<circle id=\"\(id)\" data-bar=\"\(bar)\" cx=\"\(SVGBuilder.coordinate(px))\" cy=\"\(SVGBuilder.coordinate(py))\" r=\"4.5\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>")
+      svg.label(label, x: px + (right ? -8 : 8), y: py + (below ? 16 : -8),
+                attributes: "class=\"label\" font-weight=\"600\" style=\"fill:\(color)\"" + (right ? " text-anchor=\"end\"" : ""))
+    }
     let dd = equityDrawdowns.value
     let worst = min(-0.01, dd.min() ?? 0)
     axes(&svg, top: ddTop, bottom: ddBottom, vmin: worst, vmax: 0, format: Self.percentText, dates: true)
@@ -340,7 +385,12 @@ package struct RunCharts {
     return out.map { (year: $0.0, month: $0.1, value: $0.2) }
   }
 
-  static func heat(_ v: Double) -> String {
+  /// The fill of a month's cell: green for a gain, red for a loss, neutral grey for a month that reads 0.0%
+  /// (a month out of the market is neither).
+  package static let neutralHeat = "rgba(142,142,147,0.14)"
+
+  package static func heat(_ v: Double) -> String {
+    if FixedDecimal.text(abs(v) * 100, decimals: 1) == "0.0" { return neutralHeat }
     let a = min(1, abs(v) / 0.08) * 0.75 + 0.08
     return v >= 0 ? "rgba(52,199,89,\(FixedDecimal.text(a, decimals: 2)))" : "rgba(255,59,48,\(FixedDecimal.text(a, decimals: 2)))"
   }
@@ -373,6 +423,31 @@ package struct RunCharts {
     return svg.text
   }
 
+  /// The monthly returns as an HTML table for report.html (the same figures and colours as `monthly()`): text at
+  /// the page's size on any screen, the table scrolling sideways where it is wider than the screen.
+  package func monthlyTable() -> String {
+    let months = monthlyReturns
+    let years = Array(Set(months.map(\.year))).sorted()
+    let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec", "Year"]
+    var h = "<h2>Monthly returns</h2><div class=\"ic-scroll\"><table class=\"ic-heat\" id=\"monthly-table\"><thead><tr><th></th>"
+    h += names.map { "<th>\($0)</th>" }.joined() + "</tr></thead><tbody>"
+    func cell(_ v: Double, year: Bool = false) -> String {
+      "<td\(year ? " class=\"ic-year\"" : "") style=\"background:\(Self.heat(v))\">\(FixedDecimal.text(v * 100, decimals: 1))%</td>"
+    }
+    for year in years {
+      h += "<tr><th>\(year)</th>"
+      var compounded = 1.0, month = 1
+      for m in months where m.year == year {
+        h += String(repeating: "<td></td>", count: m.month - month)
+        compounded *= 1 + m.value
+        h += cell(m.value)
+        month = m.month + 1
+      }
+      h += String(repeating: "<td></td>", count: 13 - month) + cell(compounded - 1, year: true) + "</tr>"
+    }
+    return h + "</tbody></table></div>"
+  }
+
   // MARK: Trade returns
 
   package func tradeReturns() -> String {
@@ -396,7 +471,7 @@ package struct RunCharts {
       let start = (first + Double(k)) * width
       let h = Double(count) / peak * (bottom - top)
       svg.rect(x: x0 + binWidth * Double(k) + 1, y: bottom - h, width: binWidth - 2, height: h,
-               attributes: "class=\"\(start >= 0 ? "up" : "down")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
+               attributes: "class=\"\(start >= 0 ? "win" : "loss")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
     }
     for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
       svg.label(FixedDecimal.text((first + Double(k)) * width * 100, decimals: 1) + "%", x: x0 + binWidth * Double(k), y: bottom + 16,

@@ -71,7 +71,8 @@ public struct BollingerRSI: Strategy {
   }
 
   /// The colours of the bands and the RSI in every chart.
-  public static let colors = (upper: "#FF3B30", middle: "#0071E3", lower: "#34C759", rsi: "#AF52DE")
+  /// Bands in colours of their own: not the green and red of trades' profit and loss, nor the candles' teal and grey.
+  public static let colors = (upper: "#F59E0B", middle: "#4F46E5", lower: "#0EA5E9", rsi: "#AF52DE")
 
   public var indicatorColumns: [IndicatorColumn] {
     let panel = IndicatorPanel(id: "rsi", name: "RSI", title: "RSI (\(parameters.rsiPeriod))", range: 0...100,

@@ -306,7 +306,8 @@ public struct RulesStrategy: Strategy {
 
   // MARK: Charts
 
-  static let palette = ["#0071E3", "#FF9500", "#34C759", "#FF3B30", "#AF52DE", "#5AC8FA", "#FFCC00", "#8E8E93"]
+  /// The columns' colours, in order: none is the green or red of trades' profit and loss, or the candles' teal and grey.
+  static let palette = ["#4F46E5", "#F59E0B", "#0EA5E9", "#AF52DE", "#A2845E", "#EC4899", "#FFCC00", "#64748B"]
 
   /// One column per function the rule calls: price levels over the price
   /// chart, everything else in a panel per kind (RSI from 0 to 100 with the
