@@ -19,7 +19,7 @@ import Testing
     #expect(monthly.split(separator: "\n").count == expected.split(separator: "\n").count)
     let html = try String(contentsOfFile: out + "/ledger.html", encoding: .utf8)
     #expect(html.contains("id=\"income-expenses\"") && html.contains("id=\"categories\"") && html.contains("<h2>Owner: sam</h2>"))
-    // One definition of a recurring item and of income against expenses, in the terminal, the page and the help.
+    // One definition of a recurring item and of income against expenses, in the terminal, the page, the help and Docs/research.md.
     let recurring = "the same category and amount (to the cent) in 3 or more consecutive calendar months (a month without it ends the run; "
       + "more than one in a month counts once)"
     let signs = "income is the positive amounts, expenses the negative ones (as a positive number), whatever their category: "
@@ -28,6 +28,9 @@ import Testing
     #expect(html.contains("Recurring: \(recurring).") && html.contains(signs))
     let help = try CLI.run(["help", "ledger"]).stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
     #expect(help.contains(recurring) && help.contains(signs), "\(help)")
+    let manual = try String(contentsOfFile: CLI.root + "/Docs/research.md", encoding: .utf8)
+      .split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    #expect(manual.contains(recurring) && manual.contains(signs), "Docs/research.md states the ledger's rules in other words")
   }
 
   @Test("ledger refuses a split the file cannot give and a bad --by")

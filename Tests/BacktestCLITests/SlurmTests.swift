@@ -164,7 +164,7 @@ struct SlurmTests {
     #expect(log.contains("\(44 - kept) combinations run, \(kept) resumed on 150,000 bars"), "\(log)")
     #expect(Self.contents(results) == Self.contents(dir + "/single-1/results.csv"))
     // Slurm keeps the cancelled task's failure on the array: the merge's afterok can no longer be met,
-    // and the merge is cancelled rather than left pending (it is submitted again by hand; see the README).
+    // and the merge is cancelled rather than left pending (it is submitted again by hand; see Docs/cluster.md).
     let first = try cluster.waitUntilEnded([merge])
     #expect(first.map(\.state) == ["CANCELLED"] && first.map(\.reason) == ["DependencyNeverSatisfied"], "\(first)")
   }

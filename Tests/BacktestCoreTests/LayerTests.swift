@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The folders of `Sources/` are layers (`../shared/ARCHITECTURE.md`): each may
+/// The folders of `Sources/` are layers (bottom up in `layers`; README, "Code layout"): each may
 /// use the types of the layers before it, never those after. This reads the
 /// sources as the contract check does: the type names each folder declares,
 /// and the names each file mentions (comments and string literals left out);

@@ -2,7 +2,7 @@ import BacktestCore
 import Foundation
 import Testing
 
-/// The summary's statistics recomputed from their written definitions (README, Docs/outputs) over a committed run's
+/// The summary's statistics recomputed from their written definitions (Docs/outputs.md, "Statistics") over a committed run's
 /// trades.csv and equity.csv, and compared with its summary.json.
 @Suite struct StatisticsDefinitionTests {
   /// A 30-minute long-only run, a daily long-and-short one, a daily one with many trades.

@@ -85,7 +85,7 @@ struct AccountIncome: Sendable {
 /// fills and closed trades, the money that reaches it from outside its trades
 /// (deposits, withdrawals, dividends, expense drag), and the record of every
 /// bar. Traders buy and sell through it at a bar's open; every fill follows
-/// `BrokerRules` (`shared/spec/bb-rsi-swing.md`, `Docs/portfolio.md`).
+/// `BrokerRules` (`Docs/spec/bb-rsi-swing.md`, `Docs/portfolio.md`).
 @usableFromInline
 struct Account {
   /// A position a strategy opened (`Signal.enterLong`, `.enterShort`, `.enter`): its entry fill and its exits.

@@ -6,7 +6,7 @@ public enum IntrabarRule: String, Sendable, Equatable {
   case optimistic
 }
 
-/// The broker's fill rules (`shared/spec/bb-rsi-swing.md`), written once and
+/// The broker's fill rules (`Docs/spec/bb-rsi-swing.md`), written once and
 /// inlined into both the general engine and the sweep kernel.
 public enum BrokerRules {
   /// The buy fill at a bar's open: `open`, or `open × (1 + slip)` capped at the bar's high.

@@ -2,7 +2,7 @@
 ///
 /// Fractions throughout (0.0123, never 1.23%). An undefined statistic (no
 /// trades, no losses, zero deviation, fewer than two days) is `nil`, written
-/// `null`. Definitions follow `shared/spec/bb-rsi-swing.md`.
+/// `null`. Definitions follow `Docs/spec/bb-rsi-swing.md`.
 public struct PerformanceSummary: Sendable, Equatable {
   public var totalTrades = 0
   /// Trades with pnl > 0 / < 0; a trade with pnl = 0 is neither.

@@ -1,4 +1,4 @@
-/// The macro series the classifier knows (`shared/spec/economic-cycle.md` §2.1).
+/// The macro series the classifier knows (`Docs/spec/economic-cycle.md` §2.1).
 package enum MacroSeries: String, Sendable, CaseIterable, Comparable {
   case realGDP = "real_gdp"
   case unemploymentRate = "unemployment_rate"

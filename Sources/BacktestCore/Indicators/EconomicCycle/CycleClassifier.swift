@@ -1,4 +1,4 @@
-/// An economic-cycle stage (`shared/spec/economic-cycle.md` §1). The raw
+/// An economic-cycle stage (`Docs/spec/economic-cycle.md` §1). The raw
 /// value is the spec's exact, case-sensitive spelling.
 public enum CycleStage: String, Sendable, CaseIterable, Comparable {
   case expansion = "Expansion"
@@ -81,7 +81,7 @@ package struct QuarterRow: Sendable, Equatable {
 }
 
 /// The four-stage growth-cycle classifier with the unemployment (Sahm-style)
-/// confirmation, exactly as `shared/spec/economic-cycle.md` §3–§5 defines it.
+/// confirmation, exactly as `Docs/spec/economic-cycle.md` §3–§5 defines it.
 ///
 /// Arithmetic follows the spec's order of operations (sums left to right in
 /// quarter order from 0.0; comparisons with `EPS = 1e-9`), so the numbers

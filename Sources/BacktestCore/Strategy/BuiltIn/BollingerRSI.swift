@@ -1,6 +1,6 @@
 import Foundation
 
-/// The GPIX swing rule (`shared/spec/bb-rsi-swing.md`): buy when the close is
+/// The GPIX swing rule (`Docs/spec/bb-rsi-swing.md`): buy when the close is
 /// below the lower Bollinger Band and the RSI is oversold; sell when the close
 /// is above the upper band or the RSI is overbought; stop-loss and optional
 /// profit target checked intrabar by the broker.

@@ -5,7 +5,7 @@ enum BarField: String, CaseIterable, Sendable, Hashable {
   case open, high, low, close, volume
 }
 
-/// The functions of the rule language (`shared/spec/rules.md`, "Names"; `Docs/rules.md`).
+/// The functions of the rule language (`Docs/spec/rules.md`, "Names"; `Docs/rules.md`).
 enum RuleFunction: String, CaseIterable, Sendable, Hashable {
   case sma, ema, wma, std
   case bollingerMiddle = "bb_mid", bollingerUpper = "bb_upper", bollingerLower = "bb_lower"

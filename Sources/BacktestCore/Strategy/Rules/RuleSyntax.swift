@@ -159,7 +159,7 @@ struct RuleSyntax {
   var height: Int
 }
 
-/// Reads a rule expression by the grammar of `shared/spec/rules.md`.
+/// Reads a rule expression by the grammar of `Docs/spec/rules.md`.
 struct RuleParser {
   /// The deepest nesting accepted (parentheses, operands, arguments), so that
   /// no expression can exhaust the stack of the thread that reads or evaluates it.

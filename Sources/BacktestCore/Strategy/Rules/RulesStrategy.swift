@@ -1,7 +1,7 @@
 import Foundation
 
 /// A strategy whose entry and exit are conditions written in the run file
-/// (`strategy.type: rules`; the language is `shared/spec/rules.md`, for
+/// (`strategy.type: rules`; the language is `Docs/spec/rules.md`, for
 /// users `Docs/rules.md`):
 ///
 ///     strategy:

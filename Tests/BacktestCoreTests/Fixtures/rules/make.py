@@ -1,6 +1,6 @@
 # TA-Lib reference values for the functions of the rule language on GOOG
 # (run from the project root with the peers' venv):
-#   /work/venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/rules/make.py
+#   .venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/rules/make.py
 # Each column is named by a key; RuleFunctionTests maps each key to the rule
 # expression that must give the same values (to 1e-8 relative, undefined alike).
 import numpy as np, pandas as pd, talib

@@ -4,7 +4,7 @@ Run from the project root:
 
     .venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/talib/make.py
 
-with the venv made by `bash /work/shared/peers/setup.sh .venv-peers` (TA-Lib
+with the venv made by `bash Tools/peers/setup.sh .venv-peers` (TA-Lib
 0.8.2, numpy 2.4.6, pandas 3.1.1; Tools/reference/requirements.txt pins the
 same three, so `.venv-reference/bin/python` gives the same files).
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """A sweep's daily returns and their significance statistics, computed
 independently of the Swift code (numpy and scipy; the strategy by the
-reference implementation in shared/peers/oracle.py).
+reference implementation in Tools/reference/oracle.py).
 
-Run from the project root, with the shared folder at ../shared:
+Run from the project root, with the venv of Tools/peers/setup.sh:
 
-    /work/venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/validation/make.py
+    .venv-peers/bin/python Tests/BacktestCoreTests/Fixtures/validation/make.py
 
 Writes next to this file:
 
@@ -51,7 +51,7 @@ from scipy import stats
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, "../../../.."))
-sys.path.insert(0, os.path.join(root, "../shared/peers"))
+sys.path.insert(0, os.path.join(root, "Tools/reference"))
 import barsio  # noqa: E402
 import oracle  # noqa: E402
 
