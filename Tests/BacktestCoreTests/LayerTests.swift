@@ -79,6 +79,60 @@ import Testing
     #expect(up.isEmpty, "\(up.map { "\($0.3): \($0.0) uses \($0.2) of \($0.1)" }.joined(separator: "\n"))")
   }
 
+  /// `Docs/architecture.md`'s text.
+  static func architecture() throws -> String { try String(contentsOfFile: Repo.path("Docs/architecture.md"), encoding: .utf8) }
+
+  /// The targets of `Docs/architecture.md`'s table, each with the targets it depends on.
+  static func documentedTargets(_ doc: String) -> [String: Set<String>] {
+    var targets: [String: Set<String>] = [:]
+    for line in doc.split(separator: "\n") where line.hasPrefix("| `") {
+      let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+      let names = { (cell: String) in Set(cell.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }.filter { !$0.isEmpty }) }
+      targets[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = names(cells[3])
+    }
+    return targets
+  }
+
+  /// The targets `Package.swift` declares (tests left out), each with the targets it depends on.
+  static func declaredTargets() throws -> [String: Set<String>] {
+    let manifest = try String(contentsOfFile: Repo.path("Package.swift"), encoding: .utf8)
+    let target = try NSRegularExpression(pattern: #"\.(?:target|executableTarget)\(name: "([^"]+)"(?:, dependencies: \[([^\]]*)\])?"#)
+    var targets: [String: Set<String>] = [:]
+    for m in target.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)) {
+      let name = String(manifest[Range(m.range(at: 1), in: manifest)!])
+      let dependencies = Range(m.range(at: 2), in: manifest).map { manifest[$0] } ?? ""
+      targets[name] = Set(dependencies.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"")) }.filter { !$0.isEmpty })
+    }
+    return targets
+  }
+
+  @Test("Docs/architecture.md's targets are Package.swift's, with the same dependencies, and each target imports only those and the system's modules")
+  func targetsAsDocumented() throws {
+    let documented = Self.documentedTargets(try Self.architecture()), declared = try Self.declaredTargets()
+    #expect(declared.count == 5 && declared["BacktestCLI"] == ["BacktestCore", "CommandLineSupport"], "\(declared)")
+    #expect(documented == declared, "documented \(documented), Package.swift \(declared)")
+    let system: Set<String> = ["Foundation", "Glibc", "Darwin"]
+    var undeclared: [String] = []
+    for f in try Self.sources() {
+      let target = String(f.relative.prefix { $0 != "/" })
+      let allowed = (declared[target] ?? []).union(system).union(target == "backtest-fetch" ? ["FoundationNetworking"] : [])
+      for line in f.text.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable import ") {
+        let module = String(line.split(separator: " ").last!)
+        if !allowed.contains(module) { undeclared.append("\(f.relative) imports \(module)") }
+      }
+    }
+    #expect(undeclared.isEmpty, "\(undeclared)")
+  }
+
+  @Test("Docs/architecture.md lists BacktestCore's layers in the order the check holds them to")
+  func layersAsDocumented() throws {
+    let doc = try Self.architecture()
+    let section = try #require(doc.range(of: "## Layers inside BacktestCore").map { doc[$0.upperBound...] })
+    let block = section.components(separatedBy: "```")[1]
+    let documented = block.split(separator: "\n").map { "BacktestCore/" + $0.prefix { $0 != " " } }
+    #expect(documented == Self.layers.filter { $0.hasPrefix("BacktestCore/") })
+  }
+
   @Test("the check finds a reference that reaches up (a strategy naming a report type)")
   func detects() throws {
     var files = try Self.sources()
