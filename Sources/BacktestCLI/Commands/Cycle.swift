@@ -5,9 +5,9 @@ import Foundation
 /// `backtest cycle CONFIG [--out DIR]`: the stage timeline and `cycle_stages.csv`.
 struct CycleCommand {
   var catalog: StrategyCatalog
-  var configPath: String
+  /// The run file named on the command line, with the `--set` overrides.
+  let file: RunFileArgument
   var out: String?
-  var overrides: [String]
   var quiet: Bool
 
   static let spec = CommandSpec(
@@ -20,18 +20,15 @@ struct CycleCommand {
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
     let a = try Arguments(args, command: Self.spec, path: "cycle")
-    guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest cycle CONFIG") }
-    configPath = RunCommand.locate(a.positionals[0])
+    file = try RunFileArgument(a, usage: "backtest cycle CONFIG")
     out = a.option("out")
-    overrides = a.values("set")
     quiet = a.flag("quiet")
   }
 
   func run() throws -> Int32 {
-    let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
-    let config = try RunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    let config = try RunConfig.parse(try file.text(), file: file.path, overrides: file.overrides, catalog: catalog)
     guard let cycle = config.cycle else {
-      throw InputError("no 'cycle:' section; expected cycle.macro_file and the classifier settings", file: configPath)
+      throw InputError("no 'cycle:' section; expected cycle.macro_file and the classifier settings", file: file.path)
     }
     let rows = try cycle.classify()
     let timeline = StageTimeline(rows: rows, settings: cycle.classifier)

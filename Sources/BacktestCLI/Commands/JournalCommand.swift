@@ -57,7 +57,7 @@ struct JournalCommand {
     if let extra = a.positionals.first { throw UsageError(message: "\(path) takes options only, found '\(extra)'") }
     action = command.name
     if let path = a.option("config") {
-      let path = RunCommand.locate(path)
+      let path = RunFileArgument.locate(path)
       config = try RunConfig.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path, catalog: catalog)
     }
     guard let file = a.option("file") ?? config?.journal else {

@@ -5,14 +5,14 @@ import Foundation
 /// `backtest montecarlo CONFIG`: resamples the strategy's daily returns and trade order.
 struct MonteCarloCommand {
   var catalog: StrategyCatalog
-  var configPath: String
+  /// The run file named on the command line, with the `--set` overrides.
+  let file: RunFileArgument
   var runs: Int
   var seed: UInt64
   var block: Double?
   var jobs: Int
   var drawdown: Double
   var out: String?
-  var overrides: [String]
 
   static let spec = CommandSpec(
     "montecarlo", summary: "resample a run's daily returns (stationary block bootstrap) and its trade order; percentiles and risks",
@@ -32,8 +32,7 @@ struct MonteCarloCommand {
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
     let a = try Arguments(args, command: Self.spec, path: "montecarlo")
-    guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest montecarlo CONFIG --runs 10000 --seed 7") }
-    configPath = RunCommand.locate(a.positionals[0])
+    file = try RunFileArgument(a, usage: "backtest montecarlo CONFIG --runs 10000 --seed 7")
     // Each path's statistics are kept for the percentiles: the count bounds the memory.
     runs = try a.integer("runs", maximum: 1_000_000)!
     seed = UInt64(try a.integer("seed", minimum: 0)!)
@@ -45,19 +44,17 @@ struct MonteCarloCommand {
     }
     drawdown = v
     out = a.option("out")
-    overrides = a.values("set")
   }
 
   func run() throws -> Int32 {
-    let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
-    let config = try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    let config = try file.config(catalog: catalog)
     // The daily returns resampled: the account's for one asset; a portfolio's time-weighted ones (deposits are not gains).
-    if case .universe(let c) = config { throw InputError(c.universe.oneAtATime("montecarlo resamples one run's returns"), file: configPath) }
+    if case .universe(let c) = config { throw InputError(c.universe.oneAtATime("montecarlo resamples one run's returns"), file: file.path) }
     let output = try config.run()
     try output.requireFinite()
     let daily = output.dailyReturns ?? [], trades = output.tradeReturns
     guard daily.count >= 2 else {
-      throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.inputFiles.first ?? configPath)
+      throw InputError("fewer than 3 days of data; expected enough days to resample", file: config.inputFiles.first ?? file.path)
     }
     let initial = config.initialCash
     let blockLength = block ?? MonteCarlo.defaultBlockLength(days: daily.count)
@@ -81,7 +78,7 @@ struct MonteCarloCommand {
       print("trade order shuffled \(runs) times (\(trades.count) trades): max drawdown p5 \(HumanFormat.percent(shuffle.maxDrawdown.p5)), p50 \(HumanFormat.percent(shuffle.maxDrawdown.p50)), p95 \(HumanFormat.percent(shuffle.maxDrawdown.p95))")
     }
     if let out {
-      let settings: JSONValue = .object([("config", .string(configPath)), ("runs", .integer(runs)), ("seed", .integer(Int(seed))),
+      let settings: JSONValue = .object([("config", .string(file.path)), ("runs", .integer(runs)), ("seed", .integer(Int(seed))),
                                          ("block_length", .number(blockLength)), ("drawdown_threshold", .number(drawdown)),
                                          ("days", .integer(daily.count)), ("trades", .integer(trades.count)),
                                          ("method", .string("stationary bootstrap of daily \(config.isPortfolio ? "time-weighted " : "")returns"))])

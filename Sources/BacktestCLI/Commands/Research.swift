@@ -39,7 +39,7 @@ struct AnalyzeCommand {
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "analyze")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one holdings file: backtest analyze holdings.yaml") }
-    path = RunCommand.locate(a.positionals[0])
+    path = RunFileArgument.locate(a.positionals[0])
     out = a.option("out")
   }
 
@@ -115,7 +115,7 @@ struct ScreenCommand {
   init(_ args: ArraySlice<String>) throws {
     let a = try Arguments(args, command: Self.spec, path: "screen")
     guard a.positionals.count == 1 else { throw UsageError(message: "expected one screen file: backtest screen Strategies/dividend-etfs.yaml") }
-    path = RunCommand.locate(a.positionals[0])
+    path = RunFileArgument.locate(a.positionals[0])
     out = a.option("out")
     sort = try a.choice("sort")!
     if let s = a.option("shares") {

@@ -5,9 +5,9 @@ import Foundation
 /// `backtest run CONFIG`: load, run, report.
 struct RunCommand {
   var catalog: StrategyCatalog
-  var configPath: String
+  /// The run file named on the command line, with the `--set` overrides.
+  let file: RunFileArgument
   var out: String?
-  var overrides: [String]
   var quiet: Bool
   var timing: Bool
 
@@ -22,39 +22,21 @@ struct RunCommand {
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
     let a = try Arguments(args, command: Self.spec, path: "run")
-    guard a.positionals.count == 1 else {
-      throw UsageError(message: a.positionals.isEmpty ? "missing the run file: backtest run CONFIG"
-                                                      : "expected one run file, found \(a.positionals.count)")
-    }
-    configPath = Self.locate(a.positionals[0])
+    file = try RunFileArgument(a, usage: "backtest run CONFIG")
     out = a.option("out")
-    overrides = a.values("set")
     quiet = a.flag("quiet")
     timing = a.flag("timing")
-  }
-
-  /// Finds a run file: the path as given, else the same name in `Strategies/`.
-  static func locate(_ path: String) -> String {
-    if FileManager.default.fileExists(atPath: path) || path.contains("/") { return path }
-    for candidate in ["Strategies/" + path, "Strategies/" + path + ".yaml"]
-    where FileManager.default.fileExists(atPath: candidate) {
-      return candidate
-    }
-    return path
   }
 
   func run() throws -> Int32 {
     let clock = ContinuousClock()
     let start = clock.now
-    let data = try readInputFile(configPath)
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw InputError("expected UTF-8 text", file: configPath)
-    }
-    var settings = try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog)
+    let text = try file.text()
+    var settings = try AnyRunConfig.parse(text, file: file.path, overrides: file.overrides, catalog: catalog)
     if let out {
       settings.report.out = out
-    } else if !overrides.isEmpty,
-              let base = try? AnyRunConfig.parse(text, file: configPath, overrides: [], catalog: catalog), base.report.out == settings.report.out {
+    } else if !file.overrides.isEmpty,
+              let base = try? AnyRunConfig.parse(text, file: file.path, overrides: [], catalog: catalog), base.report.out == settings.report.out {
       // Another run than the file's: its report goes beside the file's, which stays the file's own.
       settings.report.out += "-set"
       if !quiet {

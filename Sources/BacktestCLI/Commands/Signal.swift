@@ -5,12 +5,12 @@ import Foundation
 /// `backtest signal CONFIG`: the signal for the newest closed bar.
 struct SignalCommand {
   var catalog: StrategyCatalog
-  var configPath: String
+  /// The run file named on the command line, with the `--set` overrides.
+  let file: RunFileArgument
   var positionFile: String?
   var journalFile: String?
   var json: Bool
   var now: String?
-  var overrides: [String]
   /// `--state FILE`: the last result, to say what changed.
   var statePath: String?
   /// `--on-change CMD`: run with the JSON on its standard input when something changed.
@@ -47,13 +47,11 @@ struct SignalCommand {
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
     let a = try Arguments(args, command: Self.spec, path: "signal")
-    guard a.positionals.count == 1 else { throw UsageError(message: "expected one run file: backtest signal CONFIG") }
-    configPath = RunCommand.locate(a.positionals[0])
+    file = try RunFileArgument(a, usage: "backtest signal CONFIG")
     positionFile = a.option("position")
     journalFile = a.option("journal")
     json = a.flag("json")
     now = a.option("now")
-    overrides = a.values("set")
     statePath = a.option("state")
     let limitText = a.option("on-change-timeout")!
     guard let limit = parseDecimal(limitText), limit > 0, limit <= ChangeCommand.longestTimeLimit else {
@@ -92,13 +90,12 @@ struct SignalCommand {
   }
 
   func run() throws -> Int32 {
-    let text = String(decoding: try readInputFile(configPath), as: UTF8.self)
     let config: RunConfig
-    switch try AnyRunConfig.parse(text, file: configPath, overrides: overrides, catalog: catalog) {
+    switch try file.config(catalog: catalog) {
     case .swing(let swing): config = swing
     case .portfolio(let portfolio): return try targets(portfolio)
     case .universe(let universe):
-      throw InputError(universe.universe.oneAtATime("signal answers for one asset"), file: configPath)
+      throw InputError(universe.universe.oneAtATime("signal answers for one asset"), file: file.path)
     }
     var source = LiveSignalAnalyzer.PositionSource.backtest
     if let positionFile {

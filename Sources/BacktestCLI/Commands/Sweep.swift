@@ -11,11 +11,11 @@ import Darwin
 /// `backtest sweep FILE`: runs a parameter sweep, resumably.
 struct SweepCommand {
   var catalog: StrategyCatalog
-  var path: String
+  /// The run file named on the command line, with the `--set` overrides.
+  let file: RunFileArgument
   var out: String?
   var jobs: Int
   var shard: (index: Int, count: Int)?
-  var overrides: [String]
   var fresh: Bool
   var quiet: Bool
   var timing: Bool
@@ -38,11 +38,9 @@ struct SweepCommand {
   init(_ args: ArraySlice<String>, catalog: StrategyCatalog) throws {
     self.catalog = catalog
     let a = try Arguments(args, command: Self.spec, path: "sweep")
-    guard a.positionals.count == 1 else { throw UsageError(message: "expected one sweep file: backtest sweep FILE") }
-    path = RunCommand.locate(a.positionals[0])
+    file = try RunFileArgument(a, usage: "backtest sweep FILE")
     out = a.option("out")
     jobs = try a.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
-    overrides = a.values("set")
     fresh = a.flag("fresh")
     quiet = a.flag("quiet")
     timing = a.flag("timing")
@@ -65,9 +63,8 @@ struct SweepCommand {
         printError("timing: " + parts.joined(separator: ", "))
       }
     }
-    let text = String(decoding: try readInputFile(path), as: UTF8.self)
-    let (root, settings) = try SweepRunner.parse(text, file: path, overrides: overrides, catalog: catalog)
-    let base = try AnyRunConfig.parse(document: root, file: path, catalog: catalog)
+    let (root, settings) = try SweepRunner.parse(try file.text(), file: file.path, overrides: file.overrides, catalog: catalog)
+    let base = try AnyRunConfig.parse(document: root, file: file.path, catalog: catalog)
     let plan = SweepPlan.combinations(settings)
     let mine = shard.map { SweepPlan.shard(plan, index: $0.index, of: $0.count) } ?? plan
     var folder = out ?? base.report.out
@@ -77,7 +74,7 @@ struct SweepCommand {
     // Each combination's settings are checked and built on another core while the bars load
     // (a bad value is still reported before a bad bar file, as when they were built first).
     let pendingJobs = OnOtherThread { Result {
-      try SweepRunner.jobs(root: root, file: path, settings: settings, combinations: mine, catalog: catalog, skippingInvalid: true)
+      try SweepRunner.jobs(root: root, file: file.path, settings: settings, combinations: mine, catalog: catalog, skippingInvalid: true)
     } }
     // One sweep at a time in a folder: another waits, then resumes from what this one wrote.
     // (The folder is replaced as a whole at the end; refuse now one that is not a report.)
@@ -103,12 +100,12 @@ struct SweepCommand {
       pendingFingerprint = OnOtherThread { Result { try Self.fingerprint(base: base, root: root, barFile: barFile) } }
       // The cycle gate is made for every bar (a bar's stage depends on no later bar); the sweep runs the in-sample part.
       let data = try SweepData.load(base, barFile: barFile)
-      let (inSample, outOfSampleStart) = try data.split(settings, file: path)
+      let (inSample, outOfSampleStart) = try data.split(settings, file: file.path)
       return (data, inSample, outOfSampleStart)
     }
     let (jobs, skipped) = try pendingJobs.value.get()
     if jobs.isEmpty, let first = skipped.first {
-      throw InputError("every combination is invalid, for example " + Self.describe(first.combination, settings) + ": " + first.reason, file: path)
+      throw InputError("every combination is invalid, for example " + Self.describe(first.combination, settings) + ": " + first.reason, file: file.path)
     }
     let (data, inSample, outOfSampleStart) = try loaded.get()
     let bars = inSample.timeline
@@ -184,7 +181,7 @@ struct SweepCommand {
     let batch = try AtomicBatch(replacing: folder)
     let first = [
       ReportFile(name: "results.csv", contents: SweepReport.csv(all, settings: settings)),
-      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: path, overrides: overrides,
+      ReportFile(name: "sweep.json", contents: Self.planJSON(settings: settings, plan: plan, path: file.path, overrides: file.overrides,
                                                               fingerprint: fingerprint, shard: shard, skipped: skipped).rendered() + "\n"),
     ]
     batch.add(first)
