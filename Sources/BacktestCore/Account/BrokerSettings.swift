@@ -1,5 +1,6 @@
 /// A commission charged on each fill.
 public enum Commission: Sendable, Equatable {
+  /// No commission.
   case none
   /// A fixed amount per fill (entry and exit each pay it).
   case perTrade(Double)
@@ -59,8 +60,11 @@ public enum Sizing: Sendable, Equatable {
 
 /// How the simulated broker fills orders.
 public struct BrokerSettings: Sendable, Equatable {
+  /// The cash the account starts with, in money (default 100,000).
   public var initialCash: Double = 100_000
+  /// How many shares each entry buys (default `.allIn`).
   public var sizing: Sizing = .allIn
+  /// The commission charged on each fill (default `.none`).
   public var commission: Commission = .none
   /// Slippage in basis points: buys fill this much above the price, sells below,
   /// never outside the bar's low–high range.
@@ -70,5 +74,7 @@ public struct BrokerSettings: Sendable, Equatable {
   /// The yearly rate a short position pays on its value (`0.03` = 3%), accrued per calendar day.
   public var borrowRate: Double = 0
 
+  /// Creates the defaults: 100,000 cash, all in, no commission, no slippage, the conservative intrabar rule, no
+  /// borrow cost.
   public init() {}
 }

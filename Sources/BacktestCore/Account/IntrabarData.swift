@@ -1,7 +1,9 @@
 /// Finer bars (for example 1-minute) used to settle exits that OHLC bars leave ambiguous.
 public struct IntrabarData: Sendable {
+  /// The finer bars, in ascending time order (searched by `time`).
   public let bars: BarSeries
 
+  /// Wraps `bars`, which must be sorted by time.
   public init(bars: BarSeries) { self.bars = bars }
 
   /// Which level the finer bars in `[start, end)` touch first: the stop or the

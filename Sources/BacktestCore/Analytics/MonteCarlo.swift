@@ -17,24 +17,46 @@ import Foundation
 public enum MonteCarlo {
   /// Statistics of one simulated path.
   public struct PathStatistics: Sendable {
+    /// The initial equity compounded through the path's returns, in money.
     public var finalEquity: Double
-    /// `(final / initial)^(252 / days) - 1`.
+    /// `(final / initial)^(252 / days) - 1`; `nil` for a trade shuffle, an empty path or a final equity <= 0.
     public var cagr: Double?
-    /// Mean over sample deviation of the path's daily returns × √252.
+    /// Mean over sample deviation of the path's daily returns × √252; `nil` for a trade shuffle, fewer than two
+    /// returns or zero deviation.
     public var sharpe: Double?
+    /// The deepest `equity / running peak - 1` along the path, the initial equity the first peak (a fraction <= 0).
     public var maxDrawdown: Double
-    /// Longest run of days below a previous high.
+    /// Longest run of steps (days for a bootstrap, trades for a shuffle) below a previous high.
     public var longestDrawdown: Int
   }
 
-  public struct Percentiles: Sendable, Equatable { public var p5, p50, p95: Double }
+  /// The 5th, 50th and 95th percentiles of a statistic over the paths.
+  public struct Percentiles: Sendable, Equatable {
+    /// The 5th percentile.
+    public var p5: Double
+    /// The median.
+    public var p50: Double
+    /// The 95th percentile.
+    public var p95: Double
+  }
 
+  /// The distribution of the paths' statistics (`summarize`).
   public struct Summary: Sendable {
+    /// The number of paths summarized.
     public var runs: Int
-    public var finalEquity, maxDrawdown: Percentiles
+    /// Percentiles of the final equity, in money.
+    public var finalEquity: Percentiles
+    /// Percentiles of the maximum drawdown (fractions <= 0; `p5` the deepest).
+    public var maxDrawdown: Percentiles
+    /// Percentiles of the longest drawdown, in steps (days or trades).
     public var longestDrawdown: Percentiles
-    public var cagr, sharpe: Percentiles?
+    /// Percentiles of the CAGR over the paths that have one; `nil` when none has (a trade shuffle).
+    public var cagr: Percentiles?
+    /// Percentiles of the Sharpe ratio over the paths that have one; `nil` when none has (a trade shuffle).
+    public var sharpe: Percentiles?
+    /// The fraction of paths whose final equity is below the initial equity.
     public var probabilityOfLoss: Double
+    /// The fraction of paths whose maximum drawdown is deeper than the threshold given to `summarize`.
     public var probabilityOfDrawdownWorse: Double
   }
 
@@ -116,6 +138,8 @@ public enum MonteCarlo {
     return Percentiles(p5: percentile(s, 0.05), p50: percentile(s, 0.5), p95: percentile(s, 0.95))
   }
 
+  /// Summarizes `paths` (at least one): percentiles of each statistic, the fraction ending below `initial` (money),
+  /// and the fraction whose drawdown is deeper than `drawdownThreshold` (a positive fraction, `0.2` = 20%).
   public static func summarize(_ paths: [PathStatistics], initial: Double, drawdownThreshold: Double) -> Summary {
     Summary(runs: paths.count, finalEquity: percentiles(paths.map(\.finalEquity))!, maxDrawdown: percentiles(paths.map(\.maxDrawdown))!,
             longestDrawdown: percentiles(paths.map { Double($0.longestDrawdown) })!, cagr: percentiles(paths.compactMap(\.cagr)),

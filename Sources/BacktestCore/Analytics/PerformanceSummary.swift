@@ -4,25 +4,37 @@
 /// trades, no losses, zero deviation, fewer than two days) is `nil`, written
 /// `null`. Definitions follow `Docs/spec/bb-rsi-swing.md`.
 public struct PerformanceSummary: Sendable, Equatable {
+  /// Closed trades, the one closed at the end of the data included.
   public var totalTrades = 0
-  /// Trades with pnl > 0 / < 0; a trade with pnl = 0 is neither.
+  /// Trades with pnl > 0; a trade with pnl = 0 is neither a win nor a loss.
   public var wins = 0
+  /// Trades with pnl < 0.
   public var losses = 0
+  /// `wins / totalTrades`; `nil` without trades.
   public var winRate: Double?
-  /// Mean trade return of the wins / of the losses (negative).
+  /// Mean `Trade.returnFraction` of the wins; `nil` without wins.
   public var avgWin: Double?
+  /// Mean `Trade.returnFraction` of the losses (negative); `nil` without losses.
   public var avgLoss: Double?
+  /// The highest `Trade.returnFraction`; `nil` without trades.
   public var bestTrade: Double?
+  /// The lowest `Trade.returnFraction`; `nil` without trades.
   public var worstTrade: Double?
+  /// The sum of the trades' `pnl`, in money (their commissions and dividends included).
   public var totalPnl = 0.0
   /// `final_equity / initial_cash - 1`.
   public var totalReturn = 0.0
+  /// Equity at the last bar's close, in money; 0 when no bar was marked.
   public var finalEquity = 0.0
   /// `(final / initial)^(365 / calendar days from the first to the last bar's date) - 1`.
   public var cagr: Double?
   /// Minimum over bars of `equity / running max - 1` (<= 0).
   public var maxDrawdown = 0.0
+  /// `mean(r) / stdev(r) * √252` of the simple returns of day-end equity, risk-free 0, sample deviation (n - 1);
+  /// `nil` for fewer than two returns or zero deviation.
   public var sharpe: Double?
+  /// `mean(r) / sqrt(mean(min(r, 0)^2)) * √252` of the same daily returns; `nil` for fewer than two returns or no
+  /// losing day.
   public var sortino: Double?
   /// Gross profit over gross loss, in money.
   public var profitFactor: Double?
@@ -30,10 +42,13 @@ public struct PerformanceSummary: Sendable, Equatable {
   public var exposure = 0.0
   /// Commission and expense-ratio drag paid.
   public var fees = 0.0
+  /// Mean `Trade.barsHeld` (entry and exit bars both counted); `nil` without trades.
   public var averageBarsHeld: Double?
   /// The longest stretch below a previous equity high, in bars.
   public var longestDrawdownBars = 0
+  /// Bars marked: the bars of the run.
   public var bars = 0
+  /// Calendar days with at least one bar (the day-end equities the daily returns come from).
   public var days = 0
   /// Time-weighted return: `total_return` with external cash flows taken out
   /// (equal to it when the only flow is the initial cash).
@@ -55,17 +70,20 @@ public struct PerformanceSummary: Sendable, Equatable {
   public var sqn: Double?
   /// The most bars a trade was held (`exit - entry + 1`, as `avg_bars_held`).
   public var longestBarsHeld: Int?
-  /// Calendar days from a trade's entry bar's date to its exit bar's: the mean and the most.
+  /// Mean calendar days from a trade's entry bar's date to its exit bar's; `nil` without trades.
   public var averageTradeDays: Double?
+  /// Most calendar days from a trade's entry bar's date to its exit bar's; `nil` without trades.
   public var longestTradeDays: Int?
   /// The mean length in bars of the stretches below a previous equity high (the last one included when it has not
   /// recovered).
   public var averageDrawdownBars: Double?
-  /// Calendar days from the date of the equity high a stretch below it starts from to the date of the bar back at or
-  /// above it (the last bar's when it has not recovered): the most and the mean over those stretches.
+  /// The most calendar days a stretch below an equity high lasted, from the high's date to the date of the bar back at
+  /// or above it (the last bar's when it has not recovered); `nil` without a drawdown.
   public var longestDrawdownDays: Int?
+  /// The mean calendar days of those stretches, measured as for `longestDrawdownDays`; `nil` without a drawdown.
   public var averageDrawdownDays: Double?
 
+  /// Creates an empty summary: counts and amounts 0, every optional statistic `nil`.
   public init() {}
 
   /// Computes the statistics of `result` over `bars`, the bars it traded.

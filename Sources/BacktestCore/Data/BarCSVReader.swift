@@ -21,6 +21,7 @@ public struct BarCSVReader {
   /// Whether plain rows take the one-pass fast path (tests turn it off to compare).
   var allowsFastRows = true
 
+  /// Creates a reader that reads timestamps without an offset in `timeZone` (UTC by default).
   public init(timeZone: TimeZone = TimeZone(identifier: "UTC")!) {
     self.timeZone = timeZone
   }
@@ -28,9 +29,6 @@ public struct BarCSVReader {
   static let timeNames: Set<String> = ["timestamp", "time", "date", "datetime"]
   static let adjustedNames: Set<String> = ["adj close", "adj_close", "adjclose", "adjusted close", "adjusted_close"]
 
-  /// Parses `bytes`; `file` names the source in errors.
-  ///
-  /// - Complexity: O(bytes), one pass.
   /// `text` without the tabs, Unicode spaces (category Zs) and zero-width
   /// spaces at either end, as Foundation's `trimmingCharacters(in:
   /// .whitespaces)` (checked over every scalar), whose first use sets up
@@ -42,6 +40,10 @@ public struct BarCSVReader {
     return String(scalars[first...last])
   }
 
+  /// Parses `bytes`; `file` names the source in errors.
+  ///
+  /// - Throws: `InputError` at the first invalid header, row, price or timestamp.
+  /// - Complexity: O(bytes), one pass.
   public func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws -> BarSeries {
     var scanner = CSVScanner(bytes: bytes, file: file)
     var fields: [CSVField] = []

@@ -9,12 +9,19 @@ import Foundation
 public struct BarSeries: Sendable {
   /// The file the bars came from, for messages and reports.
   public var source: String
+  /// Each bar's instant, in seconds since 1970-01-01 UTC.
   public var time: ContiguousArray<Int64> = []
+  /// Each bar's calendar date as written in the file (its local date), in days since 1970-01-01.
   public var day: ContiguousArray<Int32> = []
+  /// Each bar's opening price.
   public var open: ContiguousArray<Double> = []
+  /// Each bar's highest price.
   public var high: ContiguousArray<Double> = []
+  /// Each bar's lowest price.
   public var low: ContiguousArray<Double> = []
+  /// Each bar's closing price.
   public var close: ContiguousArray<Double> = []
+  /// Each bar's traded volume; 0 when the file has no `volume` column.
   public var volume: ContiguousArray<Double> = []
   /// Whether every timestamp was a bare date (daily bars).
   public var isDateOnly = true
@@ -23,6 +30,7 @@ public struct BarSeries: Sendable {
   private var labelBytes: ContiguousArray<UInt8> = []
   private var labelEnds: ContiguousArray<Int> = []
 
+  /// Creates an empty series read from `source`, with room for `capacity` bars.
   public init(source: String, capacity: Int = 0) {
     self.source = source
     reserveCapacity(capacity)
@@ -67,8 +75,11 @@ public struct BarSeries: Sendable {
     isDateOnly = written.isDateOnly
   }
 
+  /// The number of bars.
   public var count: Int { close.count }
+  /// Whether there are no bars.
   public var isEmpty: Bool { close.isEmpty }
+  /// The bar indices, `0..<count`.
   public var indices: Range<Int> { 0..<count }
 
   /// The number of calendar days with bars: each run of bars with one `day` counts once.
@@ -90,6 +101,7 @@ public struct BarSeries: Sendable {
     }
   }
 
+  /// Reserves room for `n` bars in every column (and 25 bytes of timestamp text per bar).
   public mutating func reserveCapacity(_ n: Int) {
     time.reserveCapacity(n); day.reserveCapacity(n)
     open.reserveCapacity(n); high.reserveCapacity(n); low.reserveCapacity(n)

@@ -2,10 +2,14 @@ import Foundation
 
 /// One dividend: per share, earned by shares held at the close before `exDay`, paid on `payDay`.
 public struct Dividend: Sendable, Equatable {
+  /// The ex-dividend date, in days since 1970-01-01.
   public var exDay: Int
+  /// The pay date, in days since 1970-01-01; the ex-date when the file gives none.
   public var payDay: Int
+  /// The amount per share, in money.
   public var amount: Double
 
+  /// Creates a dividend of `amount` per share; the days are days since 1970-01-01.
   public init(exDay: Int, payDay: Int, amount: Double) {
     self.exDay = exDay
     self.payDay = payDay
@@ -16,6 +20,11 @@ public struct Dividend: Sendable, Equatable {
 /// Reads dividend files: `ex_date,pay_date,amount` (optionally `symbol`), or
 /// Yahoo's download `Date,Dividends` (the ex-date and the amount; each paid on its ex-date).
 public enum DividendReader {
+  /// Returns the file's dividends in increasing ex-date order; with `symbol`, only that symbol's rows. `file` names the
+  /// source in errors.
+  ///
+  /// - Throws: `InputError` for a header without the needed columns, a bad date or amount, a pay date before its
+  ///   ex-date, an ex-date not after the previous one, or a symbol column without `symbol` (or no row for it).
   public static func read(_ data: Data, file: String, symbol: String? = nil) throws -> [Dividend] {
     try readFile(data, file: file, symbol: symbol).dividends
   }
@@ -76,7 +85,17 @@ public enum DividendReader {
 
 /// How often a fund pays, from the spacing of its ex-dates.
 public enum PaymentFrequency: String, Sendable {
-  case monthly, quarterly, semiAnnual = "semi-annual", annual, unknown
+  /// About twelve payments a year (median gap up to 45 days).
+  case monthly
+  /// About four payments a year (median gap up to 135 days).
+  case quarterly
+  /// About two payments a year (median gap up to 270 days).
+  case semiAnnual = "semi-annual"
+  /// About one payment a year (a longer median gap).
+  case annual
+  /// Fewer than two ex-dates to tell from.
+  case unknown
+  /// Payments per year (12, 4, 2 or 1); `nil` when `unknown`.
   public var perYear: Double? {
     switch self { case .monthly: 12; case .quarterly: 4; case .semiAnnual: 2; case .annual: 1; case .unknown: nil }
   }
@@ -92,9 +111,11 @@ public enum PaymentFrequency: String, Sendable {
 
 /// What a dividend history says as of one day; nothing after that day is looked at.
 public struct DividendProfile: Sendable, Equatable {
+  /// The day the profile is as of, in days since 1970-01-01; ex-dates after it are ignored.
   public var asOfDay: Int
   /// Per share: dividends with ex-date in the 365 days up to `asOfDay`.
   public var trailingTwelveMonths: Double
+  /// The last dividend with its ex-date on or before `asOfDay`; `nil` when there is none.
   public var last: Dividend?
   /// From the spacing of the ex-dates up to `asOfDay`.
   public var frequency: PaymentFrequency
@@ -103,6 +124,7 @@ public struct DividendProfile: Sendable, Equatable {
   /// An estimate: the last ex-date plus the detected period (1, 3, 6 or 12 months).
   public var nextExDayEstimate: Int?
 
+  /// Profiles `dividends` (in ex-date order) as of day `asOf` (days since 1970-01-01).
   public init(_ dividends: [Dividend], asOf: Int) {
     asOfDay = asOf
     let known = dividends.filter { $0.exDay <= asOf }
@@ -119,11 +141,16 @@ public struct DividendProfile: Sendable, Equatable {
 /// paid at bar `payBar` (the first bar dated on or after the pay date; the
 /// bar count when that is after the data: never received).
 public struct DividendSchedule: Sendable, Equatable {
+  /// For each dividend, the first bar dated on or after its ex-date (never bar 0).
   public var exBar: [Int] = []
+  /// For each dividend, the first bar dated on or after its pay date; the bar count when that is after the last bar.
   public var payBar: [Int] = []
+  /// For each dividend, the amount per share, in money.
   public var amount: [Double] = []
+  /// Whether no dividend falls on the bars.
   public var isEmpty: Bool { exBar.isEmpty }
 
+  /// Creates an empty schedule.
   public init() {}
 
   /// Dividends whose ex-date falls after the last bar are left out.

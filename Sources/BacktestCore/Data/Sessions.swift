@@ -41,7 +41,9 @@ public enum SessionWindow: Sendable, Equatable, CustomStringConvertible {
 
 /// A bar length to resample to.
 public enum ResampleInterval: Sendable, Equatable, CustomStringConvertible {
+  /// Buckets of this many minutes, aligned to the session's start (or midnight), never crossing a day.
   case minutes(Int)
+  /// One bar per calendar day (`BarSeries.day`).
   case daily
 
   /// Parses `30min`, `15m`, `1h`, `2h`, `1d` or `daily`.

@@ -1,7 +1,10 @@
 /// One holding of a multi-asset portfolio: its bars, dividends, costs and target weight.
 public struct PortfolioAsset: Sendable {
+  /// The asset's ticker, as reports name it.
   public var symbol: String
+  /// The asset's price bars.
   public var bars: BarSeries
+  /// The asset's dividends (empty for none).
   public var dividends: [Dividend]
   /// Annual expense ratio accrued daily on the holding's value (0 when the prices already net it out).
   public var expenseRatio: Double
@@ -9,6 +12,7 @@ public struct PortfolioAsset: Sendable {
   /// another allocation strategy sets its own).
   public var weight: Double
 
+  /// Creates an asset; by default without dividends or an expense ratio.
   public init(symbol: String, bars: BarSeries, dividends: [Dividend] = [], expenseRatio: Double = 0, weight: Double) {
     self.symbol = symbol
     self.bars = bars
@@ -20,7 +24,9 @@ public struct PortfolioAsset: Sendable {
 
 /// The account rules of a portfolio run.
 public struct PortfolioSettings: Sendable, Equatable {
+  /// The cash the account starts with, in money (default 100,000).
   public var initialCash = 100_000.0
+  /// The commission charged on each fill (default `.none`).
   public var commission: Commission = .none
   /// Buys fill this much above the open, sells below, never outside the bar's range.
   public var slippageBasisPoints = 0.0
@@ -34,6 +40,8 @@ public struct PortfolioSettings: Sendable, Equatable {
   /// External cash after the initial cash: deposits positive, withdrawals negative.
   public var contributions: [DatedAmount] = []
 
+  /// Creates the defaults: 100,000 cash, no commission, no slippage, never rebalanced, no reinvestment, whole shares,
+  /// no external cash.
   public init() {}
 }
 
@@ -41,7 +49,10 @@ public struct PortfolioSettings: Sendable, Equatable {
 public struct PortfolioResult: Sendable {
   /// Every instant at which some asset has a bar (labels from the first asset that has it).
   public var timeline: BarSeries
+  /// The account's value at each close (cash plus shares at the marked prices), in money; index 0 is timeline bar
+  /// `firstBar`.
   public var equity: ContiguousArray<Double>
+  /// The cash at each close, in money.
   public var cash: ContiguousArray<Double>
   /// External cash at the bar: deposits credited (the initial cash at bar 0) less withdrawals paid.
   public var flow: ContiguousArray<Double>
@@ -56,10 +67,13 @@ public struct PortfolioResult: Sendable {
   }
   /// Dividend cash credited at the bar.
   public var dividends: ContiguousArray<Double>
-  /// Per asset: shares held and the price marked at each close (the last close carried over; NaN before the first bar).
+  /// Per asset (in the order given): the shares held at each close.
   public var shares: [ContiguousArray<Double>]
+  /// Per asset: the price marked at each close (the last close carried over; NaN before the asset's first bar).
   public var prices: [ContiguousArray<Double>]
+  /// Every fill, in the order it happened (`Fill.bar` a timeline bar, `Fill.asset` an index into the assets).
   public var fills: [Fill]
+  /// Per asset: its money bought and sold, fees, dividends and cost basis over the run.
   public var totals: [AssetTotals]
   /// Withdrawals not paid: beyond what the account held when paid, or still waiting for a full bar at the end.
   public var unpaidWithdrawals = 0.0

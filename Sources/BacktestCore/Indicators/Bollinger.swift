@@ -7,6 +7,7 @@
 /// zero and the slow drift of running sums. Where every value of the window
 /// is equal the result is exactly that value and a deviation of exactly 0.
 public struct StreamingMeanDeviation: Sendable {
+  /// The number of values in the window.
   public let period: Int
   private var window: ContiguousArray<Double>
   private var head = 0
@@ -18,6 +19,7 @@ public struct StreamingMeanDeviation: Sendable {
   private var equalRun = 0
   private var previous = Double.nan
 
+  /// Creates an empty window of `period` values (`period` > 0).
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
     self.period = period
@@ -105,8 +107,13 @@ public func rollingMeanDeviation(_ x: ContiguousArray<Double>, period: Int)
 
 /// Bollinger Bands over a whole series (TA-Lib `BBANDS`, `matype = 0`).
 public struct BollingerBands: Sendable {
+  /// The lower band: `middle` less `deviations` population standard deviations of the window; `nan` before index
+  /// `period - 1`.
   public var lower: ContiguousArray<Double>
+  /// The middle band, the mean of the last `period` closes; `nan` before index `period - 1`.
   public var middle: ContiguousArray<Double>
+  /// The upper band: `middle` plus `deviations` population standard deviations of the window; `nan` before index
+  /// `period - 1`.
   public var upper: ContiguousArray<Double>
 
   /// Computes the bands of `close`: middle = mean of the last `period` closes,

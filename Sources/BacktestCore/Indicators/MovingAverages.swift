@@ -4,6 +4,7 @@
 /// from scratch every `period` updates, so the error stays within a few ulps
 /// of the exact window sum however long the series is.
 public struct StreamingSMA: Sendable {
+  /// The number of values averaged.
   public let period: Int
   private var window: ContiguousArray<Double>
   private var head = 0
@@ -12,6 +13,7 @@ public struct StreamingSMA: Sendable {
   private var compensation = 0.0
   private var sinceRecompute = 0
 
+  /// Creates an empty average over `period` values (`period` > 0).
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
     self.period = period
@@ -49,12 +51,14 @@ public struct StreamingSMA: Sendable {
 /// seeded with the simple mean of the first `period` values (defined from
 /// index `period - 1`).
 public struct StreamingEMA: Sendable {
+  /// The number of values the seed averages; it also sets the smoothing `k = 2 / (period + 1)`.
   public let period: Int
   private let k: Double
   private var seen = 0
   private var seedSum = 0.0
   private var value = Double.nan
 
+  /// Creates an empty average for `period` (`period` > 0).
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
     self.period = period

@@ -5,12 +5,14 @@
 /// losses, then `avg = (avg * (period - 1) + d⁺) / period`.
 /// `rsi = 100 * (gain / (gain + loss))`, and 0 when both are 0.
 public struct StreamingRSI: Sendable {
+  /// The smoothing period, in values.
   public let period: Int
   private var seen = 0
   private var previous = 0.0
   fileprivate var gain = 0.0
   fileprivate var loss = 0.0
 
+  /// Creates an empty RSI for `period` (`period` > 0).
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
     self.period = period
@@ -112,11 +114,13 @@ struct RSILanes {
 /// starts at bar 1; the first ATR, at index `period`, is the mean of the
 /// first `period` true ranges, then `atr = (atr * (period - 1) + tr) / period`.
 public struct StreamingATR: Sendable {
+  /// The smoothing period, in bars.
   public let period: Int
   private var seen = 0
   private var previousClose = 0.0
   private var value = 0.0
 
+  /// Creates an empty ATR for `period` (`period` > 0).
   public init(period: Int) {
     precondition(period > 0, "period must be > 0, was \(period)")
     self.period = period

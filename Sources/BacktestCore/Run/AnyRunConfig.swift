@@ -3,9 +3,11 @@ import Foundation
 /// A run file of any kind: a strategy over one asset, the same strategy over each symbol of a universe, or an
 /// allocation strategy over several assets (a portfolio). Every command takes one.
 public enum AnyRunConfig: Sendable {
+  /// A single-asset strategy over one asset's bars.
   case swing(RunConfig)
   /// A single-asset strategy over each symbol of `data.universe` (`RunConfig.universe`), each on its own cash.
   case universe(RunConfig)
+  /// An allocation strategy over several assets sharing one account.
   case portfolio(PortfolioRunConfig)
 
   /// The run's name (`name:`, else the file's).

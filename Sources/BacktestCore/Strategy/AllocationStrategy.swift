@@ -1,8 +1,11 @@
 /// One asset an allocation strategy allocates among: its symbol and all its bars.
 public struct AllocationAsset: Sendable {
+  /// The asset's symbol, as the run file names it.
   public var symbol: String
+  /// All the asset's bars.
   public var bars: BarSeries
 
+  /// Creates an asset from its symbol and bars.
   public init(symbol: String, bars: BarSeries) {
     self.symbol = symbol
     self.bars = bars
@@ -18,6 +21,7 @@ public struct Allocation: Sendable, Equatable {
   /// One score per asset (NaN where it has none), for `targets.csv`, reports and `signal`; empty when the strategy does not score.
   public var scores: [Double]
 
+  /// Creates a decision; `scores` is empty when the strategy does not score.
   public init(weights: [Double], scores: [Double] = []) {
     self.weights = weights
     self.scores = scores
@@ -81,6 +85,7 @@ public struct AllocationContext: Sendable {
 /// them at `context.barIndex(of:)`. The engine is generic over the strategy:
 /// `allocate` is called once per timeline bar, never dynamically dispatched.
 public protocol AllocationStrategy: SendableMetatype {
+  /// The strategy's declared parameters, read from the run file's `strategy:` section.
   associatedtype Parameters: StrategyParameters
   /// The name a run file uses in `strategy.type`, e.g. `dual_momentum`.
   static var name: String { get }

@@ -6,9 +6,12 @@ public struct CycleGate: Sendable {
   /// exits in `exitStages`. When false the stages are only reported and no
   /// decision changes (spec §6, v1.1).
   public var filter: Bool
+  /// The stages in which a buy signal passes when `filter` is on (`unknown` never does).
   public var buyStages: Set<CycleStage>
+  /// The stages that close an open position when `filter` is on (`unknown` never does).
   public var exitStages: Set<CycleStage>
 
+  /// Creates a gate with one stage per bar.
   public init(stages: ContiguousArray<CycleStage>, filter: Bool, buyStages: Set<CycleStage>, exitStages: Set<CycleStage>) {
     self.stages = stages
     self.filter = filter
@@ -58,6 +61,7 @@ public struct CycleGate: Sendable {
 /// same close, whose reason then stands. Exits of the wrapped strategy are
 /// never blocked. With `gate.filter` off every signal passes unchanged.
 public struct CycleFilter<Inner: BarDecider>: BarDecider {
+  /// The wrapped strategy.
   public var inner: Inner
   private let stages: ContiguousArray<CycleStage>
   private let entryMask: UInt8
@@ -65,6 +69,7 @@ public struct CycleFilter<Inner: BarDecider>: BarDecider {
   /// Buy signals the filter blocked.
   public private(set) var blockedEntries = 0
 
+  /// Wraps `inner` with `gate`, which must hold a stage for every bar decided on.
   public init(_ inner: Inner, gate: CycleGate) {
     self.inner = inner
     stages = gate.stages

@@ -1,11 +1,16 @@
 /// The values a number parameter may take: an interval whose ends may be open,
 /// closed or absent.
 public struct NumberRange: Sendable, Equatable {
+  /// The lower end; `nil` for none.
   public var lower: Double?
+  /// Whether `lower` itself is allowed.
   public var lowerInclusive: Bool
+  /// The upper end; `nil` for none.
   public var upper: Double?
+  /// Whether `upper` itself is allowed.
   public var upperInclusive: Bool
 
+  /// Creates a range from its ends.
   public init(lower: Double?, lowerInclusive: Bool, upper: Double?, upperInclusive: Bool) {
     self.lower = lower
     self.lowerInclusive = lowerInclusive
@@ -28,6 +33,7 @@ public struct NumberRange: Sendable, Equatable {
     NumberRange(lower: a, lowerInclusive: false, upper: b, upperInclusive: false)
   }
 
+  /// Whether `x` lies within the range; no end excludes a NaN.
   public func contains(_ x: Double) -> Bool {
     if let lower, lowerInclusive ? x < lower : x <= lower { return false }
     if let upper, upperInclusive ? x > upper : x >= upper { return false }
@@ -92,6 +98,7 @@ public struct Parameter<Values>: Sendable {
   public let alias: String?
   /// One line for `backtest strategies`.
   public let doc: String
+  /// The parameter's type and allowed values.
   public let type: ParameterType
   let read: @Sendable (ConfigTable, String, inout Values) throws -> Void
   let text: @Sendable (Values) -> String
@@ -144,9 +151,13 @@ extension Parameter {
 
 /// A parameter as reports and `backtest strategies` show it, whatever the strategy.
 public struct ParameterInfo: Sendable, Equatable {
+  /// The key path inside the `strategy:` section, e.g. `bollinger.period`.
   public var path: String
+  /// A short name sweeps and `--set` also accept, e.g. `bb_period`; `nil` for none.
   public var alias: String?
+  /// One line for `backtest strategies`.
   public var doc: String
+  /// The parameter's type and allowed values.
   public var type: ParameterType
   /// The default value as a run file would write it.
   public var defaultText: String
@@ -157,7 +168,9 @@ public struct ParameterInfo: Sendable, Equatable {
 public struct ParameterConflict: Error, Sendable {
   /// The parameter to point at (a declared path).
   public var path: String
+  /// What does not go together, as an `InputError` message: lower case, no trailing period.
   public var message: String
+  /// Creates a conflict reported at the parameter `path`.
   public init(path: String, message: String) {
     self.path = path
     self.message = message

@@ -8,6 +8,7 @@ import Foundation
 public final class ConfigTable {
   /// Dotted path of this table in the document (`strategy.rsi`), empty at the root.
   public let path: String
+  /// Where this table's mapping starts in the file; errors about the table as a whole point here.
   public let location: SourceLocation
   package private(set) var entries: [YAMLEntry]
   /// Where each key is first written in `entries`: a lookup does not scan them (100,000 params were quadratic).

@@ -1,9 +1,13 @@
 /// A place in an input file: 1-based line and column.
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+  /// The file's path as the reader was given it.
   public var file: String
+  /// The line, from 1.
   public var line: Int
+  /// The column, from 1.
   public var column: Int
 
+  /// Creates a location; `line` and `column` are 1-based.
   public init(file: String, line: Int, column: Int) {
     self.file = file
     self.line = line
@@ -26,10 +30,14 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingInput
   }
 
+  /// Bad input (exit 65) or missing input (exit 66).
   public var kind: Kind
   /// Where the problem is; `nil` when it concerns a whole file (then `file` is set).
   public var location: SourceLocation?
+  /// The file the problem is in (the location's file when there is a location).
   public var file: String
+  /// What was expected and what was found, in lower case without a trailing period; cut at `messageLimit`, secret-like
+  /// values hidden.
   public var message: String
   /// Optional lines shown under the message (a source excerpt with a caret).
   public var excerpt: String?
@@ -42,6 +50,7 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
   /// leaving room for a list of the names expected, such as the sweep's 36 metrics).
   public static let messageLimit = 1_000
 
+  /// Creates a bad-input error at `location`; `excerpt` is shown under the message, secret-like values hidden.
   public init(_ message: String, at location: SourceLocation, excerpt: String? = nil) {
     self.kind = .badInput
     self.location = location
@@ -50,6 +59,7 @@ public struct InputError: Error, Equatable, Sendable, CustomStringConvertible {
     self.excerpt = excerpt.map(redactingSecrets)
   }
 
+  /// Creates an error about `file` as a whole, without a line or column.
   public init(_ message: String, file: String, kind: Kind = .badInput) {
     self.kind = kind
     self.location = nil

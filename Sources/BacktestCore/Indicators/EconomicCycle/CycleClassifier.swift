@@ -1,10 +1,16 @@
 /// An economic-cycle stage (`Docs/spec/economic-cycle.md` §1). The raw
 /// value is the spec's exact, case-sensitive spelling.
 public enum CycleStage: String, Sendable, CaseIterable, Comparable {
+  /// The output gap at or above trend and rising.
   case expansion = "Expansion"
+  /// The output gap at or above trend and falling; also a contraction that the unemployment rule, when on, does not
+  /// confirm.
   case peak = "Peak"
+  /// The output gap below trend and falling (confirmed by the unemployment rule when it is on).
   case contraction = "Contraction"
+  /// The output gap below trend and rising.
   case recovery = "Recovery"
+  /// Not classifiable: too little data, or the latest classification is older than allowed.
   case unknown = "unknown"
 
   /// The app color of the stage (none for `unknown`).
