@@ -392,7 +392,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
       fine.append(time: time, day: output.bars.day[t], open: output.bars.open[t], high: high, low: low, close: low, volume: 0,
                   label: Array("f\(j)".utf8))
     }
-    let settled = Backtest.execute(output.config, bars: output.bars, barsInFile: output.barsInFile, intrabar: IntrabarData(bars: fine))
+    let settled = Backtest.execute(output.config, RunInputs(bars: output.bars, barsInFile: output.barsInFile, intrabar: IntrabarData(bars: fine)))
     #expect(settled.run.result.resolvedBars == 1 && !settled.run.result.trades.contains(where: \.ambiguous))
     #expect(settled.otherRule == nil && !MarkdownReport.render(settled).contains("### Intrabar ambiguity"))
     #expect(!RunReport.summaryJSON(settled).rendered().contains("other_intrabar_rule"))

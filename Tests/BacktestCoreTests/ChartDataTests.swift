@@ -185,7 +185,7 @@ struct ChartDataReader {
   func predictions() throws {
     let bars = SyntheticBars.generate(count: 20_000, seed: 6)
     let config = try runConfig("name: p\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
-    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let output = Backtest.execute(config, RunInputs(bars: bars))
     let chart = InteractiveChart.run(output, charts: RunCharts(output))
     let spec = chart.spec
     guard case .object(let fields) = spec, case .array(let columns)? = fields.first(where: { $0.0 == "columns" })?.1 else { Issue.record("no columns"); return }

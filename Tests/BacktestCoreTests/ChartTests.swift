@@ -217,7 +217,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
     }
     #expect(RunCharts.priceDecimals(bars: bars) == decimals)
     let config = try runConfig("name: big\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
-    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let output = Backtest.execute(config, RunInputs(bars: bars))
     let started = Date()
     let html = HTMLReport.render(output)
     let seconds = Date().timeIntervalSince(started)
@@ -384,7 +384,7 @@ final class SVGCollector: NSObject, XMLParserDelegate {
   func bestAndWorstAlwaysListed() throws {
     let bars = SyntheticBars.generate(count: 300_000, seed: 5)
     let config = try runConfig("name: many\ndata: {bars: ../Data/GOOG.csv}\nstrategy: {type: bollinger_rsi}\n")
-    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count)
+    let output = Backtest.execute(config, RunInputs(bars: bars))
     let trades = output.run.result.trades
     let best = trades.indices.max { trades[$0].returnFraction < trades[$1].returnFraction }!
     let worst = trades.indices.min { trades[$0].returnFraction < trades[$1].returnFraction }!

@@ -36,7 +36,7 @@ import Testing
     let config = RunConfig(name: "app", data: DataSettings(bars: "GOOG (app)", timeZone: ny),
                            strategy: ConfiguredStrategy(BollingerRSI.self, parameters: parameters), cycle: cycleSettings)
     let rows = try CycleClassifier.classify(macro, settings: cycleSettings.classifier)
-    let output = Backtest.execute(config, bars: bars, barsInFile: bars.count, cycle: Backtest.cycle(cycleSettings, data: macro, rows: rows, bars: bars))
+    let output = Backtest.execute(config, RunInputs(bars: bars, cycle: Backtest.cycle(cycleSettings, data: macro, rows: rows, bars: bars)))
 
     #expect(output.run.result.trades == fromFile.run.result.trades)
     #expect(output.run.result.equity == fromFile.run.result.equity)
@@ -59,7 +59,7 @@ import Testing
     parameters.stopLoss = 0.03
     let config = RunConfig(name: "app", data: DataSettings(bars: "INCM (app)"), strategy: ConfiguredStrategy(BollingerRSI.self, parameters: parameters),
                            broker: broker, expenseRatio: 0.0035)
-    let output = Backtest.execute(config, bars: Self.bars(from: fromFile.bars), barsInFile: fromFile.bars.count, dividends: dividends)
+    let output = Backtest.execute(config, RunInputs(bars: Self.bars(from: fromFile.bars), barsInFile: fromFile.bars.count, dividends: dividends))
     #expect(output.run.result.dividendIncome > 0)
     #expect(output.run.result.dividendIncome == fromFile.run.result.dividendIncome)
     #expect(output.run.result.trades == fromFile.run.result.trades && output.summary.finalEquity == fromFile.summary.finalEquity)

@@ -116,9 +116,9 @@ struct SignalCommand {
     // The run answers the question for this position as it decides at the newest close.
     var (bars, barsInFile) = try Backtest.loadBars(for: config)
     bars = try Self.closed(bars, by: nowInstant, data: config.data)
-    let output = Backtest.execute(config, bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
-                                  intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data),
-                                  explain: LiveSignalAnalyzer.question(for: source, bars: bars))
+    let inputs = RunInputs(bars: bars, barsInFile: barsInFile, cycle: try Backtest.loadCycle(config, bars: bars),
+                           intrabar: try Backtest.loadIntrabar(config.data), dividends: try Backtest.loadDividends(config.data))
+    let output = Backtest.execute(config, inputs, explain: LiveSignalAnalyzer.question(for: source, bars: bars))
     let signal = LiveSignalAnalyzer.analyze(output, position: source, alerts: config.alerts, holidays: config.data.holidays, now: nowInstant)
     // One check of a state file at a time: from reading it to writing it (with the notifier between), others wait.
     let lock = try lockState()

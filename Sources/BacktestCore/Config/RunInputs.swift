@@ -49,11 +49,6 @@ extension Backtest {
   }
 
   /// Runs the configured strategy and the benchmark over inputs read from files.
-  package static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
-                             indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
-    execute(config, bars: inputs.bars, barsInFile: inputs.barsInFile, cycle: inputs.cycle, intrabar: inputs.intrabar,
-            dividends: inputs.dividends, explain: explain, manifest: inputs.manifest, indicatorsReady: indicatorsReady)
-  }
 
   /// Reads every file a run file names, and records each in the run manifest.
   ///
@@ -137,6 +132,19 @@ package struct RunInputs: Sendable {
   package var manifest: RunManifest
   /// One line each about input read in a way to know: columns not used, pay dates taken as ex-dates.
   package var notices: [String] = []
+
+  /// Inputs already in memory: `barsInFile` defaults to the bars' count, and a manifest without settings gets the run
+  /// file's settings hash when the run executes.
+  package init(bars: BarSeries, barsInFile: Int? = nil, cycle: CycleContext? = nil, intrabar: IntrabarData? = nil,
+               dividends: [Dividend] = [], manifest: RunManifest = RunManifest(), notices: [String] = []) {
+    self.bars = bars
+    self.barsInFile = barsInFile ?? bars.count
+    self.cycle = cycle
+    self.intrabar = intrabar
+    self.dividends = dividends
+    self.manifest = manifest
+    self.notices = notices
+  }
 }
 
 extension RunManifest {

@@ -78,19 +78,19 @@ package enum Backtest {
   ///
   /// The benchmark and its statistics are made on another thread while the
   /// strategy runs; `indicatorsReady` is as in `ConfiguredStrategy.run`.
-  package static func execute(_ config: RunConfig, bars: BarSeries, barsInFile: Int, cycle: CycleContext? = nil,
-                             intrabar: IntrabarData? = nil, dividends: [Dividend] = [], explain: FinalQuestion? = nil,
-                             manifest: RunManifest? = nil, indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
+  package static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
+                             indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
+    let (bars, intrabar, dividends) = (inputs.bars, inputs.intrabar, inputs.dividends)
     let account = accountEvents(config, bars: bars, dividends: dividends)
     let buyAndHold = OnOtherThread { () -> (BacktestResult, PerformanceSummary) in
       var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
       let benchmark = Engine.run(&benchmarkStrategy, bars: bars, broker: config.broker, account: account)
       return (benchmark, PerformanceSummary(result: benchmark, bars: bars))
     }
-    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: cycle?.gate, intrabar: intrabar, account: account,
+    let run = config.strategy.run(bars: bars, broker: config.broker, cycle: inputs.cycle?.gate, intrabar: intrabar, account: account,
                                   explain: explain, indicatorsReady: indicatorsReady)
     let summary = PerformanceSummary(result: run.result, bars: bars)
-    var cycle = cycle
+    var cycle = inputs.cycle
     if let gate = cycle?.gate, gate.filter {
       let unfiltered = config.strategy.run(bars: bars, broker: config.broker, intrabar: intrabar, account: account).result
       cycle?.unfiltered = PerformanceSummary(result: unfiltered, bars: bars)
@@ -106,8 +106,8 @@ package enum Backtest {
     }
     let (benchmark, benchmarkSummary) = buyAndHold.value
     return RunOutput(config: config, bars: bars, run: run, summary: summary, benchmark: benchmark, benchmarkSummary: benchmarkSummary,
-                     barsInFile: barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends,
-                     manifest: manifest ?? RunManifest(settings: config.settingsHash))
+                     barsInFile: inputs.barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends,
+                     manifest: inputs.manifest.settings == nil ? RunManifest(settings: config.settingsHash) : inputs.manifest)
   }
 
 }
