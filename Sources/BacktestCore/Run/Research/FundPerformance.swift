@@ -136,7 +136,3 @@ package struct FundPerformance: Sendable {
     return out
   }
 }
-
-extension UInt8 {
-  var isWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 || self == 0xEF || self == 0xBB || self == 0xBF }
-}
