@@ -59,9 +59,15 @@ struct EquityMarks: Sendable {
   /// Marks bar `i` at equity `e` on `day`; bars are marked in order, each once, and `barsMarked` is left to the caller.
   @inlinable @inline(__always)
   mutating func mark(_ e: Double, bar i: Int, day: Int32) {
-    if e >= peak { newPeak(e, bar: i, day: day, after: i - 1 - peakBar, endedOn: day) }
-    let dd = e / peak - 1
-    if dd < worstDrawdown { worstDrawdown = dd }
+    if e >= peak {
+      // At a peak the drawdown is 0 (or nan: 0 or an infinite equity), never below the deepest.
+      newPeak(e, bar: i, day: day, after: i - 1 - peakBar, endedOn: day)
+    } else if e != lastEquity {
+      // The same equity as the last bar's, below the same peak, is the same drawdown, counted already: a flat account
+      // skips the division.
+      let dd = e / peak - 1
+      if dd < worstDrawdown { worstDrawdown = dd }
+    }
     lastEquity = e
     lastDay = day
   }

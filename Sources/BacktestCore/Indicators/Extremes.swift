@@ -22,19 +22,18 @@ private func rollingExtreme(_ x: ContiguousArray<Double>, period: Int, highest: 
   return x.withUnsafeBufferPointer { x in
     ContiguousArray(count: n) { out in
       withUnsafeTemporaryAllocation(of: Int.self, capacity: ring) { queue in
-        @inline(__always) func run(_ keeps: (Double, Double) -> Bool) {
-          let mask = ring - 1
-          var head = 0, tail = 0  // counts of indices pushed and dropped at the front; the queue is head..<tail
-          for i in 0..<n {
-            let v = x[i]
-            while tail > head && keeps(v, x[queue[(tail - 1) & mask]]) { tail -= 1 }
-            queue[tail & mask] = i
-            tail += 1
-            if queue[head & mask] <= i - period { head += 1 }
-            out[i] = i >= period - 1 ? x[queue[head & mask]] : .nan
-          }
+        // A test on a constant, not a closure: the loop is made once per direction.
+        @inline(__always) func keeps(_ v: Double, _ w: Double) -> Bool { highest ? v >= w : v <= w }
+        let mask = ring - 1
+        var head = 0, tail = 0  // counts of indices pushed and dropped at the front; the queue is head..<tail
+        for i in 0..<n {
+          let v = x[i]
+          while tail > head && keeps(v, x[queue[(tail - 1) & mask]]) { tail -= 1 }
+          queue[tail & mask] = i
+          tail += 1
+          if queue[head & mask] <= i - period { head += 1 }
+          out[i] = i >= period - 1 ? x[queue[head & mask]] : .nan
         }
-        if highest { run(>=) } else { run(<=) }
       }
     }
   }
