@@ -4,15 +4,18 @@
 # combinations), the Examples donchian plug-in (donchian-sweep.yaml, 100) and
 # the rules with a trailing stop (bench-sweep-trailing.yaml, 180), each run in
 # turn; prints each one's median wall time, its bar-combinations per second and
-# its ratio to the kernel's (of the medians).
+# its ratio to the kernel's (of the medians). With several binaries, each
+# sweep runs with each binary in turn, so that all see the same minutes.
 #
 #   backtest bench --write /tmp/bw     # bars.csv (100k bars), bench-sweep.yaml, bench-sweep-trailing.yaml
 #   (cd Examples && swift build -c release --product backtest-examples)   # runs every command, and donchian
-#   Tools/time_general.sh /tmp/bw 5 Examples/.build/release/backtest-examples
+#   Tools/time_general.sh /tmp/bw 7 Examples/.build/release/backtest-examples [OLD_BINARY...]
 #
 # The donchian sweep file is written into the folder when it has none.
 set -euo pipefail
-folder=$1; runs=$2; binary=$(realpath "$3")
+folder=$1; runs=$2; shift 2
+binaries=()
+for b in "$@"; do binaries+=("$(realpath "$b")"); done
 bars=$(( $(wc -l < "$folder/bars.csv") - 1 ))
 if [ ! -e "$folder/donchian-sweep.yaml" ]; then
   cat > "$folder/donchian-sweep.yaml" <<'YAML'
@@ -32,18 +35,23 @@ declare -A times
 sweeps="bench-sweep donchian-sweep bench-sweep-trailing"
 for _ in $(seq "$runs"); do
   for sweep in $sweeps; do
-    start=$(date +%s%N)
-    (cd "$folder" && "$binary" sweep "$sweep.yaml" --fresh --quiet --out "/tmp/time-general-$sweep" >/dev/null)
-    end=$(date +%s%N)
-    times[$sweep]+="$(( (end - start) / 100000 )) "
+    for binary in "${binaries[@]}"; do
+      start=$(date +%s%N)
+      (cd "$folder" && "$binary" sweep "$sweep.yaml" --fresh --quiet --out "/tmp/time-general-$sweep" >/dev/null)
+      end=$(date +%s%N)
+      times[$binary $sweep]+="$(( (end - start) / 100000 )) "
+    done
   done
 done
 declare -A combinations=([bench-sweep]=180 [donchian-sweep]=100 [bench-sweep-trailing]=180)
-kernel=""
-for sweep in $sweeps; do
-  median=$(echo ${times[$sweep]} | tr ' ' '\n' | sort -n | awk '{t[NR] = $1} END {print t[int((NR + 1) / 2)] / 10}')
-  rate=$(awk -v b="$bars" -v c="${combinations[$sweep]}" -v m="$median" 'BEGIN {printf "%.1f", b * c / (m / 1000) / 1e6}')
-  [ -z "$kernel" ] && kernel=$rate
-  ratio=$(awk -v r="$rate" -v k="$kernel" 'BEGIN {printf "1/%.2f", k / r}')
-  echo "$sweep: median $median ms of $runs (${times[$sweep]}in 0.1 ms), $rate M bar-combinations/s, $ratio of the kernel's"
+for binary in "${binaries[@]}"; do
+  echo "$binary:"
+  kernel=""
+  for sweep in $sweeps; do
+    median=$(echo ${times[$binary $sweep]} | tr ' ' '\n' | sort -n | awk '{t[NR] = $1} END {print t[int((NR + 1) / 2)] / 10}')
+    rate=$(awk -v b="$bars" -v c="${combinations[$sweep]}" -v m="$median" 'BEGIN {printf "%.1f", b * c / (m / 1000) / 1e6}')
+    [ -z "$kernel" ] && kernel=$rate
+    ratio=$(awk -v r="$rate" -v k="$kernel" 'BEGIN {printf "1/%.2f", k / r}')
+    echo "  $sweep: median $median ms of $runs, $rate M bar-combinations/s, $ratio of the kernel's"
+  done
 done
