@@ -78,6 +78,25 @@ import Testing
     }
   }
 
+  @Test("highest and lowest are the window's max and min, for windows of 1 bar to longer than the series", arguments: [UInt64(1), 2, 3])
+  func extremesEqualScan(seed: UInt64) {
+    var rng = SplitMix64(seed: seed)
+    // Rounded values, so that ties are common; runs up and down, so that the queue fills and empties.
+    var x = ContiguousArray<Double>()
+    for _ in 0..<2_000 { x.append(((x.last ?? 100) + rng.normal() * 3).rounded()) }
+    for period in [1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 500, 1_999, 2_000, 2_500] {
+      let (high, low) = (highest(x, period: period), lowest(x, period: period))
+      for i in x.indices {
+        guard i >= period - 1 else {
+          #expect(high[i].isNaN && low[i].isNaN, "seed \(seed) period \(period) bar \(i)")
+          continue
+        }
+        let window = x[(i - period + 1)...i]
+        #expect(high[i] == window.max()! && low[i] == window.min()!, "seed \(seed) period \(period) bar \(i)")
+      }
+    }
+  }
+
   @Test("RSI is 0 when prices do not move, 100 when they only rise")
   func rsiEdges() {
     let flat = rsi(ContiguousArray(repeating: 5, count: 20), period: 14)

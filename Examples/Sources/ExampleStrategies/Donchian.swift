@@ -31,10 +31,15 @@ public struct Donchian: Strategy {
   public let lower: ContiguousArray<Double>
 
   public init(parameters: Parameters, bars: BarSeries) {
+    self.init(parameters: parameters, bars: bars, indicators: IndicatorStore())
+  }
+
+  /// The channel's columns come from `indicators` by period: a sweep computes each period's once.
+  public init(parameters: Parameters, bars: BarSeries, indicators: IndicatorStore) {
     self.parameters = parameters
     close = bars.close
-    upper = Self.previous(highest(bars.high, period: parameters.entryPeriod))
-    lower = Self.previous(lowest(bars.low, period: parameters.exitPeriod))
+    upper = indicators.shared("donchian high \(parameters.entryPeriod)") { Self.previous(highest(bars.high, period: parameters.entryPeriod)) }
+    lower = indicators.shared("donchian low \(parameters.exitPeriod)") { Self.previous(lowest(bars.low, period: parameters.exitPeriod)) }
   }
 
   /// `x` moved one bar later: the value at bar `t` is `x[t - 1]` (the channel excludes the current bar).
@@ -46,6 +51,9 @@ public struct Donchian: Strategy {
 
   public var firstDecisionBar: Int { max(parameters.entryPeriod, parameters.exitPeriod) }
 
+  // Inlinable: the engine's bar loop, specialized for this strategy in the module that names it, inlines the decision
+  // instead of calling across modules at every bar (a loop that large is inlined into only when told to).
+  @inlinable @inline(__always)
   public mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
       if close[i] > upper[i] { return .enterLong(stopLoss: parameters.stopLoss, profitTarget: parameters.profitTarget) }

@@ -46,4 +46,36 @@ import Testing
     #expect(s.decide(at: 2, position: .flat) == .hold)
     #expect(s.decide(at: 2, position: PositionView(shares: 100, entryPrice: 10, entryBar: 1)) == .exitLong(.technical))
   }
+
+  @Test("a sweep, its channels shared through the indicator store, gives each combination what a run of it alone gives")
+  func sweepSharesChannels() throws {
+    // A random walk of daily bars (a fixed linear congruential sequence).
+    var state: UInt64 = 7, close = 100.0
+    var rows: [(Double, Double, Double, Double)] = []
+    for _ in 0..<3_000 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let open = close
+      close = (open * (1 + (Double(state >> 11) / Double(1 << 53) - 0.5) * 0.04) * 100).rounded() / 100
+      rows.append((open, max(open, close) + 0.3, min(open, close) - 0.3, close))
+    }
+    let bars = Self.bars(rows)
+    let catalog = BuiltInStrategies.catalog.adding(Donchian.self)
+    let text = """
+      name: d
+      data: {bars: b.csv}
+      strategy: {type: donchian, stop_loss: 8%}
+      sweep: {parameters: {entry_period: [10, 20, 30], exit_period: [10, 20]}}
+
+      """
+    let (root, settings) = try SweepRunner.parse(text, file: "s.yaml", catalog: catalog)
+    let jobs = try SweepRunner.jobs(root: root, file: "s.yaml", settings: settings, combinations: SweepPlan.combinations(settings),
+                                    catalog: catalog)
+    let results = ConcurrentSlots<PerformanceSummary>(count: jobs.count)
+    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in results.set(c.index, summary) }
+    for (k, job) in jobs.enumerated() {
+      let alone = PerformanceSummary(result: job.config!.strategy.run(bars: bars, broker: job.config!.broker).result, bars: bars)
+      #expect(results.get(k) == alone, "\(job.combination.values)")
+      #expect(alone.totalTrades > 0)
+    }
+  }
 }

@@ -91,6 +91,12 @@ struct BenchCommand {
       + "\nreport: {out: bench-sweep-rules-out}\n" + sweepSection + "\n"
   }
 
+  /// The rules with a trailing stop: the same grid, through the general engine (a trailing stop leaves the kernel).
+  static func trailingSweepFile(bars: String) -> String {
+    "name: bench-sweep-trailing\ndata: {bars: \(bars), timezone: America/New_York}\n" + rulesStrategy
+      + "\n  trailing_stop: 3%\nreport: {out: bench-sweep-trailing-out}\n" + sweepSection + "\n"
+  }
+
   func run() throws -> Int32 {
     if let folder = writeFolder {
       // Files to time whole processes with (for example: hyperfine 'backtest sweep DIR/bench-sweep.yaml --quiet --fresh').
@@ -99,10 +105,12 @@ struct BenchCommand {
         ReportFile(name: "bars.csv", contents: SyntheticBars.csv(SyntheticBars.generate(count: sweepBars, seed: seed))),
         ReportFile(name: "bench-sweep.yaml", contents: Self.sweepFile(bars: "bars.csv")),
         ReportFile(name: "bench-sweep-rules.yaml", contents: Self.rulesSweepFile(bars: "bars.csv")),
+        ReportFile(name: "bench-sweep-trailing.yaml", contents: Self.trailingSweepFile(bars: "bars.csv")),
         ReportFile(name: "bench-run.yaml", contents: Self.runFile(bars: "bars.csv")),
       ], into: folder)
       print("wrote \(folder)/bars.csv (\(HumanFormat.integer(sweepBars)) bars), \(folder)/bench-sweep.yaml (180 combinations), "
-            + "bench-sweep-rules.yaml (the same 180 combinations written as rules) and bench-run.yaml (every output)")
+            + "bench-sweep-rules.yaml (the same 180 combinations written as rules), bench-sweep-trailing.yaml (those rules with a "
+            + "trailing stop: the general engine) and bench-run.yaml (every output)")
       return ExitCode.ok
     }
     let clock = ContinuousClock()
@@ -174,6 +182,10 @@ struct BenchCommand {
                  barCombinations / sweepBest / 1e6, combinations, sweepBars, sweepBest, jobs))
     let rulesSweepBest = try bestSweep(Self.rulesSweepFile(bars: "unused.csv"), file: "bench-sweep-rules.yaml").seconds
     print(String(format: "sweep as rules:  %8.1f M bar-combinations/s (%.4f s, best of 5)", barCombinations / rulesSweepBest / 1e6, rulesSweepBest))
+    // The general engine: the same rules with a trailing stop, which the fused kernel does not simulate.
+    let generalBest = try bestSweep(Self.trailingSweepFile(bars: "unused.csv"), file: "bench-sweep-trailing.yaml").seconds
+    print(String(format: "general engine:  %8.1f M bar-combinations/s (%.4f s, best of 5; the rules with a 3%% trailing stop, %.2f× the kernel's time)",
+                 barCombinations / generalBest / 1e6, generalBest, generalBest / sweepBest))
     if !wholeBars.isEmpty { try wholeProcesses() }
     return ExitCode.ok
   }

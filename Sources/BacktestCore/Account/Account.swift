@@ -140,8 +140,8 @@ struct Account {
   @usableFromInline var cash = 0.0
   @usableFromInline var shares: [Double]
   /// What the bar loop lends the account while it runs (`Engine.trade`): the
-  /// bars' prices and the columns of the record, as buffers (no uniqueness
-  /// check or nested lookup per bar). Empty outside the loop.
+  /// bars' prices and the last closes, as buffers (no uniqueness check or
+  /// nested lookup per bar). Empty outside the loop.
   @usableFromInline var lent = Lent()
   @usableFromInline var positions: [Position]
   @usableFromInline var trades: [Trade] = []
@@ -160,7 +160,7 @@ struct Account {
   /// Deposits credited but not yet invested, and withdrawals not yet paid (target-weight trading).
   @usableFromInline var depositWaiting = 0.0, withdrawalOwed = 0.0
 
-  // The record of every bar of the range: the bar loop makes the columns (`Engine.trade`), empty before it.
+  // The record of every bar of the range, when the loop keeps columns (`Engine.trade`, `ColumnRecord`); empty before it.
   @usableFromInline var equityColumn: ContiguousArray<Double>
   @usableFromInline var cashColumn: ContiguousArray<Double>
   /// Each asset's shares per bar, asset after asset (`sharesColumn(a)`).
@@ -486,35 +486,25 @@ struct Account {
     }
   }
 
-  /// What the bar loop lends: each asset's prices, the last closes, and the record's columns.
+  /// What the bar loop lends: each asset's prices and last closes.
   @usableFromInline
   struct Lent {
     @usableFromInline var bars = UnsafeBufferPointer<Prices>(start: nil, count: 0)
     /// Each asset's last close (carried over bars where it has none; NaN before its first).
     @usableFromInline var lastClose = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
-    @usableFromInline var equity = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
-    @usableFromInline var cash = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
-    @usableFromInline var shares = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
-    @usableFromInline var prices = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
     @inlinable init() {}
   }
 
   /// Marks the account at the close of bar `t` (an asset without a bar keeps
-  /// its last close) and records the bar (`equityColumn`, `cashColumn`,
-  /// `sharesRecord`, `priceRecord`, through the buffers the loop lends).
+  /// its last close): `markedValue`, which the loop's record then keeps.
   @inlinable @inline(__always)
   mutating func mark(_ t: Int) {
     var value = cash
-    let column = t - first, n = end - first
     for a in shares.indices {
       let k = market.bar(of: a, at: t)
       if k >= 0 { lent.lastClose[a] = lent.bars[a].close[k] }
-      if !lent.prices.isEmpty { lent.prices[a * n + column] = lent.lastClose[a] }
-      lent.shares[a * n + column] = shares[a]
       if shares[a] != 0 { value += shares[a] * lent.lastClose[a] }
     }
-    lent.equity[column] = value
-    lent.cash[column] = cash
     markedValue = value
     trailStops(t)
   }

@@ -3,22 +3,23 @@
 /// kernel both feed it, in the same order, so both give bit-identical statistics.
 public struct SummaryAccumulator: Sendable {
   /// The closed trades' tally.
-  var trades = TradeTally()
+  @usableFromInline var trades = TradeTally()
   /// The marks of the account so far (the sweep kernel works on a copy of them in registers).
-  var marks = EquityMarks()
+  @usableFromInline var marks = EquityMarks()
   /// Equity at the last bar of each day.
-  public private(set) var dayEndEquity: [Double] = []
+  public var dayEndEquity: [Double] { dayEnds }
+  @usableFromInline var dayEnds: [Double] = []
   /// The simple returns of `dayEndEquity` (`e[k] / e[k-1] - 1`), once `summary` has computed them.
   public private(set) var dailyReturns: [Double] = []
 
-  public init(expectedDays: Int = 0) { dayEndEquity.reserveCapacity(expectedDays) }
+  public init(expectedDays: Int = 0) { dayEnds.reserveCapacity(expectedDays) }
 
   /// Forgets everything, keeping the storage (for reuse across sweep combinations).
   public mutating func reset() {
-    let days = dayEndEquity, returns = dailyReturns
+    let days = dayEnds, returns = dailyReturns
     self = SummaryAccumulator()
-    dayEndEquity = days
-    dayEndEquity.removeAll(keepingCapacity: true)
+    dayEnds = days
+    dayEnds.removeAll(keepingCapacity: true)
     dailyReturns = returns
     dailyReturns.removeAll(keepingCapacity: true)
   }
@@ -42,22 +43,37 @@ public struct SummaryAccumulator: Sendable {
     }
   }
 
+  /// Forgets everything, then takes what `run` (a statistics-only run of the bar loop, `Engine.summarize`) keeps: the
+  /// marks and day-end equities it writes here, and its trades; what `add(_:bars:)` takes of the full run, bit for bit.
+  ///
+  /// - Returns: the run's dividend income and expense drag (for `PerformanceSummary`).
+  @inlinable
+  mutating func summarize(bars: BarSeries, _ run: (inout EquityMarks, inout [Double]) -> SummarizedRun)
+    -> (dividendIncome: Double, expenseDrag: Double) {
+    reset()
+    let done = run(&marks, &dayEnds)
+    for trade in done.trades {
+      // As `add(_:bars:)` counts a trade's days: from the range's first bar at the earliest.
+      let entry = max(trade.entryBar, done.range.lowerBound), exit = max(trade.exitBar, entry)
+      add(trade, calendarDays: Int(bars.day[exit]) - Int(bars.day[entry]))
+    }
+    return (done.dividendIncome, done.expenseDrag)
+  }
+
   /// Records the equity at a bar's close; `held` when a position is open; `day` the bar's date (days since 1970);
   /// `dayEnd` when it is the last bar of its calendar day.
-  @inline(__always)
+  @inlinable @inline(__always)
   public mutating func mark(equity e: Double, held: Bool, day: Int32, dayEnd: Bool) {
-    marks.mark(e, day: day)
-    if held { marks.barsHeld += 1 }
-    if dayEnd { dayEndEquity.append(e) }
+    marks.mark(e, held: held, day: day, dayEnd: dayEnd, dayEnds: &dayEnds)
   }
 
   /// Makes the day-end equities `days` slots for `body` to fill in place
   /// (the sweep kernel knows each bar's slot); `body` must set every one.
   @inline(__always)
   mutating func fillDayEnds(count days: Int, _ body: (UnsafeMutablePointer<Double>) -> Void) {
-    dayEndEquity.removeAll(keepingCapacity: true)
-    dayEndEquity.append(contentsOf: repeatElement(0, count: days))
-    dayEndEquity.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+    dayEnds.removeAll(keepingCapacity: true)
+    dayEnds.append(contentsOf: repeatElement(0, count: days))
+    dayEnds.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
   }
 
   /// `sharpeRatio` and `sortinoRatio` of the daily returns of `e` (`e[k] / e[k-1] - 1`),
@@ -229,6 +245,7 @@ struct DailyRatios: Sendable {
 }
 
 /// What the closed trades add up to: counts, profit and loss, best and worst, durations.
+@usableFromInline
 struct TradeTally: Sendable {
   var totalTrades = 0, wins = 0, losses = 0, heldBarsInTrades = 0, longestBarsHeld = 0, tradeDays = 0, longestTradeDays = 0
   var winReturnSum = 0.0, lossReturnSum = 0.0, grossProfit = 0.0, grossLoss = 0.0, totalPnl = 0.0, fees = 0.0
@@ -253,73 +270,6 @@ struct TradeTally: Sendable {
     if pnl < 0 { losses += 1; lossReturnSum += r; grossLoss -= pnl }
     best = max(best, r)
     worst = min(worst, r)
-  }
-}
-
-/// The running marks of an account: its peak, deepest drawdown, stretches
-/// below the peak, and how many bars were marked and held.
-struct EquityMarks: Sendable {
-  var peak = -Double.infinity, worstDrawdown = 0.0
-  /// The last bar at a peak (-1 before any) and its date; the last bar's date.
-  var peakBar = -1, peakDay: Int32 = 0, lastDay: Int32 = 0
-  /// The stretches below a peak that have ended: how many, their bars and calendar days, the longest in each.
-  var endedRuns = 0, endedRunBars = 0, endedRunDays = 0, longestEndedRun = 0, longestEndedRunDays = 0
-  var barsMarked = 0, barsHeld = 0
-  var lastEquity = 0.0
-
-  /// The most consecutive bars below the running peak.
-  var longestRun: Int { max(longestEndedRun, barsMarked - 1 - peakBar) }
-
-  /// The stretches below the running peak, the last one included when it has not ended (its days then run to the last
-  /// bar's date): how many, their bars and days in all, the most days; `nil` without any.
-  var stretches: (count: Int, bars: Int, days: Int, longestDays: Int)? {
-    let open = barsMarked - 1 - peakBar
-    guard open > 0 else { return endedRuns > 0 ? (endedRuns, endedRunBars, endedRunDays, longestEndedRunDays) : nil }
-    let openDays = Int(lastDay) - Int(peakDay)
-    return (endedRuns + 1, endedRunBars + open, endedRunDays + openDays, max(longestEndedRunDays, openDays))
-  }
-
-  /// A new peak at bar `i` on `day`: the stretch below the previous one, if any, has ended.
-  @inline(__always)
-  private mutating func newPeak(_ e: Double, bar i: Int, day: Int32, after run: Int, endedOn recovery: Int32) {
-    if run > 0 {
-      let days = Int(recovery) - Int(peakDay)
-      endedRuns += 1
-      endedRunBars += run
-      endedRunDays += days
-      longestEndedRun = max(longestEndedRun, run)
-      longestEndedRunDays = max(longestEndedRunDays, days)
-    }
-    peak = e; peakBar = i; peakDay = day
-  }
-
-  /// Marks the next bar at equity `e` on `day` (who counts held bars does so itself).
-  @inline(__always)
-  mutating func mark(_ e: Double, day: Int32) {
-    mark(e, bar: barsMarked, day: day)
-    barsMarked += 1
-  }
-
-  /// Marks bar `i` at equity `e` on `day`; bars are marked in order, each once, and `barsMarked` is left to the caller.
-  @inline(__always)
-  mutating func mark(_ e: Double, bar i: Int, day: Int32) {
-    if e >= peak { newPeak(e, bar: i, day: day, after: i - 1 - peakBar, endedOn: day) }
-    let dd = e / peak - 1
-    if dd < worstDrawdown { worstDrawdown = dd }
-    lastEquity = e
-    lastDay = day
-  }
-
-  /// Marks `bars` at equity `e`, the first on `days.first`, the last on `days.last`: what `mark(e, bar:day:)` on each
-  /// does.
-  @inline(__always)
-  mutating func markFlat(_ e: Double, bars: Range<Int>, days: (first: Int32, last: Int32)) {
-    guard !bars.isEmpty else { return }
-    if e >= peak { newPeak(e, bar: bars.upperBound - 1, day: days.last, after: bars.lowerBound - 1 - peakBar, endedOn: days.first) }
-    let dd = e / peak - 1
-    if dd < worstDrawdown { worstDrawdown = dd }
-    lastEquity = e
-    lastDay = days.last
   }
 }
 

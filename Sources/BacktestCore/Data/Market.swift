@@ -19,6 +19,7 @@ public struct Market: Sendable {
     self.timeline = timeline
     self.assets = assets
     self.index = index
+    isSingleAsset = index.isEmpty
   }
 
   /// Several assets merged on one timeline.
@@ -41,11 +42,13 @@ public struct Market: Sendable {
   }
 
   /// Whether every asset shares the timeline's bars (one asset).
-  @inlinable public var isSingleAsset: Bool { index.isEmpty }
+  ///
+  /// Stored, not read from `index`: the bar loop asks at every bar, and the array's count was not always inlined.
+  public let isSingleAsset: Bool
 
   /// Asset `a`'s bar at timeline bar `t`, or `-1` when it has none there.
   @inlinable @inline(__always)
-  public func bar(of a: Int, at t: Int) -> Int { index.isEmpty ? t : index[a][t] }
+  public func bar(of a: Int, at t: Int) -> Int { isSingleAsset ? t : index[a][t] }
 
   /// Every instant at which some asset has a bar, in order, labelled as the first asset with that bar writes it.
   static func mergedTimeline(_ assets: [BarSeries]) -> BarSeries {

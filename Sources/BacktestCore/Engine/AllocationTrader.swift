@@ -39,5 +39,5 @@ struct AllocationTrader<S: AllocationStrategy>: Trader {
     targets.rebalanceDue = true
   }
 
-  mutating func finish(account: inout Account) { targets.finish(account: &account) }
+  mutating func finish(account: inout Account) -> Double { targets.finish(account: &account) }
 }

@@ -88,8 +88,9 @@ protocol Trader {
   mutating func open(_ t: Int, account: inout Account)
   /// At the close of bar `t`, after the account is marked: decisions for the next open.
   mutating func close(_ t: Int, account: inout Account)
-  /// After the last bar.
-  mutating func finish(account: inout Account)
+  /// After the last bar; returns what it took from the last bar's marked equity (the commission of a closing fill at
+  /// the last close), else 0.
+  mutating func finish(account: inout Account) -> Double
 }
 
 /// The bar loop: fills, intrabar exits, and decisions, in the spec's order.
@@ -100,37 +101,40 @@ public enum Engine {
   /// dividends at their ex- and pay-date bars, the expense drag since the
   /// previous bar); (2) the trader's orders fill at the open; (3) open
   /// positions exit at their stop or target (`Account.settleLevels`); (4) the
-  /// account is marked at the close; (5) the trader decides at the close.
+  /// account is marked at the close and `record` keeps the bar; (5) the trader
+  /// decides at the close.
   @inlinable
-  static func trade<T: Trader>(_ trader: inout T, account: inout Account, initialCash: Double, broker rule: IntrabarRule,
-                               intrabar: IntrabarData?) {
+  static func trade<T: Trader, R: BarRecord>(_ trader: inout T, account: inout Account, record: inout R, initialCash: Double,
+                                            broker rule: IntrabarRule, intrabar: IntrabarData?) {
     account.cash = initialCash
     if !account.flowColumn.isEmpty && account.end > account.first { account.flowColumn[0] = initialCash }
-    // The record's columns are made here, where `Account.mark` writes every element of them (one column per bar of
-    // the range), so nothing fills them first; they and the bars' prices are lent to the account for the whole loop.
-    let n = account.end - account.first, m = account.shares.count
-    var lastClose = [Double](repeating: .nan, count: m)
-    var cash: ContiguousArray<Double> = [], shares: ContiguousArray<Double> = [], prices: ContiguousArray<Double> = []
-    let equity = ContiguousArray<Double>(count: n) { equity in
-    cash = ContiguousArray(count: n) { cash in
-    shares = ContiguousArray(count: m * n) { shares in
-    prices = ContiguousArray(count: account.market.isSingleAsset ? 0 : m * n) { prices in
+    // The bars' prices and the last closes are lent to the account for the whole loop.
+    var lastClose = [Double](repeating: .nan, count: account.shares.count)
     withPrices(of: account.market.assets[...], lent: []) { bars in
     lastClose.withUnsafeMutableBufferPointer { lastClose in
       account.lent = Account.Lent()
       (account.lent.bars, account.lent.lastClose) = (bars, lastClose)
-      (account.lent.equity, account.lent.cash, account.lent.shares, account.lent.prices) = (equity, cash, shares, prices)
       for t in account.first..<account.end {
         account.receive(t)
         trader.open(t, account: &account)
         account.settleLevels(t, rule: rule, intrabar: intrabar)
         account.mark(t)
+        record.record(t, &account)
         trader.close(t, account: &account)
       }
-      trader.finish(account: &account)
+      let fee = trader.finish(account: &account)
+      if account.end > account.first { record.finish(lastBarLess: fee) }
       account.lent = Account.Lent()
-    }}}}}}
-    (account.equityColumn, account.cashColumn, account.sharesRecord, account.priceRecord) = (equity, cash, shares, prices)
+    }}
+  }
+
+  /// `trade`, keeping every bar in the account's columns (`ColumnRecord`).
+  @inlinable
+  static func trade<T: Trader>(_ trader: inout T, account: inout Account, initialCash: Double, broker rule: IntrabarRule,
+                               intrabar: IntrabarData?) {
+    ColumnRecord.recording(&account) { account, record in
+      trade(&trader, account: &account, record: &record, initialCash: initialCash, broker: rule, intrabar: intrabar)
+    }
   }
 
   /// Calls `body` with each asset's prices as buffers (one level of closures per asset).
@@ -180,15 +184,7 @@ public enum Engine {
                                         intrabar: IntrabarData? = nil, account events: AccountEvents? = nil,
                                         trading range: Range<Int>? = nil, probe: PositionView? = nil) -> BacktestResult {
     let range = range ?? 0..<bars.count
-    precondition(range.lowerBound >= 0 && range.upperBound <= bars.count, "trading range \(range) outside the \(bars.count) bars")
-    let income = AccountIncome(dividends: [events?.dividends ?? DividendSchedule()], expenseRatios: [events?.expenseRatio ?? 0],
-                               borrowRate: broker.borrowRate)
-    var account = Account(market: Market(bars: bars), commission: broker.commission, slippageBasisPoints: broker.slippageBasisPoints,
-                          range: range, income: income, recordsFlows: false)
-    var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
-    if case .volatilityTarget(let target, let lookback) = broker.sizing {
-      trader.exposures = BrokerRules.volatilityFractions(bars, target: target, lookback: lookback)
-    }
+    var (account, trader) = start(strategy, bars: bars, broker: broker, events: events, range: range, probe: probe)
     trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
     strategy = trader.strategy
     var result = BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
@@ -200,6 +196,63 @@ public enum Engine {
     result.unpricedOrders = trader.unpricedOrders
     result.borrowFees = account.borrowFees
     return result
+  }
+
+  /// Runs `strategy` over `bars` as `run` does, keeping only what the statistics read: every close goes into `marks`
+  /// and `dayEnds` (both emptied first) as `SummaryAccumulator.add(_:bars:)` would take them from `run`'s columns,
+  /// and no column is made. A sweep's combinations run this way (`SummaryAccumulator.summarize`).
+  ///
+  /// - Returns: the closed trades, the dividend income and the expense drag.
+  /// - Complexity: O(bars in the range); allocates only when a trade closes, a day ends past `dayEnds`'s capacity or a
+  ///   dividend is paid.
+  @inlinable
+  static func summarize<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings, account events: AccountEvents? = nil,
+                                       trading range: Range<Int>? = nil, marks: inout EquityMarks,
+                                       dayEnds: inout [Double]) -> SummarizedRun {
+    let range = range ?? 0..<bars.count
+    var (account, trader) = start(strategy, bars: bars, broker: broker, events: events, range: range, probe: nil)
+    bars.day.withUnsafeBufferPointer { day in
+      // The day-end storage moves into the record for the loop and back (kept, never copied).
+      var record = SummaryRecord(day: day, last: range.upperBound - 1)
+      swap(&record.dayEnds, &dayEnds)
+      record.dayEnds.removeAll(keepingCapacity: true)
+      trade(&trader, account: &account, record: &record, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: nil)
+      swap(&record.dayEnds, &dayEnds)
+      marks = record.marks
+    }
+    strategy = trader.strategy
+    return SummarizedRun(trades: account.trades, range: range, dividendIncome: account.dividendColumn.reduce(0, +),
+                         expenseDrag: account.expenseDrag)
+  }
+
+  /// The account and the trader of a run of `strategy` over `range`, ready to trade.
+  @inlinable
+  static func start<S: BarDecider>(_ strategy: S, bars: BarSeries, broker: BrokerSettings, events: AccountEvents?, range: Range<Int>,
+                                   probe: PositionView?) -> (Account, SignalTrader<S>) {
+    precondition(range.lowerBound >= 0 && range.upperBound <= bars.count, "trading range \(range) outside the \(bars.count) bars")
+    let income = AccountIncome(dividends: [events?.dividends ?? DividendSchedule()], expenseRatios: [events?.expenseRatio ?? 0],
+                               borrowRate: broker.borrowRate)
+    let account = Account(market: Market(bars: bars), commission: broker.commission, slippageBasisPoints: broker.slippageBasisPoints,
+                          range: range, income: income, recordsFlows: false)
+    var trader = SignalTrader(strategy, sizing: broker.sizing, range: range, probe: probe)
+    if case .volatilityTarget(let target, let lookback) = broker.sizing {
+      trader.exposures = BrokerRules.volatilityFractions(bars, target: target, lookback: lookback)
+    }
+    return (account, trader)
+  }
+}
+
+/// What a statistics-only run (`Engine.summarize`) gives besides its marks: the closed trades (bar indices into the
+/// bars), the range it traded, and the money from outside the trades.
+@usableFromInline
+struct SummarizedRun {
+  @usableFromInline var trades: [Trade]
+  @usableFromInline var range: Range<Int>
+  @usableFromInline var dividendIncome: Double, expenseDrag: Double
+
+  @inlinable
+  init(trades: [Trade], range: Range<Int>, dividendIncome: Double, expenseDrag: Double) {
+    (self.trades, self.range, self.dividendIncome, self.expenseDrag) = (trades, range, dividendIncome, expenseDrag)
   }
 }
 
@@ -305,11 +358,10 @@ struct SignalTrader<S: BarDecider>: Trader {
   }
 
   @inlinable
-  mutating func finish(account: inout Account) {
-    guard account.shares[0] != 0 && account.end > account.first else { return }
+  mutating func finish(account: inout Account) -> Double {
+    guard account.shares[0] != 0 && account.end > account.first else { return 0 }
     let last = account.end - 1
-    let fee = account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
     // The last mark already holds shares * close; only a closing commission changes it.
-    account.lent.equity[last - account.first] -= fee
+    return account.exit(last, 0, at: account.lent.bars[0].close[last], .endOfData)
   }
 }

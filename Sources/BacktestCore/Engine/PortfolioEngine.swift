@@ -351,7 +351,8 @@ struct TargetWeightsTrader: Trader {
     }
   }
 
-  mutating func finish(account: inout Account) {
+  mutating func finish(account: inout Account) -> Double {
     unpaid += account.withdrawalOwed  // still waiting for a full bar at the end of the data
+    return 0
   }
 }

@@ -42,6 +42,9 @@ public struct ConfiguredStrategy: Sendable {
   public let type: any Strategy.Type
   @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?,
                                          IndicatorsReady?) -> StrategyRun
+  /// A sweep's run: the marks only (`Engine.summarize`), the strategy built with the sweep's shared indicators.
+  @usableFromInline let summarize: @Sendable (BarSeries, BrokerSettings, CycleGate?, AccountEvents?, IndicatorStore, inout EquityMarks,
+                                              inout [Double]) -> SummarizedRun
 
   /// Called on the running thread with the strategy's indicator columns once
   /// they are computed, before the first bar trades.
@@ -87,6 +90,15 @@ public struct ConfiguredStrategy: Sendable {
       }
       return StrategyRun(result: result, indicators: filtered.inner.indicatorColumns, blockedEntries: filtered.blockedEntries,
                          overlayTitle: filtered.inner.overlayTitle, final: final)
+    }
+    summarize = { bars, broker, gate, account, indicators, marks, dayEnds in
+      let strategy = S(parameters: parameters, bars: bars, indicators: indicators)
+      guard let gate else {
+        var strategy = strategy
+        return Engine.summarize(&strategy, bars: bars, broker: broker, account: account, marks: &marks, dayEnds: &dayEnds)
+      }
+      var filtered = CycleFilter(strategy, gate: gate)
+      return Engine.summarize(&filtered, bars: bars, broker: broker, account: account, marks: &marks, dayEnds: &dayEnds)
     }
   }
 

@@ -12,7 +12,7 @@ extension RulesStrategy: SweepAccelerated {
 /// A combination whose exit does not read the position runs through the
 /// fused loop of `SwingKernel` (its buys and sells are bits); one whose exit
 /// reads `entry_price` or `bars_held`, or that has a trailing stop, a time
-/// exit, short sales or limit or stop entries, runs through `Engine.run` with its compiled rule. Both give exactly what `backtest run` gives.
+/// exit, short sales or limit or stop entries, runs through the general engine (`Engine.summarize`) with its compiled rule. Both give exactly what `backtest run` gives.
 package struct RulesKernel: SweepKernel {
   private struct Key: Hashable {
     var entry: RuleExpression
@@ -93,9 +93,7 @@ package struct RulesKernel: SweepKernel {
                            profitTarget: parameters.profitTarget, broker: broker, accumulator: &accumulator)
     case .engine(let rule):
       var strategy = RulesStrategy(parameters: parameters, rule: rule, bars: bars)
-      let result = Engine.run(&strategy, bars: bars, broker: broker)
-      accumulator.reset()
-      accumulator.add(result, bars: bars)
+      _ = accumulator.summarize(bars: bars) { Engine.summarize(&strategy, bars: bars, broker: broker, marks: &$0, dayEnds: &$1) }
     }
   }
 }

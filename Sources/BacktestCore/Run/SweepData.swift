@@ -83,6 +83,18 @@ package enum SweepData: Sendable {
   }
 }
 
+extension SweepData {
+  /// The statistics of a single asset's `job` over this data, as `trial(job).summary` gives them, bit for bit, and
+  /// its daily returns in `accumulator.dailyReturns`: the run keeps only the statistics, and its strategy takes its
+  /// indicators from `indicators` (shared by the runs over these bars). `nil` unless the data is one asset's.
+  func summary(_ job: SweepJob, indicators: IndicatorStore, accumulator: inout SummaryAccumulator) -> PerformanceSummary? {
+    guard case .asset(let bars, let cycle, let dividends) = self, case .swing(let config) = job.run else { return nil }
+    return config.strategy.summary(bars: bars, broker: config.broker, cycle: cycle,
+                                   account: Backtest.accountEvents(config, bars: bars, dividends: dividends), indicators: indicators,
+                                   accumulator: &accumulator)
+  }
+}
+
 /// One run of a sweep's combination over the bars it traded: what ranks it, and what the out-of-sample reports show.
 package struct Trial: Sendable {
   /// The statistics (a portfolio's: of its time-weighted return).
@@ -139,5 +151,21 @@ extension SweepData {
       throw InputError("the validation split (\(v.description)) leaves no in-sample or no out-of-sample bars", file: file)
     }
     return (slice(0..<k), k)
+  }
+}
+
+extension ConfiguredStrategy {
+  /// Runs the strategy over `bars` as `run` does, keeping only the statistics, with `indicators` shared by the runs
+  /// over the same bars: `PerformanceSummary.init(result:bars:)` of `run`'s result, bit for bit, and the daily returns
+  /// in `accumulator.dailyReturns`.
+  func summary(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate?, account: AccountEvents?, indicators: IndicatorStore,
+               accumulator: inout SummaryAccumulator) -> PerformanceSummary {
+    let money = accumulator.summarize(bars: bars) { summarize(bars, broker, gate, account, indicators, &$0, &$1) }
+    let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
+    var s = accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays)
+    s.dividendIncome = money.dividendIncome
+    s.expenseDrag = money.expenseDrag
+    s.fees += money.expenseDrag
+    return s
   }
 }

@@ -65,9 +65,12 @@ package enum SweepRunner {
     let kernel: KernelDispatch? = if case .asset(_, nil, let dividends) = data, dividends.isEmpty { KernelDispatch(jobs, bars: bars) } else { nil }
     let counter = JobCounter()
     let days = bars.dayCount, calendarDays = bars.isEmpty ? 0 : SwingKernel.calendarDays(bars)
+    // The combinations the general engine runs compute each of their strategy's shared indicators once.
+    let indicators = IndicatorStore()
     DispatchQueue.concurrentPerform(iterations: max(1, min(workers, jobs.count))) { _ in
       // Kernel combinations are taken four at a time: their Sharpe and Sortino sums run as vector lanes.
       var lanes = (0..<4).map { _ in SummaryAccumulator(expectedDays: days) }
+      var general = SummaryAccumulator(expectedDays: days)
       func finish(_ job: SweepJob, _ summary: PerformanceSummary, returns: [Double]) {
         if let blockSums { returns.withUnsafeBufferPointer { blockSums.set(job.combination.index, .init(returns: $0)) } }
         best?.offer(job.combination, summary, returns: returns)
@@ -78,8 +81,12 @@ package enum SweepRunner {
         batch.removeAll(keepingCapacity: true)
         while batch.count < 4, let k = counter.next(below: jobs.count) {
           if let kernel, kernel.covers[k] { batch.append(k); continue }
-          let trial = data.trial(jobs[k])
-          finish(jobs[k], trial.summary, returns: trial.dailyReturns)
+          if let summary = data.summary(jobs[k], indicators: indicators, accumulator: &general) {
+            finish(jobs[k], summary, returns: general.dailyReturns)
+          } else {
+            let trial = data.trial(jobs[k])
+            finish(jobs[k], trial.summary, returns: trial.dailyReturns)
+          }
         }
         guard let kernel, !batch.isEmpty else { break }
         for (j, k) in batch.enumerated() { kernel.simulate(k, &lanes[j]) }

@@ -135,6 +135,11 @@ public protocol Strategy: BarDecider, SendableMetatype {
   static var summary: String { get }
   /// Precomputes every indicator over `bars`.
   init(parameters: Parameters, bars: BarSeries)
+  /// Precomputes every indicator over `bars` as `init(parameters:bars:)` does,
+  /// taking each column from `indicators` under a key naming its parameters
+  /// (`IndicatorStore.shared`), so that a sweep computes it once for all its
+  /// combinations. Optional: by default the store is not used.
+  init(parameters: Parameters, bars: BarSeries, indicators: IndicatorStore)
   /// The indicator columns for `indicators.csv` and the charts, in order.
   /// Read once `init` has made them (`backtest run` starts indicators.csv
   /// then) and again after the last bar (columns filled while trading work,
@@ -170,6 +175,10 @@ public struct StrategyDetails: Sendable {
 }
 
 extension Strategy {
+  public init(parameters: Parameters, bars: BarSeries, indicators: IndicatorStore) {
+    self.init(parameters: parameters, bars: bars)
+  }
+
   public var overlayTitle: String {
     indicatorColumns.compactMap { if case .overlay(let label, _) = $0.plot { return label } else { return nil } }
       .joined(separator: ", ")

@@ -230,6 +230,7 @@ package struct RulesStrategy: Strategy {
 
   /// Flat: buy when `entry` holds, else sell short when `short_entry` holds. Long: sell when `exit` holds.
   /// Short: buy back when `short_exit` holds.
+  @inline(__always)
   package mutating func decide(at i: Int, position: PositionView) -> Signal {
     if !position.isOpen {
       if rule.entry[i] { return parameters.entrySignal(.long, price: rule.price(at: i)) }
