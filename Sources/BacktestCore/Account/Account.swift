@@ -1,9 +1,14 @@
 /// Why a fill happened. The raw value is the spelling in `orders.csv`.
 public enum FillReason: String, Sendable, CaseIterable {
+  /// The purchases that set up a portfolio at its first full bar.
   case initial = "INITIAL"
+  /// A trade back to the target weights (or to an allocation strategy's new targets).
   case rebalance = "REBALANCE"
+  /// A purchase with a deposit: what `deposit × weight` buys of each asset.
   case contribution = "CONTRIBUTION"
+  /// A sale that pays a withdrawal.
   case withdrawal = "WITHDRAWAL"
+  /// A purchase with a dividend paid on the asset (dividend reinvestment).
   case dividendReinvestment = "DRIP"
   /// A holding a rotation dropped, without a bar where the ranking trades, sold at its last close
   /// (`Docs/portfolio.md`, "Rotation").
@@ -18,13 +23,18 @@ public enum FillReason: String, Sendable, CaseIterable {
 public struct Fill: Sendable, Equatable {
   /// Timeline bar of the fill.
   public var bar: Int
+  /// The asset, as its index in the run's assets.
   public var asset: Int
   /// Positive for a buy, negative for a sale.
   public var shares: Double
+  /// The fill price, slippage included.
   public var price: Double
+  /// The commission paid on the fill.
   public var fee: Double
+  /// Why the fill happened.
   public var reason: FillReason
 
+  /// A fill of `shares` (negative for a sale) of `asset` at `price` on timeline bar `bar`.
   @inlinable
   public init(bar: Int, asset: Int, shares: Double, price: Double, fee: Double, reason: FillReason) {
     self.bar = bar
@@ -40,9 +50,11 @@ public struct Fill: Sendable, Equatable {
 public struct AssetTotals: Sendable, Equatable {
   /// Spent on buys and received from sales (fees not included).
   public var bought = 0.0
+  /// Received from sales (fees not included).
   public var sold = 0.0
   /// Commission paid on this asset's fills.
   public var fees = 0.0
+  /// The expense ratio charged on this asset's holdings.
   public var expenseDrag = 0.0
   /// Dividend cash received.
   public var dividends = 0.0
@@ -53,6 +65,7 @@ public struct AssetTotals: Sendable, Equatable {
   /// What the shares now held cost (average cost, buy fees included).
   public var costBasis = 0.0
 
+  /// Totals of zero.
   @inlinable public init() {}
 }
 

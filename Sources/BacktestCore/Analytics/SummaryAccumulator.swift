@@ -12,6 +12,7 @@ public struct SummaryAccumulator: Sendable {
   /// The simple returns of `dayEndEquity` (`e[k] / e[k-1] - 1`), once `summary` has computed them.
   public private(set) var dailyReturns: [Double] = []
 
+  /// An empty accumulator with room for `expectedDays` day-end equities.
   public init(expectedDays: Int = 0) { dayEnds.reserveCapacity(expectedDays) }
 
   /// Forgets everything, keeping the storage (for reuse across sweep combinations).

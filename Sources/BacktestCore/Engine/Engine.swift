@@ -1,11 +1,14 @@
 /// The outcome of one backtest: closed trades and the account at every bar close.
 public struct BacktestResult: Sendable {
+  /// The closed trades, in the order they closed.
   public var trades: [Trade]
   /// Cash plus shares times close, at each bar's close.
   public var equity: ContiguousArray<Double>
+  /// Cash at each bar's close.
   public var cash: ContiguousArray<Double>
   /// Shares held at each bar's close (before the END_OF_DATA close on the last bar).
   public var shares: ContiguousArray<Double>
+  /// The cash the run started with.
   public var initialCash: Double
   /// Entries that could not buy (or sell short) a single share.
   public var skippedEntries: Int
@@ -65,12 +68,14 @@ public struct BacktestResult: Sendable {
 
 /// Money that reaches a single-asset account from outside the strategy.
 public struct AccountEvents: Sendable {
+  /// The dividends the position earns, by bar.
   public var dividends: DividendSchedule
   /// Annual expense ratio (0.0035 = 0.35%), accrued per calendar day on the
   /// position's value at the previous close (`rate × days / 365`) and charged
   /// to cash, as a fund charges its management fee.
   public var expenseRatio: Double
 
+  /// Dividends and an annual expense ratio (a fraction); none by default.
   public init(dividends: DividendSchedule = DividendSchedule(), expenseRatio: Double = 0) {
     self.dividends = dividends
     self.expenseRatio = expenseRatio

@@ -16,11 +16,13 @@ public struct FinalDecision: Sendable {
   public var unfiltered: Signal
   /// The strategy's explanation of `unfiltered`.
   public var reason: String
+  /// The strategy's named values and lines for the live signal.
   public var details: StrategyDetails
   /// The position the decision was taken with.
   public var position: PositionView
   /// The stop-loss and profit-target fractions the strategy sets on an entry now.
   public var stopLoss: Double?
+  /// The profit-target fraction the strategy sets on an entry now.
   public var profitTarget: Double?
 }
 
@@ -29,6 +31,7 @@ public struct FinalDecision: Sendable {
 /// It holds the strategy type opened once, so running it dispatches
 /// dynamically once per run and never per bar.
 public struct ConfiguredStrategy: Sendable {
+  /// The strategy's name, as a run file writes it in `strategy.type`.
   public let name: String
   /// The parameters as reports show them (made when asked: a sweep builds
   /// thousands of configurations and never shows them).
@@ -134,7 +137,9 @@ public struct ConfiguredStrategy: Sendable {
 
 /// A backtest's result together with the strategy's indicator columns.
 public struct StrategyRun: Sendable {
+  /// The backtest's trades and per-bar account.
   public var result: BacktestResult
+  /// The strategy's indicator columns, over every bar.
   public var indicators: [IndicatorColumn]
   /// Buy signals the cycle filter blocked.
   public var blockedEntries: Int
@@ -143,6 +148,7 @@ public struct StrategyRun: Sendable {
   /// The decision at the last close, when the run was asked to explain it.
   public var final: FinalDecision?
 
+  /// A run's result with its indicator columns.
   public init(result: BacktestResult, indicators: [IndicatorColumn], blockedEntries: Int, overlayTitle: String = "",
               final: FinalDecision? = nil) {
     self.result = result
@@ -157,6 +163,7 @@ public struct StrategyRun: Sendable {
 /// assets. It holds the strategy type opened once, so running it dispatches
 /// dynamically once per run and never per bar.
 public struct ConfiguredAllocation: Sendable {
+  /// The strategy's name, as a run file writes it in `strategy.type`.
   public let name: String
   /// The typed parameters.
   public let parameters: any StrategyParameters
@@ -292,7 +299,9 @@ extension FixedWeights {
 public struct StrategyCatalog: Sendable {
   /// One strategy type, opened once.
   public struct Entry: Sendable {
+    /// The name a run file uses in `strategy.type`.
     public let name: String
+    /// One line on what the strategy does (`backtest strategies`).
     public let summary: String
     /// The parameters' descriptions, made when asked for: a run configures
     /// one strategy, and making every strategy's on opening the catalog took
@@ -301,6 +310,7 @@ public struct StrategyCatalog: Sendable {
     @usableFromInline let info: @Sendable () -> [ParameterInfo]
     @usableFromInline let configure: @Sendable (ConfigTable) throws -> ConfiguredStrategy
 
+    /// The entry of the strategy type `S`.
     @inlinable
     public init<S: Strategy>(_ type: S.Type) {
       name = S.name
@@ -312,8 +322,11 @@ public struct StrategyCatalog: Sendable {
 
   /// One allocation strategy type, opened once.
   public struct AllocationEntry: Sendable {
+    /// The name a run file uses in `strategy.type`.
     public let name: String
+    /// One line on what the strategy does (`backtest strategies`).
     public let summary: String
+    /// The parameters' descriptions, made when asked for.
     public var parameters: [ParameterInfo] { info() }
     @usableFromInline let info: @Sendable () -> [ParameterInfo]
     @usableFromInline let configure: @Sendable (ConfigTable, [String]) throws -> ConfiguredAllocation
@@ -321,6 +334,7 @@ public struct StrategyCatalog: Sendable {
     /// against the assets.
     @usableFromInline let declared: @Sendable (ConfigTable) throws -> [ParameterInfo]
 
+    /// The entry of the allocation strategy type `S`, its parameters checked against the run's symbols.
     @inlinable
     public init<S: AllocationStrategy>(_ type: S.Type) {
       self.init(type) { try ConfiguredAllocation.configure(S.self, table: $0, symbols: $1) }
@@ -337,10 +351,12 @@ public struct StrategyCatalog: Sendable {
     }
   }
 
+  /// The strategies over one asset.
   public var entries: [Entry]
   /// The strategies over several assets (`data.assets`).
   public var allocations: [AllocationEntry]
 
+  /// A catalog of these single-asset and allocation strategies.
   public init(_ entries: [Entry], allocations: [AllocationEntry] = []) {
     self.entries = entries
     self.allocations = allocations
@@ -363,8 +379,10 @@ public struct StrategyCatalog: Sendable {
   /// Every strategy's name: the single-asset ones, then those over several assets.
   public var allNames: [String] { names + allocations.map(\.name) }
 
+  /// The single-asset strategy named `name`, if any.
   public func entry(named name: String) -> Entry? { entries.first { $0.name == name } }
 
+  /// The allocation strategy named `name`, if any.
   public func allocation(named name: String) -> AllocationEntry? { allocations.first { $0.name == name } }
 
   /// Reads the `strategy:` section of a run over several assets with these `symbols`.
@@ -403,6 +421,8 @@ public struct StrategyCatalog: Sendable {
 
 /// The built-in strategies.
 public enum BuiltInStrategies {
+  /// `bollinger_rsi`, `sma_cross`, `buy_and_hold`, `rules` and `signals` over one asset; fixed weights (`portfolio`) and
+  /// `rotation` over several.
   public static let catalog = StrategyCatalog([.init(BollingerRSI.self), .init(SMACross.self), .init(BuyAndHold.self), .init(RulesStrategy.self),
                                                  .init(SignalsFile.self)],
                                                 allocations: [.init(FixedWeights.self, configure: FixedWeights.configure), .init(Rotation.self)])

@@ -1,6 +1,7 @@
 /// What a strategy wants done after the close of a bar; orders fill at the
 /// next bar's open (`Docs/orders.md`).
 public enum Signal: Equatable, Sendable {
+  /// Do nothing at the next open.
   case hold
   /// Close the open long position at the next open, for this reason (a
   /// strategy's own rule is `.technical`).
@@ -47,8 +48,11 @@ public struct PositionView: Sendable, Equatable {
   public var entryPrice: Double
   /// The bar of the entry fill (the bar after the decision for a market order); `-1` when flat.
   public var entryBar: Int
+  /// Whether a position is open.
   public var isOpen: Bool { shares != 0 }
+  /// Whether the position is long.
   public var isLong: Bool { shares > 0 }
+  /// Whether the position is short.
   public var isShort: Bool { shares < 0 }
 
   /// Bars since the entry fill at bar `i`'s close: 0 on the entry bar, 1 on the next; 0 when flat. The rules'
@@ -56,12 +60,14 @@ public struct PositionView: Sendable, Equatable {
   @inlinable
   public func barsHeld(at i: Int) -> Int { isOpen ? i - entryBar : 0 }
 
+  /// A position of `shares` entered at `entryPrice` on bar `entryBar`.
   public init(shares: Double, entryPrice: Double, entryBar: Int) {
     self.shares = shares
     self.entryPrice = entryPrice
     self.entryBar = entryBar
   }
 
+  /// No position.
   public static let flat = PositionView(shares: 0, entryPrice: 0, entryBar: -1)
 }
 
@@ -88,6 +94,7 @@ public struct IndicatorPanel: Sendable, Equatable {
   /// Dashed reference lines (for example the oversold and overbought levels).
   public var levels: [Double]
 
+  /// A panel with its id, legend name, title, value axis (`nil` fits the values) and reference levels.
   public init(id: String, name: String, title: String, range: ClosedRange<Double>? = nil, levels: [Double] = []) {
     self.id = id
     self.name = name
@@ -100,10 +107,14 @@ public struct IndicatorPanel: Sendable, Equatable {
 /// A column of per-bar values a strategy computed, written to `indicators.csv`
 /// and drawn where `plot` says.
 public struct IndicatorColumn: Sendable {
+  /// The column's name in `indicators.csv` (`bb_lower`).
   public var name: String
+  /// One value per bar; NaN where undefined (the warm-up).
   public var values: ContiguousArray<Double>
+  /// Where the column is drawn.
   public var plot: IndicatorPlot
 
+  /// A column named `name` of per-bar `values`, drawn where `plot` says (not drawn by default).
   public init(_ name: String, _ values: ContiguousArray<Double>, plot: IndicatorPlot = .hidden) {
     self.name = name
     self.values = values
@@ -128,6 +139,7 @@ public protocol BarDecider {
 /// answers per bar. The engine is generic over the strategy, so the per-bar
 /// call is specialized and inlined, never dynamically dispatched.
 public protocol Strategy: BarDecider, SendableMetatype {
+  /// The strategy's parameters, declared once (name, type, default, range, doc).
   associatedtype Parameters: StrategyParameters
   /// The name a run file uses in `strategy.type`, e.g. `bollinger_rsi`.
   static var name: String { get }
@@ -167,6 +179,7 @@ public struct StrategyDetails: Sendable {
   /// Lines for people, in order.
   public var lines: [String]
 
+  /// Details of these values, labels and lines (none by default).
   public init(values: [(key: String, value: Double?)] = [], labels: [(key: String, value: String?)] = [], lines: [String] = []) {
     self.values = values
     self.labels = labels
