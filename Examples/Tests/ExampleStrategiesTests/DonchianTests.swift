@@ -47,8 +47,8 @@ import Testing
     #expect(s.decide(at: 2, position: PositionView(shares: 100, entryPrice: 10, entryBar: 1)) == .exitLong(.technical))
   }
 
-  @Test("a sweep, its channels shared through the indicator store, gives each combination what a run of it alone gives")
-  func sweepSharesChannels() throws {
+  @Test("strategies built over one indicator store (as a sweep's combinations are) share each channel and trade as each built alone")
+  func sharedChannels() throws {
     // A random walk of daily bars (a fixed linear congruential sequence).
     var state: UInt64 = 7, close = 100.0
     var rows: [(Double, Double, Double, Double)] = []
@@ -59,23 +59,21 @@ import Testing
       rows.append((open, max(open, close) + 0.3, min(open, close) - 0.3, close))
     }
     let bars = Self.bars(rows)
-    let catalog = BuiltInStrategies.catalog.adding(Donchian.self)
-    let text = """
-      name: d
-      data: {bars: b.csv}
-      strategy: {type: donchian, stop_loss: 8%}
-      sweep: {parameters: {entry_period: [10, 20, 30], exit_period: [10, 20]}}
-
-      """
-    let (root, settings) = try SweepRunner.parse(text, file: "s.yaml", catalog: catalog)
-    let jobs = try SweepRunner.jobs(root: root, file: "s.yaml", settings: settings, combinations: SweepPlan.combinations(settings),
-                                    catalog: catalog)
-    let results = ConcurrentSlots<PerformanceSummary>(count: jobs.count)
-    SweepRunner.run(jobs, bars: bars, cycle: nil, workers: 2) { c, summary in results.set(c.index, summary) }
-    for (k, job) in jobs.enumerated() {
-      let alone = PerformanceSummary(result: job.config!.strategy.run(bars: bars, broker: job.config!.broker).result, bars: bars)
-      #expect(results.get(k) == alone, "\(job.combination.values)")
-      #expect(alone.totalTrades > 0)
+    let shared = IndicatorStore()
+    for entry in [10, 20, 30] {
+      for exit in [10, 20] {
+        var p = Donchian.Parameters()
+        (p.entryPeriod, p.exitPeriod, p.stopLoss) = (entry, exit, 0.08)
+        var sharing = Donchian(parameters: p, bars: bars, indicators: shared)
+        var alone = Donchian(parameters: p, bars: bars)
+        let a = Engine.run(&sharing, bars: bars, broker: BrokerSettings()), b = Engine.run(&alone, bars: bars, broker: BrokerSettings())
+        #expect(a.trades == b.trades && a.equity == b.equity, "entry \(entry), exit \(exit)")
+        #expect(PerformanceSummary(result: a, bars: bars) == PerformanceSummary(result: b, bars: bars))
+        #expect(b.trades.count > 0)
+      }
     }
+    // One column per distinct period of each channel: three highs and two lows, not one pair per combination.
+    #expect(shared.count == 5)
   }
+
 }
