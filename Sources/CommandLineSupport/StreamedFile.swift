@@ -238,7 +238,7 @@ private let O_DIRECT: Int32 = 0o40000
 #endif
 #endif
 
-/// The C library's `write`, named apart from `AtomicWriter.write`.
-private func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+/// The C library's `write`, named apart from `AtomicWriter.write` (the files of this module share it).
+func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
   write(fd, bytes, count)
 }
