@@ -12,6 +12,12 @@ struct RunFileArgument {
   /// The `--set key.path=value` overrides, in the order given.
   let overrides: [String]
 
+  /// The file at `path` (already located), with `overrides`.
+  init(path: String, overrides: [String]) {
+    self.path = path
+    self.overrides = overrides
+  }
+
   /// The single positional argument of `a`; `usage` (`backtest signal CONFIG`) completes the error when there is
   /// none or more than one.
   init(_ a: Arguments, usage: String) throws {
@@ -23,7 +29,7 @@ struct RunFileArgument {
     overrides = a.values("set")
   }
 
-  /// `path` as given when it exists or names a folder, else `Strategies/path` or `Strategies/path.yaml` when one
+  /// `path` as given when it exists or holds a `/`, else `Strategies/path` or `Strategies/path.yaml` when one
   /// exists (so `backtest run gpix` finds `Strategies/gpix.yaml`).
   static func locate(_ path: String) -> String {
     if FileManager.default.fileExists(atPath: path) || path.contains("/") { return path }

@@ -84,7 +84,7 @@ import Testing
     // Rounded values, so that ties are common; runs up and down, so that the queue fills and empties.
     var x = ContiguousArray<Double>()
     for _ in 0..<2_000 { x.append(((x.last ?? 100) + rng.normal() * 3).rounded()) }
-    for period in [1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 500, 1_999, 2_000, 2_500] {
+    for period in [1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 500, 1_999, 2_000, 2_500, 1 << 62] {
       let (high, low) = (highest(x, period: period), lowest(x, period: period))
       for i in x.indices {
         guard i >= period - 1 else {

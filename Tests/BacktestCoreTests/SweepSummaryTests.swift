@@ -54,4 +54,15 @@ import Testing
       #expect(accumulator.dailyReturns.map(\.bitPattern) == trial.dailyReturns.map(\.bitPattern), "seed \(seed) \(strategy) \(portfolio)")
     }
   }
+
+  @Test("each strategy type sees its own part of a sweep's indicator store: the same key from two types gives two values")
+  func storeScopedByType() {
+    let store = IndicatorStore()
+    let a = store.scope(for: BollingerRSI.self).shared("channel 20") { ContiguousArray<Double>([1]) }
+    let b = store.scope(for: SMACross.self).shared("channel 20") { ContiguousArray<Double>([2]) }
+    #expect(a == [1] && b == [2])
+    // Within one type the key is shared: the second compute is not run.
+    #expect(store.scope(for: BollingerRSI.self).shared("channel 20") { ContiguousArray<Double>([3]) } == [1])
+  }
+
 }

@@ -57,8 +57,8 @@ struct JournalCommand {
     if let extra = a.positionals.first { throw UsageError(message: "\(path) takes options only, found '\(extra)'") }
     action = command.name
     if let path = a.option("config") {
-      let path = RunFileArgument.locate(path)
-      config = try RunConfig.parse(String(decoding: try readInputFile(path), as: UTF8.self), file: path, catalog: catalog)
+      let file = RunFileArgument(path: RunFileArgument.locate(path), overrides: [])
+      config = try RunConfig.parse(try file.text(), file: file.path, catalog: catalog)
     }
     guard let file = a.option("file") ?? config?.journal else {
       throw UsageError(message: "expected --file JOURNAL.csv (or --config with a 'journal:' key)")

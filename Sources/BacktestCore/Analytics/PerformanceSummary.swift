@@ -90,10 +90,16 @@ public struct PerformanceSummary: Sendable, Equatable {
   public init(result: BacktestResult, bars: BarSeries) {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
     accumulator.add(result, bars: bars)
+    self.init(&accumulator, bars: bars, initialCash: result.initialCash, dividendIncome: result.dividendIncome, expenseDrag: result.expenseDrag)
+  }
+
+  /// The statistics `accumulator` holds of a run over `bars` from `initialCash`, with the run's dividend income and
+  /// expense drag (counted among the fees); the accumulator keeps the daily returns it computes.
+  package init(_ accumulator: inout SummaryAccumulator, bars: BarSeries, initialCash: Double, dividendIncome: Double, expenseDrag: Double) {
     let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
-    self = accumulator.summary(initialCash: result.initialCash, calendarDays: calendarDays)
-    dividendIncome = result.dividendIncome
-    expenseDrag = result.expenseDrag
+    self = accumulator.summary(initialCash: initialCash, calendarDays: calendarDays)
+    self.dividendIncome = dividendIncome
+    self.expenseDrag = expenseDrag
     fees += expenseDrag
   }
 

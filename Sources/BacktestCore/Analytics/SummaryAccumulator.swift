@@ -32,12 +32,9 @@ public struct SummaryAccumulator: Sendable {
   /// Adds the trades and marks of a general engine run over `bars`, the bars it traded (held: any position, long or
   /// short).
   public mutating func add(_ result: BacktestResult, bars: BarSeries) {
-    for trade in result.trades {
-      // An account whose money overflowed to inf or nan can close a position it never opened (entry bar -1); such a
-      // run is refused (`AnyRunOutput.requireFinite`), and its durations count from the first bar.
-      let entry = max(trade.entryBar - result.firstBar, 0), exit = max(trade.exitBar - result.firstBar, entry)
-      add(trade, calendarDays: Int(bars.day[exit]) - Int(bars.day[entry]))
-    }
+    // An account whose money overflowed to inf or nan can close a position it never opened (entry bar -1); such a
+    // run is refused (`AnyRunOutput.requireFinite`), and its durations count from the first bar.
+    add(result.trades, bars: bars, offset: result.firstBar, first: 0)
     for i in bars.indices {
       mark(equity: result.equity[i], held: result.shares[i] != 0, day: bars.day[i],
            dayEnd: i == bars.count - 1 || bars.day[i + 1] != bars.day[i])
@@ -53,12 +50,18 @@ public struct SummaryAccumulator: Sendable {
     -> (dividendIncome: Double, expenseDrag: Double) {
     reset()
     let done = run(&marks, &dayEnds)
-    for trade in done.trades {
-      // As `add(_:bars:)` counts a trade's days: from the range's first bar at the earliest.
-      let entry = max(trade.entryBar, done.range.lowerBound), exit = max(trade.exitBar, entry)
+    add(done.trades, bars: bars, offset: 0, first: done.range.lowerBound)
+    return (done.dividendIncome, done.expenseDrag)
+  }
+
+  /// Adds `trades`, each with the calendar days between its entry and exit bars: bar `b` is `bars[b - offset]`, and
+  /// a trade counts from bar `first` at the earliest (the first bar of the range traded).
+  @usableFromInline
+  mutating func add(_ trades: [Trade], bars: BarSeries, offset: Int, first: Int) {
+    for trade in trades {
+      let entry = max(trade.entryBar - offset, first), exit = max(trade.exitBar - offset, entry)
       add(trade, calendarDays: Int(bars.day[exit]) - Int(bars.day[entry]))
     }
-    return (done.dividendIncome, done.expenseDrag)
   }
 
   /// Records the equity at a bar's close; `held` when a position is open; `day` the bar's date (days since 1970);

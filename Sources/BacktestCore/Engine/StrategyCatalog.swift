@@ -70,7 +70,8 @@ public struct ConfiguredStrategy: Sendable {
     self.parameters = parameters
     self.type = S.self
     body = { bars, broker, gate, intrabar, account, range, question, indicatorsReady in
-      var strategy = S(parameters: parameters, bars: bars)
+      // Built as a sweep builds it (`summarize`), with a store of its own: the same init either way.
+      var strategy = S(parameters: parameters, bars: bars, indicators: IndicatorStore())
       indicatorsReady?(strategy.indicatorColumns)
       let probe: PositionView? = if case .position(let p) = question { p } else { nil }
       guard let gate else {
@@ -95,7 +96,7 @@ public struct ConfiguredStrategy: Sendable {
                          overlayTitle: filtered.inner.overlayTitle, final: final)
     }
     summarize = { bars, broker, gate, account, indicators, marks, dayEnds in
-      let strategy = S(parameters: parameters, bars: bars, indicators: indicators)
+      let strategy = S(parameters: parameters, bars: bars, indicators: indicators.scope(for: S.self))
       guard let gate else {
         var strategy = strategy
         return Engine.summarize(&strategy, bars: bars, broker: broker, account: account, marks: &marks, dayEnds: &dayEnds)

@@ -14,11 +14,12 @@ public func lowest(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray
 /// The queue holds the indices of the window's candidates, oldest first: a
 /// newer value equal to or beyond an older one (`>=` for the highest, `<=`
 /// for the lowest) makes the older irrelevant. It never holds more than
-/// `period + 1` indices (before the oldest leaves), so it is a ring of a power of two above `period`.
+/// `period + 1` indices (before the oldest leaves), nor more than the series' count, so it is a ring of a power of two
+/// above the smaller of the two.
 private func rollingExtreme(_ x: ContiguousArray<Double>, period: Int, highest: Bool) -> ContiguousArray<Double> {
   precondition(period > 0, "period must be > 0, was \(period)")
   let n = x.count
-  let ring = 1 << (Int.bitWidth - period.leadingZeroBitCount)
+  let ring = 1 << (Int.bitWidth - min(period, n).leadingZeroBitCount)
   return x.withUnsafeBufferPointer { x in
     ContiguousArray(count: n) { out in
       withUnsafeTemporaryAllocation(of: Int.self, capacity: ring) { queue in

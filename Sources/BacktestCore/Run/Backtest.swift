@@ -81,6 +81,8 @@ package enum Backtest {
   package static func execute(_ config: RunConfig, _ inputs: RunInputs, explain: FinalQuestion? = nil,
                              indicatorsReady: ConfiguredStrategy.IndicatorsReady? = nil) -> RunOutput {
     let (bars, intrabar, dividends) = (inputs.bars, inputs.intrabar, inputs.dividends)
+    var manifest = inputs.manifest
+    if manifest.settings == nil { manifest.settings = config.settingsHash }
     let account = accountEvents(config, bars: bars, dividends: dividends)
     let buyAndHold = OnOtherThread { () -> (BacktestResult, PerformanceSummary) in
       var benchmarkStrategy = BuyAndHold(parameters: .init(), bars: bars)
@@ -107,7 +109,7 @@ package enum Backtest {
     let (benchmark, benchmarkSummary) = buyAndHold.value
     return RunOutput(config: config, bars: bars, run: run, summary: summary, benchmark: benchmark, benchmarkSummary: benchmarkSummary,
                      barsInFile: inputs.barsInFile, cycle: cycle, otherRule: otherRule, dividends: dividends,
-                     manifest: inputs.manifest.settings == nil ? RunManifest(settings: config.settingsHash) : inputs.manifest)
+                     manifest: manifest)
   }
 
 }

@@ -161,11 +161,7 @@ extension ConfiguredStrategy {
   func summary(bars: BarSeries, broker: BrokerSettings, cycle gate: CycleGate?, account: AccountEvents?, indicators: IndicatorStore,
                accumulator: inout SummaryAccumulator) -> PerformanceSummary {
     let money = accumulator.summarize(bars: bars) { summarize(bars, broker, gate, account, indicators, &$0, &$1) }
-    let calendarDays = bars.isEmpty ? 0 : Int(bars.day[bars.count - 1]) - Int(bars.day[0])
-    var s = accumulator.summary(initialCash: broker.initialCash, calendarDays: calendarDays)
-    s.dividendIncome = money.dividendIncome
-    s.expenseDrag = money.expenseDrag
-    s.fees += money.expenseDrag
-    return s
+    return PerformanceSummary(&accumulator, bars: bars, initialCash: broker.initialCash, dividendIncome: money.dividendIncome,
+                              expenseDrag: money.expenseDrag)
   }
 }

@@ -49,7 +49,8 @@ package enum SweepRunner {
   }
 
   /// Runs `jobs` over `data` (see `run(_:bars:cycle:dividends:workers:blockSums:best:onResult:)`): one asset's
-  /// combinations through the kernel where it applies, every other one through `SweepData.trial`.
+  /// combinations through the kernel where it applies, every other one through the general engine keeping only the
+  /// statistics (`SweepData.summary`, `Engine.summarize`); a portfolio's through `SweepData.trial`.
   package static func run(_ jobs: [SweepJob], data: SweepData, workers: Int,
                          blockSums: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil, best: BestReturns? = nil,
                          onResult: @escaping @Sendable (SweepCombination, PerformanceSummary) -> Void) {

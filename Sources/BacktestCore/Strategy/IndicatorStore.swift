@@ -12,8 +12,12 @@ import Foundation
 ///     upper = indicators.shared("highest high \(p.entryPeriod)") { highest(bars.high, period: p.entryPeriod) }
 ///
 /// A single run gets a store of its own, so the strategy computes the same
-/// values either way. Safe to use from several threads: a column asked for
-/// while another thread computes it is waited for, not computed twice.
+/// values either way, and each strategy type gets its own part of a sweep's
+/// store, so two types never share a key. Safe to use from several threads: a
+/// column asked for while another thread computes it is waited for, not
+/// computed twice (a `compute` that asks for its own key would wait for ever).
+/// The store keeps every value until it is released (a sweep's, when the
+/// sweep ends): distinct columns × bars × 8 bytes.
 public final class IndicatorStore: @unchecked Sendable {
   private struct Key: Hashable {
     var key: AnyHashable
@@ -25,9 +29,21 @@ public final class IndicatorStore: @unchecked Sendable {
   }
   private let lock = NSLock()
   private var slots: [Key: Slot] = [:]
+  private var scopes: [ObjectIdentifier: IndicatorStore] = [:]
 
   /// An empty store.
   public init() {}
+
+  /// The part of this store that strategy type `type` sees: its own keys, apart from every other type's.
+  @usableFromInline
+  package func scope(for type: Any.Type) -> IndicatorStore {
+    lock.lock()
+    defer { lock.unlock() }
+    if let scope = scopes[ObjectIdentifier(type)] { return scope }
+    let scope = IndicatorStore()
+    scopes[ObjectIdentifier(type)] = scope
+    return scope
+  }
 
   /// The value stored under `key`, made by `compute` when no strategy has asked for it yet.
   ///

@@ -207,10 +207,9 @@ struct ChartData {
   /// of steps. Returns its index.
   @discardableResult
   mutating func add(_ values: ContiguousArray<Double>, decimals d: Int, prediction: Prediction) -> Int {
+    guard abs(d) <= 22, prediction.columns.allSatisfy({ $0 < columns.count }) else { return add(values, precision: .decimals(d)) }
     let references = prediction.columns.compactMap(reference)
-    guard abs(d) <= 22, references.count == prediction.columns.count, prediction.columns.allSatisfy({ $0 < columns.count }) else {
-      return add(values, precision: .decimals(d))
-    }
+    guard references.count == prediction.columns.count else { return add(values, precision: .decimals(d)) }
     func largestSteps(_ r: (values: ContiguousArray<Double>, decimals: Int)) -> Double {
       r.values.withUnsafeBufferPointer(Self.largestMagnitude) * Self.powersOfTen[min(22, abs(r.decimals))]
     }
