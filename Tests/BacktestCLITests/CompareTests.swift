@@ -62,6 +62,18 @@ import Testing
     #expect(settings["commission"] == ["none", "$1.00 per fill"] && settings["slippage_bps"] == ["0", "5"], "\(settings)")
   }
 
+  @Test("a run setting named like a strategy parameter is its own row (run.price), not overwritten by the parameter")
+  func settingNamedLikeParameter() throws {
+    func summary(_ parameter: String, _ price: String) throws -> JSONNode {
+      try JSONReader.parse(Data("""
+        {"run": {"strategy": "rules", "parameters": {"price": "\(parameter)"}, "data": "b.csv", "price": "\(price)"}}
+        """.utf8), file: "summary.json")
+    }
+    let comparison = RunComparison(names: ["a", "b"], summaries: [try summary("10", "close"), try summary("10", "adjusted")])
+    #expect(comparison.facts.map(\.key) == ["run.price"] && comparison.facts[0].values == ["close", "adjusted"], "\(comparison.facts)")
+    #expect(comparison.common.contains("price 10"), "\(comparison.common)")
+  }
+
   @Test("compare of sweeps shows the first sweep's best combinations in each, with the metric's difference")
   func compareSweeps() throws {
     let a = try CLI.temporaryFolder(), b = try CLI.temporaryFolder()

@@ -51,6 +51,8 @@ package struct RunComparison: Sendable {
       return node.string ?? node.number.map(formatPlain) ?? ""
     }
     var settingKeys: [String] = ["strategy"], settings: [[String: String]] = [], others: [String] = []
+    // A run setting named like a strategy parameter (a rules param called `price`) is shown as `run.price`.
+    let parameterNames = Set(summaries.flatMap { ($0["run"]?["parameters"]?.members ?? []).map(\.key) })
     for s in summaries {
       var here = ["strategy": text(s["run"]?["strategy"]), "data": text(s["run"]?["data"]),
                   "bars": "\(text(s["run"]?["first_bar"])) → \(text(s["run"]?["last_bar"]))"]
@@ -59,8 +61,9 @@ package struct RunComparison: Sendable {
         if !settingKeys.contains(m.key) { settingKeys.append(m.key) }
       }
       for m in s["run"]?.members ?? [] where !Self.notSettings.contains(m.key) && m.value.members == nil && m.value.array == nil {
-        here[m.key] = text(m.value)
-        if !others.contains(m.key) { others.append(m.key) }
+        let key = parameterNames.contains(m.key) ? "run." + m.key : m.key
+        here[key] = text(m.value)
+        if !others.contains(key) { others.append(key) }
       }
       settings.append(here)
     }
