@@ -10,6 +10,17 @@
 /// - Complexity: O(n): the window's extremes come from `highest` and `lowest`.
 public func willr(high: ContiguousArray<Double>, low: ContiguousArray<Double>, close: ContiguousArray<Double>,
                   period: Int) -> ContiguousArray<Double> {
+  placeInRange(high: high, low: low, close: close, period: period) { close, top, bottom in
+    let value = ((top - close) / (top - bottom)) * -100
+    return value > 0 ? 0 : value < -100 ? -100 : value
+  }
+}
+
+/// `value(close, highest high, lowest low)` at each bar, the extremes over the last `period` bars (the current one
+/// included); `nan` before index `period - 1`, and 0 where the range is 0 (to within 1e-14 of the prices' size, as
+/// TA-Lib tests it). What Williams' %R and the fast stochastic share.
+func placeInRange(high: ContiguousArray<Double>, low: ContiguousArray<Double>, close: ContiguousArray<Double>, period: Int,
+                  _ value: (_ close: Double, _ top: Double, _ bottom: Double) -> Double) -> ContiguousArray<Double> {
   precondition(period > 0, "period must be > 0, was \(period)")
   precondition(high.count == close.count && low.count == close.count, "high, low and close must have the same length")
   let highs = highest(high, period: period), lows = lowest(low, period: period)
@@ -18,11 +29,8 @@ public func willr(high: ContiguousArray<Double>, low: ContiguousArray<Double>, c
       let top = highs[i], bottom = lows[i]
       if top.isNaN {
         out[i] = .nan
-      } else if abs(top - bottom) <= 1e-14 * (abs(top) + abs(bottom)) {
-        out[i] = 0
       } else {
-        let value = ((top - close[i]) / (top - bottom)) * -100
-        out[i] = value > 0 ? 0 : value < -100 ? -100 : value
+        out[i] = abs(top - bottom) <= 1e-14 * (abs(top) + abs(bottom)) ? 0 : value(close[i], top, bottom)
       }
     }
   }

@@ -32,20 +32,7 @@ public struct Stochastic: Sendable {
 /// of `Stochastic`); `nan` before index `period - 1`.
 public func fastStochastic(high: ContiguousArray<Double>, low: ContiguousArray<Double>, close: ContiguousArray<Double>,
                            period: Int) -> ContiguousArray<Double> {
-  precondition(period > 0, "period must be > 0, was \(period)")
-  precondition(high.count == close.count && low.count == close.count, "high, low and close must have the same length")
-  let highs = highest(high, period: period), lows = lowest(low, period: period)
-  return ContiguousArray(count: close.count) { out in
-    for i in 0..<close.count {
-      let top = highs[i], bottom = lows[i]
-      if top.isNaN {
-        out[i] = .nan
-      } else {
-        let range = top - bottom
-        out[i] = abs(range) <= 1e-14 * (abs(top) + abs(bottom)) ? 0 : ((close[i] - bottom) / range) * 100
-      }
-    }
-  }
+  placeInRange(high: high, low: low, close: close, period: period) { close, top, bottom in ((close - bottom) / (top - bottom)) * 100 }
 }
 
 /// Returns %K of a bar series (TA-Lib `STOCH`'s `slowk` with SMA smoothing:

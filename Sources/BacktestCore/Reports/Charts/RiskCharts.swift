@@ -197,27 +197,14 @@ extension RunCharts {
       svg.raw("</svg>")
       return svg.text
     }
-    let width = max(0.0005, niceTicks(low: lo, high: max(hi, lo + 1e-9), count: 40).adjacentDifference ?? 0.001)
-    let first = (lo / width).rounded(.down), bins = Int((hi / width).rounded(.down) - first) + 1
-    var counts = [Int](repeating: 0, count: bins)
-    for r in returns { counts[min(bins - 1, max(0, Int((r / width).rounded(.down) - first)))] += 1 }
-    let peak = Double(counts.max() ?? 1)
+    let histogram = Histogram(returns, low: lo, high: hi, ticks: 40, minimumWidth: 0.0005, fallbackWidth: 0.001)
     let m = mean(returns) ?? 0, sd = sampleDeviation(returns) ?? 0
     var svg = open(height, "Daily returns: \(HumanFormat.integer(returns.count)) days\(flat > 0 ? " (\(HumanFormat.integer(flat)) days without a change left out)" : "")",
-                   top: top, bottom: bottom, vmin: 0, vmax: peak, id: "daily-returns")
+                   top: top, bottom: bottom, vmin: 0, vmax: histogram.peak, id: "daily-returns")
     svg.label("mean \(HumanFormat.percent(m, decimals: 3)), deviation \(HumanFormat.percent(sd, decimals: 3)), worst \(HumanFormat.percent(lo)), best \(HumanFormat.percent(hi))",
               x: x0, y: 34)
-    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: peak, format: { String(Int($0)) }, dates: false, integer: true)
-    let binWidth = (x1 - x0) / Double(bins)
-    for (k, count) in counts.enumerated() where count > 0 {
-      let start = (first + Double(k)) * width, h = Double(count) / peak * (bottom - top)
-      svg.rect(x: x0 + binWidth * Double(k) + 0.5, y: bottom - h, width: max(0.5, binWidth - 1), height: h,
-               attributes: "class=\"\(start >= 0 ? "win" : "loss")\" stroke-width=\"0\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
-    }
-    for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
-      svg.label(FixedDecimal.text((first + Double(k)) * width * 100, decimals: 2) + "%", x: x0 + binWidth * Double(k), y: bottom + 16,
-                attributes: "class=\"label\" text-anchor=\"middle\"")
-    }
+    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: histogram.peak, format: { String(Int($0)) }, dates: false, integer: true)
+    bars(histogram, into: &svg, top: top, bottom: bottom, gap: 1, labelDecimals: 2, attributes: "stroke-width=\"0\" ")
     svg.raw("</svg>")
     return svg.text
   }

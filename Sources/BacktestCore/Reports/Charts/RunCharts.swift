@@ -458,27 +458,48 @@ package struct RunCharts {
       svg.raw("</svg>")
       return svg.text
     }
-    let width = max(0.0025, niceTicks(low: lo, high: max(hi, lo + 1e-9), count: 24).adjacentDifference ?? 0.01)
-    let first = (lo / width).rounded(.down), last = (hi / width).rounded(.down)
-    let bins = Int(last - first) + 1
-    var counts = [Int](repeating: 0, count: bins)
-    for r in returns { counts[min(bins - 1, Int((r / width).rounded(.down) - first))] += 1 }
-    let peak = Double(counts.max() ?? 1)
-    var svg = open(height, "Trade returns (\(returns.count) trades)", top: top, bottom: bottom, vmin: 0, vmax: peak, id: "returns")
-    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: peak, format: { String(Int($0)) }, dates: false, integer: true)
-    let binWidth = (x1 - x0) / Double(bins)
-    for (k, count) in counts.enumerated() where count > 0 {
-      let start = (first + Double(k)) * width
-      let h = Double(count) / peak * (bottom - top)
-      svg.rect(x: x0 + binWidth * Double(k) + 1, y: bottom - h, width: binWidth - 2, height: h,
-               attributes: "class=\"\(start >= 0 ? "win" : "loss")\" fill-opacity=\"0.8\" data-count=\"\(count)\"")
-    }
-    for k in stride(from: 0, through: bins, by: max(1, bins / 8)) {
-      svg.label(FixedDecimal.text((first + Double(k)) * width * 100, decimals: 1) + "%", x: x0 + binWidth * Double(k), y: bottom + 16,
-                attributes: "class=\"label\" text-anchor=\"middle\"")
-    }
+    let histogram = Histogram(returns, low: lo, high: hi, ticks: 24, minimumWidth: 0.0025, fallbackWidth: 0.01)
+    var svg = open(height, "Trade returns (\(returns.count) trades)", top: top, bottom: bottom, vmin: 0, vmax: histogram.peak, id: "returns")
+    axes(&svg, top: top, bottom: bottom, vmin: 0, vmax: histogram.peak, format: { String(Int($0)) }, dates: false, integer: true)
+    bars(histogram, into: &svg, top: top, bottom: bottom, gap: 2, labelDecimals: 1)
     svg.raw("</svg>")
     return svg.text
+  }
+
+  /// Draws `histogram`'s bins as bars between `top` and `bottom` (green from 0 up, red below; `gap` pixels between
+  /// bars, with `attributes` added to each) and labels the lower edge of every eighth bin as a percentage.
+  func bars(_ histogram: Histogram, into svg: inout SVGBuilder, top: Double, bottom: Double, gap: Double, labelDecimals: Int,
+            attributes: String = "") {
+    let binWidth = (x1 - x0) / Double(histogram.counts.count)
+    for (k, count) in histogram.counts.enumerated() where count > 0 {
+      let start = (histogram.first + Double(k)) * histogram.width, h = Double(count) / histogram.peak * (bottom - top)
+      svg.rect(x: x0 + binWidth * Double(k) + gap / 2, y: bottom - h, width: max(0.5, binWidth - gap), height: h,
+               attributes: "class=\"\(start >= 0 ? "win" : "loss")\" \(attributes)fill-opacity=\"0.8\" data-count=\"\(count)\"")
+    }
+    for k in stride(from: 0, through: histogram.counts.count, by: max(1, histogram.counts.count / 8)) {
+      svg.label(FixedDecimal.text((histogram.first + Double(k)) * histogram.width * 100, decimals: labelDecimals) + "%",
+                x: x0 + binWidth * Double(k), y: bottom + 16, attributes: "class=\"label\" text-anchor=\"middle\"")
+    }
+  }
+}
+
+/// Values counted in bins of a round width: about `ticks` bins across their range, at least `minimumWidth` wide.
+struct Histogram {
+  /// The bins' width; bin `k` holds the values from `(first + k) × width` up to the next bin.
+  var width: Double
+  var first: Double
+  var counts: [Int]
+  /// The largest count.
+  var peak: Double
+
+  /// The bins of `values`, whose smallest is `low` and largest `high`; `fallbackWidth` when no round step fits.
+  init(_ values: [Double], low: Double, high: Double, ticks: Int, minimumWidth: Double, fallbackWidth: Double) {
+    width = max(minimumWidth, niceTicks(low: low, high: max(high, low + 1e-9), count: ticks).adjacentDifference ?? fallbackWidth)
+    first = (low / width).rounded(.down)
+    let bins = Int((high / width).rounded(.down) - first) + 1
+    counts = [Int](repeating: 0, count: bins)
+    for v in values { counts[min(bins - 1, max(0, Int((v / width).rounded(.down) - first)))] += 1 }
+    peak = Double(counts.max() ?? 1)
   }
 }
 
