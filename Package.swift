@@ -24,6 +24,8 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "BacktestCore", targets: ["BacktestCore"]),
+    // The personal-finance tools over the engine's values: ledger, funds' NAVs, holdings, dividend screener.
+    .library(name: "PersonalFinance", targets: ["PersonalFinance"]),
     // The whole command-line tool for any catalog of strategies: `BacktestCLI.main(catalog:)`.
     .library(name: "BacktestCLI", targets: ["BacktestCLI"]),
     .executable(name: "backtest", targets: ["backtest"]),
@@ -31,16 +33,17 @@ let package = Package(
   dependencies: [],
   targets: [
     .target(name: "BacktestCore"),
+    .target(name: "PersonalFinance", dependencies: ["BacktestCore"]),
     // What the two executables share: arguments, exit codes, atomic report files, progress.
-    .target(name: "CommandLineSupport", dependencies: ["BacktestCore"]),
+    .target(name: "CommandLineSupport", dependencies: ["BacktestCore", "PersonalFinance"]),
     // `backtest fetch` runs `backtest-fetch`, the only binary that links the HTTP client
     // (loading it cost every other command ~8 ms of start-up).
-    .target(name: "BacktestCLI", dependencies: ["BacktestCore", "CommandLineSupport"]),
+    .target(name: "BacktestCLI", dependencies: ["BacktestCore", "PersonalFinance", "CommandLineSupport"]),
     .executableTarget(name: "backtest", dependencies: ["BacktestCore", "BacktestCLI", "backtest-fetch"],
                       linkerSettings: staticSwiftRuntime),
-    .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "CommandLineSupport"]),
+    .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "PersonalFinance", "CommandLineSupport"]),
     // Fixtures are read from the source tree by path (see Fixtures.swift).
-    .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore"], exclude: ["Fixtures"]),
+    .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore", "PersonalFinance"], exclude: ["Fixtures"]),
     // Depends on the executable so that `swift test` builds it; the tests run it.
     .testTarget(name: "BacktestCLITests", dependencies: ["BacktestCore", "CommandLineSupport", "BacktestCLI", "backtest"], exclude: ["Corpus", "Corpus2", "Corpus3"]),
   ]

@@ -1,4 +1,5 @@
 import BacktestCore
+import PersonalFinance
 
 extension CommandSpec {
   /// `backtest fetch`: here rather than with the other commands because two

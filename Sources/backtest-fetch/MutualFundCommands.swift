@@ -1,6 +1,7 @@
 import BacktestCore
 import CommandLineSupport
 import Foundation
+import PersonalFinance
 
 /// The client options every mutual-fund request takes (`CommandSpec.mutualFundClientOptions`):
 /// `--base-url`, `--rate`, `--retries`, `--backoff`.

@@ -1,5 +1,6 @@
 import BacktestCore
 import Foundation
+import PersonalFinance
 import Testing
 
 /// Feeds every parser random and mutated bytes for a bounded number of rounds

@@ -1,5 +1,6 @@
 import BacktestCore
 import Foundation
+import PersonalFinance
 import Testing
 
 @Suite struct LedgerAnalysisTests {

@@ -1,6 +1,7 @@
 import BacktestCore
 import CommandLineSupport
 import Foundation
+import PersonalFinance
 
 /// `backtest ledger FILE`: what an income/expense tracker shows, from its CSV or JSON export.
 struct LedgerCommand {

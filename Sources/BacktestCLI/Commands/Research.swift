@@ -1,6 +1,7 @@
 import BacktestCore
 import CommandLineSupport
 import Foundation
+import PersonalFinance
 
 /// Prints rows as an aligned table (first column left, the rest right).
 /// Prints `rows` under `header` in aligned columns; each cell (data files' names and categories among them) is
@@ -150,7 +151,7 @@ struct ScreenCommand {
       guard let symbol = try u.string("symbol"), let barsPath = try u.string("bars"), let divPath = try u.string("dividends") else {
         throw InputError("expected symbol, bars and dividends in 'universe[\(k + 1)]'", at: item.location)
       }
-      let expense = try u.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: HoldingsReport.bareRateLimit,
+      let expense = try u.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: ConfigTable.bareRateLimit,
                                    where: { $0 >= 0 }) ?? 0
       try u.finish()
       let bars = try BarCSVReader(timeZone: zone).read(file: resolvePath(barsPath, relativeTo: directory))

@@ -49,7 +49,7 @@ extension PortfolioRunConfig {
           throw InputError("asset '\(symbol)' is listed twice", at: a.node("symbol")!.location)
         }
         let expense = try a.fraction("expense_ratio", default: defaultExpense, expected: "an annual fraction from 0 up to but not including 1",
-                                     bareAtMost: HoldingsReport.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
+                                     bareAtMost: ConfigTable.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
         assets.append(AssetSettings(symbol: symbol, bars: resolvePath(bars, relativeTo: a.node("bars")!.location.pathBase),
                                     dividends: try a.path("dividends"),
                                     expenseRatio: expense, weight: 0))

@@ -143,7 +143,7 @@ extension RunConfig {
 
   static func readExpenseRatio(_ table: ConfigTable) throws -> Double {
     try table.fraction("expense_ratio", default: 0, expected: "an annual fraction from 0 up to but not including 1 (0.35% or 0.0035)",
-                       bareAtMost: HoldingsReport.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
+                       bareAtMost: ConfigTable.bareRateLimit, where: { $0 >= 0 && $0 < 1 }) ?? 0
   }
 
   /// Reads the broker keys of the `portfolio:` section; the caller reads the rest and calls `finish()`.

@@ -83,7 +83,7 @@ package enum CivilDate {
     return text
   }
 
-  static func pad(_ value: Int, _ width: Int) -> String {
+  package static func pad(_ value: Int, _ width: Int) -> String {
     let s = String(value)
     return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
   }

@@ -21,14 +21,14 @@ package enum HTMLReport {
     """
 
   /// The page's opening, through `<main>`, with `title` as its title and heading.
-  static func opening(_ title: String) -> String {
+  package static func opening(_ title: String) -> String {
     let t = SVGBuilder.escape(title)
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
       + "<title>\(t)</title><style>\(css)</style></head><body><main>\n<h1>\(t)</h1>\n"
   }
 
   /// The page's end: the charts' script, once, after the content.
-  static let closing = "</main><script>" + ChartScript.script + "</script></body></html>\n"
+  package static let closing = "</main><script>" + ChartScript.script + "</script></body></html>\n"
 
   /// The data description, flagged when it says the data is synthetic.
   static func description(_ text: String?) -> String {
@@ -38,7 +38,7 @@ package enum HTMLReport {
   }
 
   /// A card of headline figures: (name, value, note) each.
-  static func tiles(_ tiles: [(String, String, String)]) -> String {
+  package static func tiles(_ tiles: [(String, String, String)]) -> String {
     "<div class=\"card grid\">" + tiles.map { "<div class=\"metric\">\($0.0)<b>\($0.1)</b><span class=\"note\">\($0.2)</span></div>" }.joined() + "</div>\n"
   }
 

@@ -93,6 +93,9 @@ public final class ConfigTable {
     return value
   }
 
+  /// The largest expense ratio or yield written as a bare number (`0.2` = 20%): above it, `0.35` could mean 35% or 0.35%.
+  package static let bareRateLimit = 0.2
+
   /// Reads a fraction written `0.02` or `2%`. `null`, `none` and `off` read as `nil`.
   ///
   /// A bare number above 1 is refused with a hint (`2` is not 2%), as is a

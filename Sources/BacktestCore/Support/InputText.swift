@@ -164,5 +164,5 @@ package func parseDecimal<S: StringProtocol>(_ text: S) -> Double? {
 extension UInt8 {
   /// A space, tab, line break, or a byte of the UTF-8 byte-order mark: what may come before the first character of a
   /// JSON document.
-  var isWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 || self == 0xEF || self == 0xBB || self == 0xBF }
+  package var isWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 || self == 0xEF || self == 0xBB || self == 0xBF }
 }

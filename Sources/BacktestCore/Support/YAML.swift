@@ -602,7 +602,7 @@ package struct YAMLReader {
 
 extension String {
   /// The text without spaces at either end (in time linear in its length).
-  func trimmingSpaces() -> String {
+  package func trimmingSpaces() -> String {
     String(Substring(self).droppingLeadingSpaces().droppingTrailingSpaces())
   }
 }

@@ -23,9 +23,9 @@ import Foundation
 /// run repeat the one before it) and a byte holding the order. Varints are
 /// little-endian base 128. A column whose steps would pass 2^50 is written
 /// as raw little-endian Float64 instead.
-struct ChartData {
+package struct ChartData {
   /// How finely a column is quantized.
-  enum Precision {
+  package enum Precision {
     /// Exactly, with the fewest decimals (at most `maxDecimals`) that hold
     /// every value; when there are none, to `otherwise` significant digits of
     /// the largest magnitude, or as raw Float64 for `nil`.
@@ -88,7 +88,7 @@ struct ChartData {
   ///
   /// - Complexity: O(1) now for `decimals` and `significant`, O(n) for `exact` (to find the decimals); O(n) when packed.
   @discardableResult
-  mutating func add(_ values: ContiguousArray<Double>, precision: Precision) -> Int {
+  package mutating func add(_ values: ContiguousArray<Double>, precision: Precision) -> Int {
     let decimals: Int?
     switch precision {
     case .decimals(let d):
@@ -108,7 +108,7 @@ struct ChartData {
   }
 
   @discardableResult
-  mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
+  package mutating func add(_ values: [Double], precision: Precision) -> Int { add(ContiguousArray(values), precision: precision) }
 
   private mutating func append(_ column: Column, count: Int, prediction: JSONValue? = nil, argument: Int? = nil, decimals d: Int?) -> Int {
     if !isKnownUniquelyReferenced(&packed) { packed = packed.copy() }

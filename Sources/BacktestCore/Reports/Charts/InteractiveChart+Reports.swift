@@ -209,26 +209,6 @@ extension InteractiveChart {
     return chart
   }
 
-  /// A fund's NAV with range buttons: each starts at the period's start NAV
-  /// (`FundPerformance.Row.startDay`), so the hover box's change from the
-  /// first bar in view at the last NAV is the period's total return.
-  static func fund(_ f: FundPerformance) -> InteractiveChart {
-    let h = f.history
-    var chart = InteractiveChart(title: h.name + ": NAV", days: h.days)
-    let nav = chart.data.add(h.navs, precision: .exact(maxDecimals: 6, otherwise: 10))
-    chart.addPanel(id: "nav", title: chart.title, height: 240, format: .price, lines: [line(nav, "NAV", "#0071E3", width: 1.6)])
-    chart.addTooltip(key: "nav", label: "NAV", column: nav, format: .price)
-    chart.addTooltip(key: "change", label: "since", column: nav, format: .percent, change: true)
-    var ranges: [JSONValue] = []
-    for row in f.rows {
-      guard let start = row.startDay, let index = h.days.firstIndex(of: start) else { continue }
-      ranges.append(.array([.string(row.period.rawValue), .integer(index)]))
-    }
-    ranges.append(.array([.string("All"), .integer(0)]))
-    chart.extra.append(("ranges", .array(ranges)))
-    return chart
-  }
-
   /// The sweep heatmap's description: for each cell its value (as in the SVG)
   /// and its combinations, best first (at most `rowsPerCell`).
   static func heatmap(_ records: [SweepRecord], settings: SweepSettings, x: Int, y: Int, rowsPerCell: Int = 20) -> JSONValue {

@@ -12,15 +12,15 @@ import Foundation
 /// each panel (`div.ic-panel`) and the chart carry `data-x-start` and
 /// `data-x-end`, the ISO times of the first and last bar in view, and the hover
 /// box is the element with `role="tooltip"`, one row (`tr[data-key]`) a value.
-struct InteractiveChart {
-  var data = ChartData()
+package struct InteractiveChart {
+  package var data = ChartData()
   /// The bars on the time axis.
   let count: Int
   var panels: [JSONValue] = []
   var tooltip: [JSONValue] = []
   /// Further fields of the description: trades, range buttons.
-  var extra: [(String, JSONValue)] = []
-  let title: String
+  package var extra: [(String, JSONValue)] = []
+  package let title: String
   private var timeFields: [(String, JSONValue)] = []
 
   /// A chart over `bars`, whose times show in `timeZone` (UTC when `nil`) unless they are dates.
@@ -38,7 +38,7 @@ struct InteractiveChart {
   }
 
   /// A chart over calendar days (a fund's NAV dates).
-  init(title: String, days: [Int]) {
+  package init(title: String, days: [Int]) {
     self.title = title
     count = days.count
     timeFields = [("time", .integer(data.add(days.map(Double.init), precision: .decimals(0)))), ("dateOnly", .bool(true))]
@@ -75,7 +75,7 @@ struct InteractiveChart {
 
   /// A line in a panel: `column` of `data`, named `label` in the legend.
   /// With `bars`, the column is drawn as vertical bars from 0 (volume).
-  static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false,
+  package static func line(_ column: Int, _ label: String, _ color: String, width: Double = 1.2, dash: Bool = false, area: Bool = false,
                    bars: Bool = false) -> JSONValue {
     var fields: [(String, JSONValue)] = [("col", .integer(column)), ("label", .string(label)), ("color", .string(color))]
     if width != 1.2 { fields.append(("width", .number(width))) }
@@ -86,10 +86,10 @@ struct InteractiveChart {
   }
 
   /// How a panel's axis and its values read: `price` (the column's decimals), `money`, `percent` or `plain`.
-  enum Format: String { case price, money, percent, plain }
+  package enum Format: String { case price, money, percent, plain }
 
   /// Adds a panel of `height` points. `range` fixes its value axis; `zero` keeps 0 in it.
-  mutating func addPanel(id: String, title: String, height: Int, format: Format, lines: [JSONValue] = [], range: ClosedRange<Double>? = nil,
+  package mutating func addPanel(id: String, title: String, height: Int, format: Format, lines: [JSONValue] = [], range: ClosedRange<Double>? = nil,
                          levels: [Double] = [], zero: Bool = false, more: [(String, JSONValue)] = []) {
     var fields: [(String, JSONValue)] = [("id", .string(id)), ("title", .string(title)), ("height", .integer(height)),
                                          ("format", .string(format.rawValue))]
@@ -102,7 +102,7 @@ struct InteractiveChart {
 
   /// Adds a row to the hover box: `column`'s value at the bar, named `label`; `key` names the row for automation.
   /// With `change`, the row shows the change from the first bar in view instead.
-  mutating func addTooltip(key: String, label: String, column: Int, format: Format, change: Bool = false) {
+  package mutating func addTooltip(key: String, label: String, column: Int, format: Format, change: Bool = false) {
     var fields: [(String, JSONValue)] = [("key", .string(key)), ("label", .string(label)), ("col", .integer(column)),
                                          ("format", .string(format.rawValue))]
     if change { fields.append(("change", .bool(true))) }
@@ -118,7 +118,7 @@ struct InteractiveChart {
   /// Appends the chart's section, over the static `fallback`, to `page`: the columns are packed first (on
   /// all cores, before `fallback` is made), then the page grows once, with
   /// room for what usually follows, so its megabytes of data are copied once.
-  func appendHTML<Page: ChartPage>(to page: inout Page, id: String, fallback: @autoclosure () -> String) {
+  package func appendHTML<Page: ChartPage>(to page: inout Page, id: String, fallback: @autoclosure () -> String) {
     let data = data.bytes
     let fallback = fallback()
     page.reserve(ChartData.TextEncoder.capacity(data.count) + 2 * fallback.utf8.count + (1 << 21))
@@ -186,7 +186,7 @@ struct InteractiveChart {
 
 /// What a chart's section is appended to: a page held as one `String`, or a
 /// `PagedText` that encodes the chart's data only as it is written.
-protocol ChartPage {
+package protocol ChartPage {
   static func += (page: inout Self, text: String)
   mutating func append(packed bytes: [UInt8])
   /// Makes room for `bytes` more, where that saves copies.
@@ -194,10 +194,10 @@ protocol ChartPage {
 }
 
 extension String: ChartPage {
-  mutating func append(packed bytes: [UInt8]) { self += ChartData.text(bytes) }
-  mutating func reserve(_ bytes: Int) { reserveCapacity(utf8.count + bytes) }
+  package mutating func append(packed bytes: [UInt8]) { self += ChartData.text(bytes) }
+  package mutating func reserve(_ bytes: Int) { reserveCapacity(utf8.count + bytes) }
 }
 
 extension PagedText: ChartPage {
-  mutating func reserve(_ bytes: Int) {}
+  package mutating func reserve(_ bytes: Int) {}
 }

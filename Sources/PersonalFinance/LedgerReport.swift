@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 
 /// The files of `backtest ledger`: CSVs of the analysis and one HTML page.

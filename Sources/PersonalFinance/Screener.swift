@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 
 /// One ETF of the screen, as of its last bar.

@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 
 /// A monthly budget per expense category (`backtest ledger --budgets FILE`).

@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 
 /// One holding of `backtest analyze`: a position without price history.
@@ -138,9 +139,6 @@ package struct HoldingsReport: Sendable {
     return out
   }
 
-  /// The largest expense ratio or yield written as a bare number (`0.2` = 20%): above it, `0.35` could mean 35% or 0.35%.
-  package static let bareRateLimit = 0.2
-
   /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list.
   package static func read(_ text: String, file: String) throws -> [Holding] {
     let directory = (file as NSString).deletingLastPathComponent
@@ -165,8 +163,8 @@ package struct HoldingsReport: Sendable {
       let shares = try required("shares", "a number of shares > 0") { $0 > 0 }
       let purchase = try required("purchase_price", "a price > 0") { $0 > 0 }
       let current = try required("current_price", "a price > 0") { $0 > 0 }
-      let expense = try h.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: Self.bareRateLimit, where: { $0 >= 0 }) ?? 0
-      let yield_ = try h.fraction("annual_yield", default: 0, expected: "an annual rate", bareAtMost: Self.bareRateLimit, where: { $0 >= 0 }) ?? 0
+      let expense = try h.fraction("expense_ratio", default: 0, expected: "an annual rate", bareAtMost: ConfigTable.bareRateLimit, where: { $0 >= 0 }) ?? 0
+      let yield_ = try h.fraction("annual_yield", default: 0, expected: "an annual rate", bareAtMost: ConfigTable.bareRateLimit, where: { $0 >= 0 }) ?? 0
       guard let bought = try h.date("purchase_date") else {
         throw InputError("missing 'purchase_date' for holding '\(name)'; expected YYYY-MM-DD", at: item.location)
       }

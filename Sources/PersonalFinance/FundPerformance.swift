@@ -1,3 +1,4 @@
+import BacktestCore
 import Foundation
 
 /// A fund's NAV history, oldest first.
