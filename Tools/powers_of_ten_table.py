@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes Sources/BacktestCore/Support/PowersOfTenTable.swift: the 126-bit
+"""Writes Sources/BacktestCore/Support/ShortestDecimal+PowersOfTen.swift: the 126-bit
 powers of ten that ShortestDecimal (the Schubfach algorithm) multiplies by.
 
 For every e in [-292, 324]: 10^e = beta * 2^r with 2^125 <= beta < 2^126,
 g = floor(beta) + 1, stored as g >> 63 and g mod 2^63 (both below 2^63).
 
-    python3 Tools/powers_of_ten_table.py > Sources/BacktestCore/Support/PowersOfTenTable.swift
+    python3 Tools/powers_of_ten_table.py > Sources/BacktestCore/Support/ShortestDecimal+PowersOfTen.swift
 """
 
 E_MIN, E_MAX = -292, 324

@@ -94,7 +94,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
   func zeroShares() {
     let bars = handBars([(100, 101, 99, 100), (200_000, 200_001, 199_999, 200_000), (1, 1, 1, 1)])
     let (result, _) = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)])
-    #expect(result.trades.isEmpty && result.skippedEntries == 1)
+    #expect(result.trades.isEmpty && result.fills.skippedEntries == 1)
   }
 
   @Test("commission models: per trade, per share and percent, worked by hand")
@@ -156,7 +156,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     broker.sizing = .risk(0.5)
     #expect(runScripted(bars, [0: .enterLong(stopLoss: 0.02, profitTarget: nil)], broker: broker).result.trades[0].shares == 10_000)
     let unstopped = runScripted(bars, [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result
-    #expect(unstopped.trades.isEmpty && unstopped.skippedEntries == 1)
+    #expect(unstopped.trades.isEmpty && unstopped.fills.skippedEntries == 1)
   }
 
   @Test("fixed cash sizing: whole shares for the amount, commission included, within the cash")
@@ -192,7 +192,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     // Decided at bar 3, filled at bar 4's open of 100: floor(100,000 × 0.22272 / 100).
     #expect(runScripted(bars, [3: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 222)
     // Decided before two returns are known: nothing.
-    #expect(runScripted(bars, [2: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.skippedEntries == 1)
+    #expect(runScripted(bars, [2: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.fills.skippedEntries == 1)
     // A low-volatility market is capped at the whole equity.
     broker.sizing = .volatilityTarget(50, lookback: 2)
     #expect(runScripted(bars, [3: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker).result.trades[0].shares == 1_000)
@@ -234,7 +234,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     let optimistic = runScripted(bars, [0: Self.buy], broker: broker).result
     #expect(conservative.trades[0].exitPrice == 98 && conservative.trades[0].exitReason == .stopLoss && conservative.trades[0].ambiguous)
     #expect(optimistic.trades[0].exitPrice == 103 && optimistic.trades[0].exitReason == .profitTarget && optimistic.trades[0].ambiguous)
-    #expect(conservative.ambiguousBars == 1 && optimistic.ambiguousBars == 1)
+    #expect(conservative.fills.ambiguousBars == 1 && optimistic.fills.ambiguousBars == 1)
   }
 
   @Test("a stop touched on the entry bar after the open fill is certain: both rules exit at the stop, not ambiguous")
@@ -246,7 +246,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
       broker.intrabarRule = rule
       let r = runScripted(bars, [0: Self.buy], broker: broker).result
       #expect(r.trades[0].exitBar == 1 && r.trades[0].exitPrice == 98 && r.trades[0].exitReason == .stopLoss, "\(rule)")
-      #expect(!r.trades[0].ambiguous && r.ambiguousBars == 0, "\(rule)")
+      #expect(!r.trades[0].ambiguous && r.fills.ambiguousBars == 0, "\(rule)")
     }
   }
 
@@ -291,7 +291,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
         let r = runScripted(bars, [0: Self.buy], broker: broker).result
         let exit = r.trades[0].exitReason == .endOfData ? nil : (r.trades[0].exitPrice, r.trades[0].exitReason)
         #expect(exit?.0 == expected?.0 && exit?.1 == expected?.1, "\(rule), entry bar \(entryBar)")
-        #expect(r.trades[0].ambiguous == c.ambiguous && r.ambiguousBars == (c.ambiguous ? 1 : 0), "\(rule), entry bar \(entryBar)")
+        #expect(r.trades[0].ambiguous == c.ambiguous && r.fills.ambiguousBars == (c.ambiguous ? 1 : 0), "\(rule), entry bar \(entryBar)")
       }
     }
   }
@@ -330,19 +330,19 @@ struct FillCase: CustomTestStringConvertible, Sendable {
   @Test("finer bars that reach the target first settle the bar as PROFIT_TARGET")
   func targetFirst() {
     let (t, r) = Self.exit(Self.fine([(101, 99.5), (103.2, 100), (101, 97.9)]))
-    #expect(t.exitReason == .profitTarget && t.exitPrice == 103 && !t.ambiguous && r.resolvedBars == 1 && r.ambiguousBars == 1)
+    #expect(t.exitReason == .profitTarget && t.exitPrice == 103 && !t.ambiguous && r.fills.resolvedBars == 1 && r.fills.ambiguousBars == 1)
   }
 
   @Test("finer bars that reach the stop first settle the bar as STOP_LOSS")
   func stopFirst() {
     let (t, r) = Self.exit(Self.fine([(101, 97.9), (103.5, 100)]))
-    #expect(t.exitReason == .stopLoss && t.exitPrice == 98 && !t.ambiguous && r.resolvedBars == 1)
+    #expect(t.exitReason == .stopLoss && t.exitPrice == 98 && !t.ambiguous && r.fills.resolvedBars == 1)
   }
 
   @Test("a finer bar touching both leaves the bar ambiguous: the rule decides; no finer data, the same")
   func stillAmbiguous() {
     let (t, r) = Self.exit(Self.fine([(101, 99.5), (103.5, 97.9)]))
-    #expect(t.exitReason == .stopLoss && t.ambiguous && r.resolvedBars == 0)
+    #expect(t.exitReason == .stopLoss && t.ambiguous && r.fills.resolvedBars == 0)
     let (u, _) = Self.exit(nil)
     #expect(u.exitReason == .stopLoss && u.ambiguous)
   }
@@ -362,7 +362,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
     // The bars as their own finer bars: the one bar touching both levels stays ambiguous (its only finer bar touches
     // both) and the conservative rule takes the stop; the stop touched on an entry bar is not ambiguous at all.
     let r = output.run.result
-    #expect(r.ambiguousBars == 1 && r.resolvedBars == 0 && r.trades.filter(\.ambiguous).count == 1)
+    #expect(r.fills.ambiguousBars == 1 && r.fills.resolvedBars == 0 && r.trades.filter(\.ambiguous).count == 1)
     #expect(r.trades.contains { $0.exitBar == $0.entryBar && $0.exitReason == .stopLoss && !$0.ambiguous })
     #expect(RunReport.summaryJSON(output).rendered().contains("\"resolved_from_intrabar\": 0"))
   }
@@ -393,7 +393,7 @@ struct FillCase: CustomTestStringConvertible, Sendable {
                   label: Array("f\(j)".utf8))
     }
     let settled = Backtest.execute(output.config, RunInputs(bars: output.bars, barsInFile: output.barsInFile, intrabar: IntrabarData(bars: fine)))
-    #expect(settled.run.result.resolvedBars == 1 && !settled.run.result.trades.contains(where: \.ambiguous))
+    #expect(settled.run.result.fills.resolvedBars == 1 && !settled.run.result.trades.contains(where: \.ambiguous))
     #expect(settled.otherRule == nil && !MarkdownReport.render(settled).contains("### Intrabar ambiguity"))
     #expect(!RunReport.summaryJSON(settled).rendered().contains("other_intrabar_rule"))
   }

@@ -60,8 +60,8 @@ import Testing
     let config = RunConfig(name: "app", data: DataSettings(bars: "INCM (app)"), strategy: ConfiguredStrategy(BollingerRSI.self, parameters: parameters),
                            broker: broker, expenseRatio: 0.0035)
     let output = Backtest.execute(config, RunInputs(bars: Self.bars(from: fromFile.bars), barsInFile: fromFile.bars.count, dividends: dividends))
-    #expect(output.run.result.dividendIncome > 0)
-    #expect(output.run.result.dividendIncome == fromFile.run.result.dividendIncome)
+    #expect(output.run.result.carry.dividendIncome > 0)
+    #expect(output.run.result.carry.dividendIncome == fromFile.run.result.carry.dividendIncome)
     #expect(output.run.result.trades == fromFile.run.result.trades && output.summary.finalEquity == fromFile.summary.finalEquity)
   }
 }

@@ -202,7 +202,7 @@ import Testing
     let seen = try Self.compare(result, peer: peer, bars: bars, decisions: decisions, differences: Self.exitDifferences, shares: 100)
     #expect(seen == Self.exitDifferences.count, "a documented difference no longer occurs")
     let expired = try Self.expiredEntries("backtesting-exits", decisions)
-    #expect(expired > 0 && result.expiredOrders == expired && result.skippedEntries == 0)
+    #expect(expired > 0 && result.fills.expiredOrders == expired && result.fills.skippedEntries == 0)
   }
 
   /// The entries the peer cancelled after their `valid_bars`; every other entry of the script filled.
@@ -257,7 +257,7 @@ import Testing
     let result = Self.engine(bars, decisions, sizing: .allIn)
     #expect(peer.count > 150, "a fixture with too few trades proves little")
     #expect(try Self.compare(result, peer: peer, bars: bars, decisions: decisions, differences: [:], shares: nil) == 0)
-    #expect(try Self.expiredEntries("backtesting-allin", decisions) == 0 && result.skippedEntries == 0)
+    #expect(try Self.expiredEntries("backtesting-allin", decisions) == 0 && result.fills.skippedEntries == 0)
   }
 
   @Test("the same orders expire: the peer's cancelled orders are the engine's expired ones; every entry either fills or expires")
@@ -269,10 +269,10 @@ import Testing
     let entries = orders.rows.filter { !$0[1].hasPrefix("exit") }
     let expired = entries.filter { $0[2] == "expired" }.count
     #expect(expired > 10)
-    #expect(result.expiredOrders == expired)
+    #expect(result.fills.expiredOrders == expired)
     #expect(entries.allSatisfy { $0[2] == "filled" || $0[2] == "expired" }, "the script spaces its entries: none is refused")
     #expect(entries.count == decisions.filter { !$0.action.hasPrefix("exit") }.count)
-    #expect(result.trades.count + result.expiredOrders == entries.count && result.skippedEntries == 0)
+    #expect(result.trades.count + result.fills.expiredOrders == entries.count && result.fills.skippedEntries == 0)
   }
 
   @Test("the agreeing trades cover each order rule: limit and stop fills at the open and inside the bar, long and short; market shorts stopped out through a gap and at a target")

@@ -40,13 +40,13 @@ import Testing
     // valid 2 bars: bars 1 and 2 do not reach 99, so it expires after bar 2; the market buy decided at bar 1's close,
     // while it waits, is not taken.
     var (r, t) = Self.run(rows, [0: .enter(EntryOrder(kind: .limit(99), validBars: 2)), 1: .enterLong(stopLoss: nil, profitTarget: nil)])
-    #expect(t.isEmpty && r.expiredOrders == 1)
+    #expect(t.isEmpty && r.fills.expiredOrders == 1)
     // Decided after it expired, a new entry is taken.
     (r, t) = Self.run(rows, [0: .enter(EntryOrder(kind: .limit(99), validBars: 2)), 2: .enterLong(stopLoss: nil, profitTarget: nil)])
-    #expect(t.count == 1 && t[0].entryBar == 3 && r.expiredOrders == 1)
+    #expect(t.count == 1 && t[0].entryBar == 3 && r.fills.expiredOrders == 1)
     // valid 4 bars: bar 4 reaches 98.5 ≤ 99 and fills at 99.
     (r, t) = Self.run(rows, [0: .enter(EntryOrder(kind: .limit(99), validBars: 4))])
-    #expect(t.count == 1 && t[0].entryBar == 4 && t[0].entry == 99 && r.expiredOrders == 0)
+    #expect(t.count == 1 && t[0].entryBar == 4 && t[0].entry == 99 && r.fills.expiredOrders == 0)
   }
 
   @Test("a buy stop fills at the open above it, else at the stop when the bar reaches it, with slippage")
@@ -117,7 +117,7 @@ import Testing
     let (r, t) = Self.run(rows, [0: .enterShort(stopLoss: nil, profitTarget: nil)], broker: broker)
     #expect(t.count == 1 && r.trades[0].shares == 2000)
     // Charged from the bar after the entry to the last: 365 days of 2,000 × 50 × 3% / 365 = 3,000.
-    #expect(abs(r.borrowFees - 3000) < 1e-6)
+    #expect(abs(r.carry.borrowFees - 3000) < 1e-6)
     #expect(abs(r.equity[r.equity.count - 1] - (100_000 - 3000)) < 1e-6)
   }
 

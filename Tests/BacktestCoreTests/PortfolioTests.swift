@@ -91,12 +91,12 @@ struct DividendTests {
     let before = runScripted(Self.bars, [1: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker, account: account).result
     #expect(before.trades.count == 1 && before.trades[0].shares == 100)
     #expect(before.trades[0].dividends == 50)
-    #expect(before.dividendCash[5] == 50 && before.dividendCash.reduce(0, +) == 50)  // cash on the pay date, not before
+    #expect(before.carry.dividendCash[5] == 50 && before.carry.dividendCash.reduce(0, +) == 50)  // cash on the pay date, not before
     #expect(before.cash[4] == 0 && before.cash[5] == 50 && before.equity[5] == 1050)
     #expect(before.trades[0].pnl == 50 && abs(before.trades[0].returnFraction - 0.05) < 1e-15)
     // Decided at the close of day 2: filled at the open of the ex-date itself.
     let on = runScripted(Self.bars, [2: .enterLong(stopLoss: nil, profitTarget: nil)], broker: broker, account: account).result
-    #expect(on.trades[0].entryBar == 3 && on.trades[0].dividends == 0 && on.dividendCash.reduce(0, +) == 0 && on.equity[5] == 1000)
+    #expect(on.trades[0].entryBar == 3 && on.trades[0].dividends == 0 && on.carry.dividendCash.reduce(0, +) == 0 && on.equity[5] == 1000)
   }
 
   @Test("selling at the open of the ex-date keeps the dividend, paid after the exit")
@@ -133,7 +133,7 @@ struct DividendTests {
     let swing = runScripted(bars.prefix(366), [0: .enterLong(stopLoss: nil, profitTarget: nil)], broker: {
       var b = BrokerSettings(); b.initialCash = 10_000; return b }(), account: AccountEvents(expenseRatio: 0.01)).result
     // Entered at the open of day 1: held for 364 days of drag.
-    #expect(abs(swing.expenseDrag - 100 * 364 / 365) < 1e-9)
+    #expect(abs(swing.carry.expenseDrag - 100 * 364 / 365) < 1e-9)
   }
 }
 
@@ -423,7 +423,7 @@ struct PortfolioConfigTests {
     #expect(abs(r.trades[0].dividends - shares * earned.reduce(0) { $0 + $1.amount }) < 1e-9)
     let paid = earned.filter { $0.payDay <= Int(output.bars.day[output.bars.count - 1]) }
     #expect(abs(output.summary.dividendIncome - shares * paid.reduce(0) { $0 + $1.amount }) < 1e-9)
-    #expect(abs(r.dividendsPending - shares * (earned.count - paid.count == 0 ? 0 : earned.last!.amount)) < 1e-9)
+    #expect(abs(r.carry.dividendsPending - shares * (earned.count - paid.count == 0 ? 0 : earned.last!.amount)) < 1e-9)
     let json = RunReport.summaryJSON(output).rendered()
     #expect(json.contains("\"dividend_income\": ") && json.contains("\"next_ex_date_estimate\": \"2024-12-"))
     #expect(RunReport.tradesCSV(output).hasPrefix(RunReport.tradeColumns + "\n") && RunReport.tradeColumns.hasSuffix(",dividends,side"))

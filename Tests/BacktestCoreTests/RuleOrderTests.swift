@@ -34,9 +34,9 @@ import Testing
     }
     let scripted = runScripted(bars, signals).result
     let rules = output.run.result
-    #expect(rules.trades.count > 50 && rules.expiredOrders > 20)
+    #expect(rules.trades.count > 50 && rules.fills.expiredOrders > 20)
     #expect(rules.trades == scripted.trades)
-    #expect(rules.expiredOrders == scripted.expiredOrders)
+    #expect(rules.fills.expiredOrders == scripted.fills.expiredOrders)
     #expect(rules.equity == scripted.equity)
     // Some entries filled at an open under the limit, some at the limit inside the bar.
     let limit = { (t: Trade) in close[t.entryBar - 1] * (1 - 0.01) }
@@ -62,7 +62,7 @@ import Testing
     // (100 + 101 + 102) / 3 = 101; bar 3 opens 102 and trades down to 98: filled at 101.
     // (A price with a comma goes in the block form, or quoted: in a flow mapping the comma ends the value.)
     let r = try Self.rule("  entry: close > 0\n  entry_order:\n    type: limit\n    price: sma(close, 3)\n")
-    #expect(r.unpricedOrders == 2 && r.expiredOrders == 0)
+    #expect(r.fills.unpricedOrders == 2 && r.fills.expiredOrders == 0)
     #expect(r.trades.count == 1 && r.trades[0].entryBar == 3 && r.trades[0].entryPrice == 101 && r.trades[0].exitReason == .endOfData)
   }
 
@@ -119,7 +119,7 @@ import Testing
     #expect(abs(r.cash[3] - cash3) < 1e-9 && abs(r.cash[4] - cash4) < 1e-9)
     #expect(r.trades[0].pnl == 990 * 2)
     let total = r.trades.reduce(0) { $0 + $1.pnl }
-    #expect(r.borrowFees > fee3 + fee4 && abs(r.equity.last! - (100_000 + total - r.borrowFees)) < 1e-6)
+    #expect(r.carry.borrowFees > fee3 + fee4 && abs(r.equity.last! - (100_000 + total - r.carry.borrowFees)) < 1e-6)
   }
 
   @Test("entry_order and the short keys are refused with a message where they are wrong", arguments: [

@@ -274,7 +274,7 @@ import Testing
       var strategy = RulesStrategy(parameters: p, bars: bars)
       let result = Engine.run(&strategy, bars: bars, broker: BrokerSettings())
       #expect(result.equity.count == bars.count && result.equity.allSatisfy(\.isFinite))
-      _ = strategy.explain(result.finalSignal, at: bars.count - 1, position: result.finalPosition)
+      _ = strategy.explain(result.lastClose.signal, at: bars.count - 1, position: result.lastClose.position)
     }
   }
 }

@@ -128,7 +128,7 @@ private struct Breakout: Strategy {
     let last = output.bars.count - 1
     let run = output.config.strategy.run(bars: output.bars, broker: output.config.broker, explain: .backtestPosition)
     let final = try #require(run.final)
-    #expect(final.signal == run.result.finalSignal)
+    #expect(final.signal == run.result.lastClose.signal)
     // A flat probe and a long probe of the same bar: the strategy's own decide, no second rule.
     var strategy = SMACross(parameters: .init(), bars: output.bars)
     let flat = output.config.strategy.run(bars: output.bars, broker: output.config.broker, explain: .position(.flat)).final!

@@ -140,7 +140,7 @@ import Testing
     #expect(records.count == 4)
     for (job, record) in zip(jobs, records) {
       let own = try Backtest.run(job.config!)
-      #expect(own.run.result.dividendIncome > 0)
+      #expect(own.run.result.carry.dividendIncome > 0)
       #expect(record.metrics == own.summary.fields.map(\.value), "\(job.combination.values)")
     }
     // The expense ratio costs money: the same period without it ends higher.

@@ -19,7 +19,7 @@ private func suffix(_ r: BacktestResult, from k: Int) -> BacktestResult {
   out.equity = ContiguousArray(r.equity[k...])
   out.cash = ContiguousArray(r.cash[k...])
   out.shares = ContiguousArray(r.shares[k...])
-  if !r.dividendCash.isEmpty { out.dividendCash = ContiguousArray(r.dividendCash[k...]) }
+  if !r.carry.dividendCash.isEmpty { out.carry.dividendCash = ContiguousArray(r.carry.dividendCash[k...]) }
   out.firstBar = k
   return out
 }
@@ -61,12 +61,12 @@ private func shippedSweep(_ name: String, overrides: [String] = []) throws -> (S
     var holding = HoldBefore(inner: BollingerRSI(parameters: p, bars: history), start: start)
     let whole = suffix(Engine.run(&holding, bars: history, broker: broker, account: account), from: start)
 
-    #expect(!ranged.trades.isEmpty && ranged.dividendIncome > 0 && ranged.expenseDrag > 0, "seed \(seed): the property says little: \(ranged.trades.count) trades, dividends \(ranged.dividendIncome), drag \(ranged.expenseDrag)")
+    #expect(!ranged.trades.isEmpty && ranged.carry.dividendIncome > 0 && ranged.carry.expenseDrag > 0, "seed \(seed): the property says little: \(ranged.trades.count) trades, dividends \(ranged.carry.dividendIncome), drag \(ranged.carry.expenseDrag)")
     #expect(ranged.firstBar == start && ranged.equity.count == end - start)
     #expect(ranged.trades == whole.trades, "seed \(seed)")
     #expect(ranged.equity == whole.equity && ranged.cash == whole.cash && ranged.shares == whole.shares, "seed \(seed)")
-    #expect(ranged.dividendCash == whole.dividendCash && ranged.dividendsPending == whole.dividendsPending, "seed \(seed)")
-    #expect(ranged.expenseDrag == whole.expenseDrag && ranged.finalSignal == whole.finalSignal, "seed \(seed)")
+    #expect(ranged.carry.dividendCash == whole.carry.dividendCash && ranged.carry.dividendsPending == whole.carry.dividendsPending, "seed \(seed)")
+    #expect(ranged.carry.expenseDrag == whole.carry.expenseDrag && ranged.lastClose.signal == whole.lastClose.signal, "seed \(seed)")
     // Bars after the range change nothing (indicators at a bar read bars up to it only).
     var longer = BollingerRSI(parameters: p, bars: bars)
     let withFuture = Engine.run(&longer, bars: bars, broker: broker, account: account, trading: start..<end)

@@ -87,9 +87,9 @@ struct RunCommand {
         + ", stage at the last bar: \(cycle.gate.stages[bars.count - 1].rawValue)")
     }
     let r = output.run.result
-    if r.expiredOrders > 0 || r.unpricedOrders > 0 || r.borrowFees > 0 {
-      print("  orders: \(r.expiredOrders) expired unfilled, \(r.unpricedOrders) not placed (price undefined at the decision)"
-        + (r.borrowFees > 0 ? ", borrow fees \(HumanFormat.money(r.borrowFees))" : ""))
+    if r.fills.expiredOrders > 0 || r.fills.unpricedOrders > 0 || r.carry.borrowFees > 0 {
+      print("  orders: \(r.fills.expiredOrders) expired unfilled, \(r.fills.unpricedOrders) not placed (price undefined at the decision)"
+        + (r.carry.borrowFees > 0 ? ", borrow fees \(HumanFormat.money(r.carry.borrowFees))" : ""))
     }
     print("  buy & hold: total return \(HumanFormat.percent(b.totalReturn)), max drawdown \(HumanFormat.percent(b.maxDrawdown)), "
       + "Sharpe \(HumanFormat.ratio(b.sharpe))")

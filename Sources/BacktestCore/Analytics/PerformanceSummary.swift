@@ -90,7 +90,7 @@ public struct PerformanceSummary: Sendable, Equatable {
   public init(result: BacktestResult, bars: BarSeries) {
     var accumulator = SummaryAccumulator(expectedDays: bars.count)
     accumulator.add(result, bars: bars)
-    self.init(&accumulator, bars: bars, initialCash: result.initialCash, dividendIncome: result.dividendIncome, expenseDrag: result.expenseDrag)
+    self.init(&accumulator, bars: bars, initialCash: result.initialCash, dividendIncome: result.carry.dividendIncome, expenseDrag: result.carry.expenseDrag)
   }
 
   /// The statistics `accumulator` holds of a run over `bars` from `initialCash`, with the run's dividend income and

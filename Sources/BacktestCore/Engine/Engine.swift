@@ -1,71 +1,3 @@
-/// The outcome of one backtest: closed trades and the account at every bar close.
-public struct BacktestResult: Sendable {
-  /// The closed trades, in the order they closed.
-  public var trades: [Trade]
-  /// Cash plus shares times close, at each bar's close.
-  public var equity: ContiguousArray<Double>
-  /// Cash at each bar's close.
-  public var cash: ContiguousArray<Double>
-  /// Shares held at each bar's close (before the END_OF_DATA close on the last bar).
-  public var shares: ContiguousArray<Double>
-  /// The cash the run started with.
-  public var initialCash: Double
-  /// Entries that could not buy (or sell short) a single share.
-  public var skippedEntries: Int
-  /// Limit and stop entry orders that expired before their price was reached.
-  public var expiredOrders = 0
-  /// Limit and stop entry orders not placed because their price was undefined (not a number) at the decision.
-  public var unpricedOrders = 0
-  /// What short positions paid to borrow their shares (`BrokerSettings.borrowRate`).
-  public var borrowFees = 0.0
-  /// Exit bars whose fill order OHLC cannot tell: both levels touched without a
-  /// gap (see `BrokerRules.intrabarExit`).
-  public var ambiguousBars: Int
-  /// Ambiguous bars that finer bars (`data.intrabar`) settled.
-  public var resolvedBars: Int
-  /// The decision at the close of the last bar, which has no next open to fill at.
-  public var finalSignal: Signal
-  /// The position that decision was taken with (before the END_OF_DATA close).
-  public var finalPosition: PositionView = .flat
-  /// The decision at the last close for the `probe` position given to `Engine.run` (else `.hold`).
-  public var probeSignal: Signal = .hold
-  /// Dividend cash credited at each bar (its pay date); empty when the run has no dividends.
-  public var dividendCash: ContiguousArray<Double> = []
-  /// Dividends earned by an ex-date inside the data but paid after the last bar (not in the equity).
-  public var dividendsPending = 0.0
-  /// The expense-ratio drag charged to cash over the run.
-  public var expenseDrag = 0.0
-  /// The bar of `bars` that `equity[0]` (and every other per-bar column) is
-  /// at: the start of the range traded (0 for a run over all bars). Trades
-  /// carry bar indices into `bars`.
-  public var firstBar = 0
-
-  /// Dividend cash received over the run.
-  public var dividendIncome: Double { dividendCash.reduce(0, +) }
-
-  @usableFromInline
-  init(trades: [Trade], equity: ContiguousArray<Double>, cash: ContiguousArray<Double>, shares: ContiguousArray<Double>,
-       initialCash: Double, skippedEntries: Int, ambiguousBars: Int, resolvedBars: Int, finalSignal: Signal,
-       finalPosition: PositionView = .flat, probeSignal: Signal = .hold, dividendCash: ContiguousArray<Double> = [],
-       dividendsPending: Double = 0, expenseDrag: Double = 0, firstBar: Int = 0) {
-    self.trades = trades
-    self.equity = equity
-    self.cash = cash
-    self.shares = shares
-    self.initialCash = initialCash
-    self.skippedEntries = skippedEntries
-    self.ambiguousBars = ambiguousBars
-    self.resolvedBars = resolvedBars
-    self.finalSignal = finalSignal
-    self.finalPosition = finalPosition
-    self.probeSignal = probeSignal
-    self.dividendCash = dividendCash
-    self.dividendsPending = dividendsPending
-    self.expenseDrag = expenseDrag
-    self.firstBar = firstBar
-  }
-}
-
 /// Money that reaches a single-asset account from outside the strategy.
 public struct AccountEvents: Sendable {
   /// The dividends the position earns, by bar.
@@ -181,7 +113,7 @@ public enum Engine {
   /// The result's columns then hold the range's bars only (`firstBar`).
   ///
   /// With `probe`, the strategy also decides at the last close as if it held
-  /// that position (a copy of it, so the run is unchanged): `probeSignal`.
+  /// that position (a copy of it, so the run is unchanged): `lastClose.probeSignal`.
   ///
   /// - Complexity: O(bars in the range); allocates only when a trade closes or a dividend is paid.
   @inlinable
@@ -192,15 +124,14 @@ public enum Engine {
     var (account, trader) = start(strategy, bars: bars, broker: broker, events: events, range: range, probe: probe)
     trade(&trader, account: &account, initialCash: broker.initialCash, broker: broker.intrabarRule, intrabar: intrabar)
     strategy = trader.strategy
-    var result = BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
-                          initialCash: broker.initialCash, skippedEntries: trader.skippedEntries, ambiguousBars: account.ambiguousBars,
-                          resolvedBars: account.resolvedBars, finalSignal: trader.finalSignal, finalPosition: trader.finalPosition,
-                          probeSignal: trader.probeSignal, dividendCash: account.dividendColumn,
-                          dividendsPending: account.dividendsPending, expenseDrag: account.expenseDrag, firstBar: range.lowerBound)
-    result.expiredOrders = trader.expiredOrders
-    result.unpricedOrders = trader.unpricedOrders
-    result.borrowFees = account.borrowFees
-    return result
+    let fills = BacktestResult.FillCounts(skippedEntries: trader.skippedEntries, expiredOrders: trader.expiredOrders,
+                                          unpricedOrders: trader.unpricedOrders, ambiguousBars: account.ambiguousBars,
+                                          resolvedBars: account.resolvedBars)
+    let carry = BacktestResult.Carry(dividendCash: account.dividendColumn, dividendsPending: account.dividendsPending,
+                                     expenseDrag: account.expenseDrag, borrowFees: account.borrowFees)
+    let lastClose = BacktestResult.LastClose(signal: trader.finalSignal, position: trader.finalPosition, probeSignal: trader.probeSignal)
+    return BacktestResult(trades: account.trades, equity: account.equityColumn, cash: account.cashColumn, shares: account.sharesColumn(0),
+                          initialCash: broker.initialCash, firstBar: range.lowerBound, fills: fills, carry: carry, lastClose: lastClose)
   }
 
   /// Runs `strategy` over `bars` as `run` does, keeping only what the statistics read: every close goes into `marks`

@@ -111,26 +111,26 @@ package enum MarkdownReport {
       md += "\(HumanFormat.money(group.reduce(0) { $0 + $1.pnl })) |\n"
     }
     if trades.isEmpty { md += "| (no trades) | 0 | 0 | — | — |\n" }
-    if output.run.result.skippedEntries > 0 {
-      md += "\n\(output.run.result.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
+    if output.run.result.fills.skippedEntries > 0 {
+      md += "\n\(output.run.result.fills.skippedEntries) buy signal(s) could not buy a single share and were skipped.\n"
     }
-    if output.run.result.expiredOrders > 0 {
-      md += "\n\(output.run.result.expiredOrders) limit or stop entry order(s) expired before their price was reached.\n"
+    if output.run.result.fills.expiredOrders > 0 {
+      md += "\n\(output.run.result.fills.expiredOrders) limit or stop entry order(s) expired before their price was reached.\n"
     }
-    if output.run.result.unpricedOrders > 0 {
-      md += "\n\(output.run.result.unpricedOrders) entry signal(s) placed no order: the order's price was undefined at the decision bar.\n"
+    if output.run.result.fills.unpricedOrders > 0 {
+      md += "\n\(output.run.result.fills.unpricedOrders) entry signal(s) placed no order: the order's price was undefined at the decision bar.\n"
     }
-    if output.run.result.borrowFees > 0 {
-      md += "\nShort positions paid \(HumanFormat.money(output.run.result.borrowFees)) in borrow fees.\n"
+    if output.run.result.carry.borrowFees > 0 {
+      md += "\nShort positions paid \(HumanFormat.money(output.run.result.carry.borrowFees)) in borrow fees.\n"
     }
     let ambiguous = trades.filter(\.ambiguous).count
-    if output.run.result.resolvedBars > 0 {
-      md += "\n\(output.run.result.resolvedBars) of \(output.run.result.ambiguousBars) ambiguous exit bar(s) were settled from the finer bars in `\(c.data.intrabar ?? "")`.\n"
+    if output.run.result.fills.resolvedBars > 0 {
+      md += "\n\(output.run.result.fills.resolvedBars) of \(output.run.result.fills.ambiguousBars) ambiguous exit bar(s) were settled from the finer bars in `\(c.data.intrabar ?? "")`.\n"
     }
     if ambiguous > 0, let other = output.otherRule {
       let rule = c.broker.intrabarRule
       md += "\n### Intrabar ambiguity\n\n\(ambiguous) of \(trades.count) trades exited on a bar whose order of events OHLC cannot tell "
-      md += "(stop and target both touched without a gap\(output.run.result.resolvedBars > 0 ? ", and not settled by the finer bars" : ""); "
+      md += "(stop and target both touched without a gap\(output.run.result.fills.resolvedBars > 0 ? ", and not settled by the finer bars" : ""); "
       md += "`ambiguous` in trades.csv). The conservative rule takes the stop there, the optimistic rule the target; "
       md += "the rules differ at no other bar.\n\n"
       let (conservative, optimistic) = rule == .conservative ? (s, other) : (other, s)
@@ -147,9 +147,9 @@ package enum MarkdownReport {
     if let d = RunReport.dividendFigures(output) {
       let r = output.run.result
       md += "\n## Dividends\n\n| | Strategy | Buy & hold |\n|---|---:|---:|\n"
-      md += "| Dividend income | \(HumanFormat.money(r.dividendIncome)) | \(HumanFormat.money(output.benchmark.dividendIncome)) |\n"
+      md += "| Dividend income | \(HumanFormat.money(r.carry.dividendIncome)) | \(HumanFormat.money(output.benchmark.carry.dividendIncome)) |\n"
       if c.expenseRatio > 0 {
-        md += "| Expense-ratio drag (\(formatPercentPlain(c.expenseRatio)) a year) | \(HumanFormat.money(r.expenseDrag)) | \(HumanFormat.money(output.benchmark.expenseDrag)) |\n"
+        md += "| Expense-ratio drag (\(formatPercentPlain(c.expenseRatio)) a year) | \(HumanFormat.money(r.carry.expenseDrag)) | \(HumanFormat.money(output.benchmark.carry.expenseDrag)) |\n"
       }
       md += "\nFrequency \(d.profile.frequency.rawValue); trailing-12-month dividends \(formatPlain(d.profile.trailingTwelveMonths)) a share "
       md += "(yield \(HumanFormat.percent(d.trailingYield)) at the last close); "

@@ -5,7 +5,7 @@
 /// `market` (the default) fills at the next open; `limit` and `stop` at the
 /// price the expression gives at the decision bar's close, waiting up to
 /// `valid_bars` bars (default 1). Where the price is undefined no order is
-/// placed (`BacktestResult.unpricedOrders`).
+/// placed (`BacktestResult.fills.unpricedOrders`).
 struct RuleOrder: Sendable, Hashable {
   enum Kind: String, Sendable, CaseIterable { case market, limit, stop }
   var kind = Kind.market

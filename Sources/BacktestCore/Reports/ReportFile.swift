@@ -122,7 +122,7 @@ package enum RunReport {
     // peak before it (the highest equity before every 1,024th bar, kept here).
     let peaks = runningPeaks(r.equity, every: 1024)
     let stages = output.cycle?.gate.stages
-    let paid = r.dividendCash
+    let paid = r.carry.dividendCash
     let benchmark = output.benchmark.equity
     let stageLength = stageColumnLength(stages)
     return RowChunks(header: "time,equity,cash,position_shares,close,drawdown,benchmark_equity,flow,dividends" + (stages == nil ? "\n" : ",cycle\n"),
@@ -233,8 +233,8 @@ package enum RunReport {
     }
     let r = output.run.result
     // Order counts and borrow fees are listed when some order or short had them (fields are only added).
-    let orders: [(String, JSONValue)] = r.expiredOrders == 0 && r.unpricedOrders == 0 && r.borrowFees == 0 && !r.trades.contains { $0.side == .short }
-      ? [] : [("expired_orders", .integer(r.expiredOrders)), ("unpriced_orders", .integer(r.unpricedOrders)), ("borrow_fees", .number(r.borrowFees))]
+    let orders: [(String, JSONValue)] = r.fills.expiredOrders == 0 && r.fills.unpricedOrders == 0 && r.carry.borrowFees == 0 && !r.trades.contains { $0.side == .short }
+      ? [] : [("expired_orders", .integer(r.fills.expiredOrders)), ("unpriced_orders", .integer(r.fills.unpricedOrders)), ("borrow_fees", .number(r.carry.borrowFees))]
     let run: [(String, JSONValue)] = [
       ("name", .string(c.name)), ("strategy", .string(c.strategy.name)),
       ("parameters", .object(c.strategy.parameterSummary.map { ($0.name, .string($0.value)) })),
@@ -247,11 +247,11 @@ package enum RunReport {
       ("timezone", .string(c.data.timeZone.identifier)), ("session", .string("\(c.data.session)")),
       ("resample", c.data.resample.map { .string("\($0)") } ?? .null), ("dividends", c.data.dividends.map { .string($0) } ?? .null),
       ("expense_ratio", .number(c.expenseRatio)), ("borrow_rate", .number(c.broker.borrowRate)),
-      ("skipped_entries", .integer(output.run.result.skippedEntries)),
+      ("skipped_entries", .integer(output.run.result.fills.skippedEntries)),
     ] + orders + [
       ("intrabar_rule", .string(c.broker.intrabarRule.rawValue)),
       ("ambiguous_trades", .integer(output.run.result.trades.filter(\.ambiguous).count)),
-      ("resolved_from_intrabar", .integer(output.run.result.resolvedBars)),
+      ("resolved_from_intrabar", .integer(output.run.result.fills.resolvedBars)),
     ]
     let b = output.benchmarkSummary
     let benchmark: [(String, JSONValue)] = [
