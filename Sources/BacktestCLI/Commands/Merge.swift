@@ -151,7 +151,7 @@ struct MergeCommand {
     // In plan order: each row's position looked up once (a key made at every comparison cost n log n joins).
     records = records.map { (order[$0.key]!, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     let data = try SweepData.load(base, barFile: barFile)
-    let (inSample, outOfSampleStart) = try data.split(settings, file: first.file)
+    let split = try data.split(settings, file: first.file)
     // The reports run again only the top combinations (holdout) and the best (significance), unless a walk-forward or
     // the overfitting test (up to 2,000 combinations) runs them all: a large sweep's jobs are made for those only.
     let needed = (settings.walkForward != nil || plan.count <= SweepSignificance.overfittingLimit
@@ -163,9 +163,10 @@ struct MergeCommand {
       ReportFile(name: "sweep.json", contents: SweepCommand.planJSON(settings: settings, plan: plan, path: first.file, overrides: first.overrides,
                                                                      fingerprint: first.fingerprint, shard: nil,
                                                                      skipped: skipped.sorted { $0.combination.index < $1.combination.index }).rendered() + "\n"),
-    ] + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
-                               title: "merged from \(shards.count) shards", total: plan.count, initialCash: base.initialCash,
-                               workers: ProcessInfo.processInfo.activeProcessorCount, skipped: skipped.sorted { $0.combination.index < $1.combination.index }),
+    ] + SweepReport.study(records, SweepStudyInputs(settings: settings, jobs: jobs, data: data, split: split, initialCash: base.initialCash,
+                                                    workers: ProcessInfo.processInfo.activeProcessorCount,
+                                                    skipped: skipped.sorted { $0.combination.index < $1.combination.index }),
+                          title: "merged from \(shards.count) shards", total: plan.count).files,
       into: out)
     let best = SweepRanking.ranking(records, settings: settings).first
     if quiet { return ExitCode.ok }

@@ -51,19 +51,19 @@ struct RegressCommand {
     let (jobs, skipped) = try SweepRunner.jobs(root: base, file: path, settings: settings, combinations: plan, catalog: catalog,
                                                skippingInvalid: true)
     let data = try SweepData.load(config)
-    let (inSample, outOfSampleStart) = try data.split(settings, file: path)
+    let split = try data.split(settings, file: path)
     let collected = RecordCollector()
     let blockSums = ConcurrentSlots<BacktestOverfitting.BlockSums>(count: plan.count)
     let best = BestReturns(settings: settings)
     let workers = ProcessInfo.processInfo.activeProcessorCount
-    SweepRunner.run(jobs, data: inSample, workers: workers, blockSums: blockSums, best: best) { combination, summary in
+    SweepRunner.run(jobs, data: split.inSample, workers: workers, blockSums: blockSums, best: best) { combination, summary in
       collected.add(combination.index, SweepRanking.record(combination, summary, fingerprint: "-"))
     }
     let records = collected.sorted
     return (config.name, [ReportFile(name: "results.csv", contents: SweepReport.csv(records, settings: settings))]
-      + SweepReport.studyFiles(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
-                               title: config.name, total: plan.count, initialCash: config.initialCash, workers: workers, known: blockSums,
-                               best: best, skipped: skipped))
+      + SweepReport.study(records, SweepStudyInputs(settings: settings, jobs: jobs, data: data, split: split, initialCash: config.initialCash,
+                                                    workers: workers, known: blockSums, best: best, skipped: skipped),
+                          title: config.name, total: plan.count).files)
   }
 
   func run() throws -> Int32 {

@@ -188,9 +188,10 @@ struct SweepCommand {
     // A shard writes its rows only: merge makes the reports, holdout, walk-forward and significance of the whole sweep
     // (a shard's own ranking of its slice would be work for nothing, paid by every shard).
     let study = shard == nil
-      ? SweepReport.study(all, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart,
-                          title: title, total: mine.count, initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best,
-                          skipped: skipped) : nil
+      ? SweepReport.study(all, SweepStudyInputs(settings: settings, jobs: jobs, data: data, split: (inSample, outOfSampleStart),
+                                                initialCash: base.initialCash, workers: self.jobs, known: blockSums, best: best,
+                                                skipped: skipped),
+                          title: title, total: mine.count) : nil
     let files = first + (study?.files ?? [])
     batch.add(Array(files.dropFirst(first.count)))
     try flushed.value.get()

@@ -222,21 +222,48 @@ extension YAMLNode {
   }
 }
 
+/// What a sweep's study (`SweepReport.study`) reads besides its rows: the settings, the jobs that run a combination
+/// again, the data and its holdout split, and what the sweep kept of its runs.
+package struct SweepStudyInputs {
+  package var settings: SweepSettings
+  /// The jobs of the combinations the study may run again (the holdout's top, the significance tests' best, every
+  /// combination for a walk-forward).
+  package var jobs: [SweepJob]
+  /// Every bar, with the holdout.
+  package var data: SweepData
+  /// The bars before the holdout (`SweepData.split`): the sweep's own, the walk-forward's and the significance tests'.
+  package var inSample: SweepData
+  /// The holdout's first bar, when there is one.
+  package var outOfSampleStart: Int?
+  package var initialCash: Double
+  /// Threads for the walk-forward's runs.
+  package var workers: Int
+  /// The block sums the sweep kept of its runs, so that the significance tests need not run them again.
+  package var known: ConcurrentSlots<BacktestOverfitting.BlockSums>?
+  /// The best combinations' daily returns, as the sweep kept them.
+  package var best: BestReturns?
+  /// Combinations the plan left out or that could not run, with their reasons.
+  package var skipped: [SweepRunner.Skipped]
+
+  package init(settings: SweepSettings, jobs: [SweepJob], data: SweepData, split: (inSample: SweepData, outOfSampleStart: Int?),
+               initialCash: Double, workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
+               best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) {
+    self.settings = settings
+    self.jobs = jobs
+    self.data = data
+    (inSample, outOfSampleStart) = split
+    self.initialCash = initialCash
+    self.workers = workers
+    self.known = known
+    self.best = best
+    self.skipped = skipped
+  }
+}
+
 /// The sweep's own pipeline after its combinations ran: the holdout, walk-forward and significance, and every report.
 extension SweepReport {
-  /// Every report file of a sweep of `total` combinations with `records` finished (besides `results.csv` and
-  /// `sweep.json`): the holdout's out-of-sample runs of the top combinations over `data`, the walk-forward windows and
-  /// the significance tests over `inSample` (on another core meanwhile). `known` and `best` are what the sweep kept of
-  /// its runs, so that the significance tests need not run them again.
-  package static func studyFiles(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
-                                inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
-                                workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
-                                best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> [ReportFile] {
-    study(records, settings: settings, jobs: jobs, data: data, inSample: inSample, outOfSampleStart: outOfSampleStart, title: title,
-          total: total, initialCash: initialCash, workers: workers, known: known, best: best, skipped: skipped).files
-  }
-
-  /// What `studyFiles` makes, with the figures a terminal shows: the significance tests and the chained walk-forward.
+  /// What `study` makes: every report file (besides `results.csv` and `sweep.json`), with the figures a terminal
+  /// shows: the significance tests and the chained walk-forward.
   package struct Study: Sendable {
     package var files: [ReportFile]
     package var significance: SweepSignificance?
@@ -244,24 +271,26 @@ extension SweepReport {
     package var validation: [ValidationRow]
   }
 
-  /// `studyFiles`, with the figures behind them.
-  package static func study(_ records: [SweepRecord], settings: SweepSettings, jobs: [SweepJob], data: SweepData,
-                           inSample: SweepData, outOfSampleStart: Int?, title: String, total: Int, initialCash: Double,
-                           workers: Int, known: ConcurrentSlots<BacktestOverfitting.BlockSums>? = nil,
-                           best: BestReturns? = nil, skipped: [SweepRunner.Skipped] = []) -> Study {
+  /// Every report of a sweep of `total` combinations with `records` finished: the holdout's out-of-sample runs of the
+  /// top combinations over `inputs.data`, the walk-forward windows and the significance tests over `inputs.inSample`
+  /// (on another core meanwhile).
+  package static func study(_ records: [SweepRecord], _ inputs: SweepStudyInputs, title: String, total: Int) -> Study {
+    let settings = inputs.settings, jobs = inputs.jobs
     let significance = OnOtherThread {
-      SweepSignificance.evaluate(records, settings: settings, jobs: jobs, data: inSample, known: known, bestReturns: best)
+      SweepSignificance.evaluate(records, settings: settings, jobs: jobs, data: inputs.inSample, known: inputs.known, bestReturns: inputs.best)
     }
-    let validation = outOfSampleStart.map { start in
-      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, data: data, outOfSampleStart: start), split: settings.validation!)
+    let validation = inputs.outOfSampleStart.map { start in
+      (rows: SweepValidation.evaluate(records, settings: settings, jobs: jobs, data: inputs.data, outOfSampleStart: start),
+       split: settings.validation!)
     }
     let walkForward = settings.walkForward.map {
-      (WalkForward.run($0, jobs: jobs, settings: settings, data: inSample, initialCash: initialCash, workers: workers), inSample.timeline)
+      (WalkForward.run($0, jobs: jobs, settings: settings, data: inputs.inSample, initialCash: inputs.initialCash, workers: inputs.workers),
+       inputs.inSample.timeline)
     }
     var files = reportFiles(records, settings: settings, title: title, total: total, validation: validation,
                             significance: significance.value, walkForward: walkForward)
     // What the plan left out and what could not run, said where the counts are.
-    let note = skippedMarkdown(settings: settings, skipped: skipped)
+    let note = skippedMarkdown(settings: settings, skipped: inputs.skipped)
     if !note.isEmpty, let k = files.firstIndex(where: { $0.name == "sweep.md" }) {
       var text = files[k].contents
       // After the paragraph that counts the combinations (the second blank line).
