@@ -18,7 +18,8 @@ let package = Package(
     .executableTarget(name: "backtest-examples", dependencies: [
       "ExampleStrategies", .product(name: "BacktestCLI", package: engine), .product(name: "BacktestCore", package: engine),
     ]),
-    .testTarget(name: "ExampleStrategiesTests", dependencies: ["ExampleStrategies", .product(name: "BacktestCore", package: engine)],
-                exclude: ["Fixtures"]),
+    .testTarget(name: "ExampleStrategiesTests", dependencies: [
+      "ExampleStrategies", .product(name: "BacktestCore", package: engine), .product(name: "PersonalFinance", package: engine),
+    ], exclude: ["Fixtures"]),
   ]
 )

@@ -2,12 +2,16 @@ import BacktestCore
 import Foundation
 
 /// A fund's NAV history, oldest first.
-package struct NAVHistory: Sendable {
-  package var name: String
-  package var days: [Int]
-  package var navs: [Double]
+public struct NAVHistory: Sendable {
+  /// The fund's name (the API's scheme name, or the file's name).
+  public var name: String
+  /// The NAV dates, as days since 1970-01-01, increasing.
+  public var days: [Int]
+  /// The NAV on each of `days`.
+  public var navs: [Double]
 
-  package init(name: String, days: [Int], navs: [Double]) {
+  /// A history of `navs` on `days` (days since 1970-01-01, increasing; one NAV per day).
+  public init(name: String, days: [Int], navs: [Double]) {
     self.name = name
     self.days = days
     self.navs = navs
@@ -15,7 +19,10 @@ package struct NAVHistory: Sendable {
 
   /// Reads the Indian mutual-fund API's JSON (`{"meta": {...}, "data": [{"date": "DD-MM-YYYY", "nav": "123.45"}]}`,
   /// newest first) or a `date,nav` CSV (dates `YYYY-MM-DD` or `DD-MM-YYYY`).
-  package static func read(_ data: Data, file: String) throws -> NAVHistory {
+  ///
+  /// - Parameter file: the name errors give as the place.
+  /// - Throws: `InputError` at the line and column that is wrong, or when there is no NAV.
+  public static func read(_ data: Data, file: String) throws -> NAVHistory {
     var rows: [(Int, Double)] = []
     var name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
     if let first = data.first(where: { !$0.isWhitespace }), first == UInt8(ascii: "{") {
@@ -67,13 +74,27 @@ package struct NAVHistory: Sendable {
   }
 }
 
-/// Performance of a fund over standard periods (issue 7's conventions).
-package struct FundPerformance: Sendable {
-  package enum Period: String, CaseIterable, Sendable {
-    case week = "1W", month = "1M", sixMonths = "6M", year = "1Y", threeYears = "3Y", fiveYears = "5Y"
+/// A fund's performance over 1W, 1M, 6M, 1Y, 3Y and 5Y up to its last NAV
+/// (`Docs/research.md`, "Mutual funds"): each period starts at the last NAV on
+/// or before the last date less the period.
+public struct FundPerformance: Sendable {
+  /// A period the performance is measured over.
+  public enum Period: String, CaseIterable, Sendable {
+    /// A week (7 days).
+    case week = "1W"
+    /// A calendar month.
+    case month = "1M"
+    /// Six calendar months.
+    case sixMonths = "6M"
+    /// A calendar year.
+    case year = "1Y"
+    /// Three calendar years.
+    case threeYears = "3Y"
+    /// Five calendar years.
+    case fiveYears = "5Y"
 
     /// `day` minus the period in calendar units (month ends clamp: 31 March − 1M = 28/29 February).
-    package func start(from day: Int) -> Int {
+    public func start(from day: Int) -> Int {
       func minus(months k: Int) -> Int { CivilDate.adding(months: -k, to: day) }
       switch self {
       case .week: return day - 7
@@ -87,20 +108,42 @@ package struct FundPerformance: Sendable {
     var atLeastAYear: Bool { self == .year || self == .threeYears || self == .fiveYears }
   }
 
-  package struct Row: Sendable {
-    package var period: Period
-    package var startDay: Int?, endDay: Int
-    package var startNAV: Double?, endNAV: Double
-    package var totalReturn: Double?, cagr: Double?, volatility: Double?
+  /// The performance over one period; the optional figures are `nil` when the history is shorter than the period.
+  public struct Row: Sendable {
+    /// The period.
+    public var period: Period
+    /// The date of the period's start NAV (days since 1970-01-01).
+    public var startDay: Int?
+    /// The date of the last NAV.
+    public var endDay: Int
+    /// The NAV the period starts from.
+    public var startNAV: Double?
+    /// The last NAV.
+    public var endNAV: Double
+    /// `endNAV / startNAV - 1`.
+    public var totalReturn: Double?
+    /// The compound annual growth rate over the days between the two NAVs, for periods of a year or more.
+    public var cagr: Double?
+    /// The sample standard deviation of the NAV's daily returns in the period, × √252.
+    public var volatility: Double?
   }
 
-  package var history: NAVHistory
-  package var latest: Double
-  package var dailyChange: Double?
-  package var dailyChangeFraction: Double?
-  package var rows: [Row]
+  /// The NAVs the figures are made from.
+  public var history: NAVHistory
+  /// The last NAV.
+  public var latest: Double
+  /// The last NAV less the one before it.
+  public var dailyChange: Double?
+  /// The last NAV over the one before it, less 1.
+  public var dailyChangeFraction: Double?
+  /// One row per `Period`, in `Period.allCases` order.
+  public var rows: [Row]
 
-  package init(_ h: NAVHistory) {
+  /// The performance of `h` over every period.
+  ///
+  /// - Precondition: `h` has at least one NAV, and as many days as NAVs (as `NAVHistory.read` makes it).
+  public init(_ h: NAVHistory) {
+    precondition(!h.navs.isEmpty && h.days.count == h.navs.count, "a NAV history needs at least one NAV and a day for each")
     history = h
     let n = h.navs.count
     latest = h.navs[n - 1]

@@ -1,22 +1,32 @@
 import BacktestCore
 import Foundation
 
-/// One holding of `backtest analyze`: a position without price history.
-package struct Holding: Sendable {
-  package var name: String
-  package var shares: Double
-  package var purchasePrice: Double
-  package var purchaseDay: Int
-  package var currentPrice: Double
-  package var analysisDay: Int
-  /// Fractions per year (`0.0035` = 0.35%).
-  package var expenseRatio: Double
-  package var annualYield: Double
-  /// Price history and dividend events, when the holding names them (for realized figures).
-  package var bars: BarSeries?
-  package var dividends: [Dividend]?
+/// One holding of `backtest analyze`: a position known by its purchase and current prices, with its price history
+/// and dividends when there are any.
+public struct Holding: Sendable {
+  /// The holding's name.
+  public var name: String
+  /// Shares held (more than 0).
+  public var shares: Double
+  /// The price paid for a share.
+  public var purchasePrice: Double
+  /// The purchase date (days since 1970-01-01).
+  public var purchaseDay: Int
+  /// A share's price on the analysis date.
+  public var currentPrice: Double
+  /// The date the holding is valued at (days since 1970-01-01), on or after the purchase.
+  public var analysisDay: Int
+  /// The fund's expense ratio, a fraction per year (`0.0035` = 0.35%).
+  public var expenseRatio: Double
+  /// The annual yield, a fraction per year.
+  public var annualYield: Double
+  /// Price history, when the holding names it (for the realized figures).
+  public var bars: BarSeries?
+  /// Dividend events, when the holding names them (for the realized figures).
+  public var dividends: [Dividend]?
 
-  package init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int,
+  /// A holding; without `bars` its figures are the estimates alone.
+  public init(name: String, shares: Double, purchasePrice: Double, purchaseDay: Int, currentPrice: Double, analysisDay: Int,
               expenseRatio: Double, annualYield: Double, bars: BarSeries? = nil, dividends: [Dividend]? = nil) {
     self.bars = bars
     self.dividends = dividends
@@ -31,40 +41,47 @@ package struct Holding: Sendable {
   }
 }
 
-/// The estimate for one holding (formulas of issue 7; years held = days / 365).
-package struct HoldingAnalysis: Sendable {
-  package var holding: Holding
-  package var daysHeld: Int
-  package var initialInvestment: Double
-  package var currentValue: Double
+/// The figures of one holding (`Docs/research.md`, "Holdings"; years held = days / 365).
+public struct HoldingAnalysis: Sendable {
+  /// The holding.
+  public var holding: Holding
+  /// Days from the purchase to the analysis date.
+  public var daysHeld: Int
+  /// `shares * purchase price`.
+  public var initialInvestment: Double
+  /// `shares * current price`.
+  public var currentValue: Double
   /// `(current - purchase) * shares`.
-  package var capitalAppreciation: Double
+  public var capitalAppreciation: Double
   /// `initial * annual yield * years held`.
-  package var yieldIncome: Double
+  public var yieldIncome: Double
   /// `initial * expense ratio * years held`.
-  package var expenses: Double
+  public var expenses: Double
   /// `(appreciation + income) / initial`: the return with the fund's expenses counted once, since a market
   /// price (`current_price`) already has them taken out.
-  package var grossReturn: Double
+  public var grossReturn: Double
   /// `(appreciation + income - expenses) / initial`, as the seed analyzer computes it: on a market price this
   /// deducts the expenses a second time (by `expenses / initial`).
-  package var netReturn: Double
+  public var netReturn: Double
   /// `((initial + net gain) / initial)^(365 / days) - 1`; nil for 0 days or a total loss.
-  package var annualizedReturn: Double?
+  public var annualizedReturn: Double?
   /// Share of the portfolio's current value.
-  package var allocation: Double
+  public var allocation: Double
   /// From the holding's own bars and dividends, when given.
-  package var realized: Realized?
+  public var realized: Realized?
 
   /// What the data says happened: closes on (or before) the two dates and the dividends in between.
-  package struct Realized: Sendable {
-    package var startClose: Double
-    package var endClose: Double
+  public struct Realized: Sendable {
+    /// The close on (or before) the purchase date.
+    public var startClose: Double
+    /// The close on (or before) the analysis date.
+    public var endClose: Double
     /// Dividends with an ex-date after the purchase date and on or before the analysis date, × shares.
-    package var dividends: Double
+    public var dividends: Double
     /// `(shares × end close + dividends) / initial investment - 1`.
-    package var totalReturn: Double
-    package var annualizedReturn: Double?
+    public var totalReturn: Double
+    /// `(1 + totalReturn)^(365 / days held) - 1`; nil for 0 days or a total loss.
+    public var annualizedReturn: Double?
   }
 
   init(_ h: Holding, totalCurrent: Double) {
@@ -93,21 +110,28 @@ package struct HoldingAnalysis: Sendable {
 }
 
 /// A portfolio of holdings and its totals.
-package struct HoldingsReport: Sendable {
-  package var holdings: [HoldingAnalysis]
-  package var totalInitial: Double
-  package var totalCurrent: Double
-  package var totalAppreciation: Double
-  package var totalIncome: Double
-  package var totalExpenses: Double
+public struct HoldingsReport: Sendable {
+  /// Each holding's figures, in the order given.
+  public var holdings: [HoldingAnalysis]
+  /// The sum of the initial investments.
+  public var totalInitial: Double
+  /// The sum of the current values.
+  public var totalCurrent: Double
+  /// The sum of the capital appreciations.
+  public var totalAppreciation: Double
+  /// The sum of the estimated yield incomes.
+  public var totalIncome: Double
+  /// The sum of the estimated expenses.
+  public var totalExpenses: Double
   /// Why `netReturn` and `grossReturn` differ, for the reports.
   package static let expensesNote = "Net return = (appreciation + income − expenses) / invested, as the seed analyzer computes it. "
     + "A market price already has the fund's expenses taken out (a fund pays them from its assets), so that deducts them a second time; "
     + "expenses once = (appreciation + income) / invested. The two differ by expenses / invested (expense ratio × years held)."
   /// Σ (initial_i / total initial) × annualized_i over holdings with an annualized return.
-  package var weightedAnnualReturn: Double?
+  public var weightedAnnualReturn: Double?
 
-  package init(_ list: [Holding]) {
+  /// The figures of `list` and their totals.
+  public init(_ list: [Holding]) {
     let current = list.reduce(0) { $0 + $1.shares * $1.currentPrice }
     holdings = list.map { HoldingAnalysis($0, totalCurrent: current) }
     totalInitial = holdings.reduce(0) { $0 + $1.initialInvestment }
@@ -139,7 +163,8 @@ package struct HoldingsReport: Sendable {
     return out
   }
 
-  /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list.
+  /// Reads a holdings file: `analysis_date` (default for every holding) and a `holdings:` list; bar and dividend
+  /// files a holding names are read from beside `file` (so this is the command line's, not an app's).
   package static func read(_ text: String, file: String) throws -> [Holding] {
     let directory = (file as NSString).deletingLastPathComponent
     let t = try ConfigTable(try YAMLReader.parse(text, file: file), path: "")
