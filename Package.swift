@@ -24,6 +24,8 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "BacktestCore", targets: ["BacktestCore"]),
+    // Run files, sweeps, walk-forward, Monte Carlo, live signals and every report, over the engine.
+    .library(name: "BacktestRun", targets: ["BacktestRun"]),
     // The personal-finance tools over the engine's values: ledger, funds' NAVs, holdings, dividend screener.
     .library(name: "PersonalFinance", targets: ["PersonalFinance"]),
     // The whole command-line tool for any catalog of strategies: `BacktestCLI.main(catalog:)`.
@@ -33,18 +35,19 @@ let package = Package(
   dependencies: [],
   targets: [
     .target(name: "BacktestCore"),
-    .target(name: "PersonalFinance", dependencies: ["BacktestCore"]),
+    .target(name: "BacktestRun", dependencies: ["BacktestCore"]),
+    .target(name: "PersonalFinance", dependencies: ["BacktestCore", "BacktestRun"]),
     // What the two executables share: arguments, exit codes, atomic report files, progress.
-    .target(name: "CommandLineSupport", dependencies: ["BacktestCore", "PersonalFinance"]),
+    .target(name: "CommandLineSupport", dependencies: ["BacktestCore", "BacktestRun", "PersonalFinance"]),
     // `backtest fetch` runs `backtest-fetch`, the only binary that links the HTTP client
     // (loading it cost every other command ~8 ms of start-up).
-    .target(name: "BacktestCLI", dependencies: ["BacktestCore", "PersonalFinance", "CommandLineSupport"]),
+    .target(name: "BacktestCLI", dependencies: ["BacktestCore", "BacktestRun", "PersonalFinance", "CommandLineSupport"]),
     .executableTarget(name: "backtest", dependencies: ["BacktestCore", "BacktestCLI", "backtest-fetch"],
                       linkerSettings: staticSwiftRuntime),
-    .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "PersonalFinance", "CommandLineSupport"]),
+    .executableTarget(name: "backtest-fetch", dependencies: ["BacktestCore", "BacktestRun", "PersonalFinance", "CommandLineSupport"]),
     // Fixtures are read from the source tree by path (see Fixtures.swift).
-    .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore", "PersonalFinance"], exclude: ["Fixtures"]),
+    .testTarget(name: "BacktestCoreTests", dependencies: ["BacktestCore", "BacktestRun", "PersonalFinance"], exclude: ["Fixtures"]),
     // Depends on the executable so that `swift test` builds it; the tests run it.
-    .testTarget(name: "BacktestCLITests", dependencies: ["BacktestCore", "CommandLineSupport", "BacktestCLI", "backtest"], exclude: ["Corpus", "Corpus2", "Corpus3"]),
+    .testTarget(name: "BacktestCLITests", dependencies: ["BacktestCore", "BacktestRun", "CommandLineSupport", "BacktestCLI", "backtest"], exclude: ["Corpus", "Corpus2", "Corpus3"]),
   ]
 )

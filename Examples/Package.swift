@@ -19,7 +19,8 @@ let package = Package(
       "ExampleStrategies", .product(name: "BacktestCLI", package: engine), .product(name: "BacktestCore", package: engine),
     ]),
     .testTarget(name: "ExampleStrategiesTests", dependencies: [
-      "ExampleStrategies", .product(name: "BacktestCore", package: engine), .product(name: "PersonalFinance", package: engine),
+      "ExampleStrategies", .product(name: "BacktestCore", package: engine), .product(name: "BacktestRun", package: engine),
+      .product(name: "PersonalFinance", package: engine),
     ], exclude: ["Fixtures"]),
   ]
 )

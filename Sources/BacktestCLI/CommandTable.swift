@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import CommandLineSupport
 
 /// One command of the tool: what the parser, `help` and the completions know

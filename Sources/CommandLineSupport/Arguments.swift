@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 
 /// A command-line usage error: exit 64 (`EX_USAGE`).
 package struct UsageError: Error, CustomStringConvertible {

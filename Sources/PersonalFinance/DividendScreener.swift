@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// One ETF of the screen, as of its last bar.

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// A fund's NAV history, oldest first.

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// The reports of `backtest funds`: the performance table and `funds.html` with a NAV chart per fund.

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// One holding of `backtest analyze`: a position known by its purchase and current prices, with its price history

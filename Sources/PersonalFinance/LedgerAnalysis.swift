@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// A monthly budget per expense category (`backtest ledger --budgets FILE`).

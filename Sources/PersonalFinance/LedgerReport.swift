@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// The files of `backtest ledger`: CSVs of the analysis and one HTML page.

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 
 /// The Indian mutual-fund API (mfapi.in): a scheme's NAV history at

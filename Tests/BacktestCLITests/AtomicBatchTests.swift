@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 @testable import CommandLineSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 @testable import BacktestCLI
 import BacktestCore
+import BacktestRun
 import CommandLineSupport
 import Foundation
 import Testing

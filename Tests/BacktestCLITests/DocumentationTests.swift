@@ -101,7 +101,7 @@ import Testing
     #expect(read > 100)
   }
 
-  @Test("the README's code layout names every folder of Sources/ and Sources/BacktestCore/, and only targets that exist")
+  @Test("the README's code layout names every folder of Sources/, Sources/BacktestCore/ and Sources/BacktestRun/, and only targets that exist")
   func codeLayout() throws {
     let readme = try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
     let start = try #require(readme.range(of: "### Code layout"))
@@ -113,7 +113,9 @@ import Testing
       }.sorted()
     }
     for target in try folders("Sources") { #expect(layout.contains("`Sources/\(target)/`"), "Sources/\(target)") }
-    for folder in try folders("Sources/BacktestCore") { #expect(layout.contains("`\(folder)`"), "Sources/BacktestCore/\(folder)") }
+    for target in ["BacktestCore", "BacktestRun"] {
+      for folder in try folders("Sources/" + target) { #expect(layout.contains("`\(folder)`"), "Sources/\(target)/\(folder)") }
+    }
     let named = try NSRegularExpression(pattern: #"`Sources/([^`/]+)/"#)
     let text = String(layout)
     for match in named.matches(in: text, range: NSRange(text.startIndex..., in: text)) {

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Testing
 
 /// A broker rule on hand-made bars with its hand-worked fills.

@@ -1,4 +1,5 @@
 @testable import BacktestCore
+@testable import BacktestRun
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 import Foundation
 import Testing
 

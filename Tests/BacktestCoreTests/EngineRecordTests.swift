@@ -1,4 +1,5 @@
 @testable import BacktestCore
+@testable import BacktestRun
 import Testing
 
 /// The bar loop's record of every bar (`Engine.trade` makes its columns, `Account.mark` writes every element).

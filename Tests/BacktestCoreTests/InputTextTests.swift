@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BacktestCore
+@testable import BacktestRun
 
 /// What every text reader shares: CRLF lines, strict numbers, bounded messages and time.
 @Suite struct InputTextTests {

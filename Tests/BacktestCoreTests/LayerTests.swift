@@ -7,17 +7,17 @@ import Testing
 /// and the names each file mentions (comments and string literals left out);
 /// a name declared in two folders is ignored.
 @Suite struct LayerTests {
-  /// Layers from the bottom up; a target outside `BacktestCore` is one layer.
+  /// Layers from the bottom up; a target other than `BacktestCore` and `BacktestRun` is one layer.
   static let layers = [
     "BacktestCore/Support", "BacktestCore/Data", "BacktestCore/Indicators", "BacktestCore/Account", "BacktestCore/Strategy",
-    "BacktestCore/Engine", "BacktestCore/Analytics", "BacktestCore/Run", "BacktestCore/Reports", "BacktestCore/Config",
+    "BacktestCore/Engine", "BacktestCore/Analytics", "BacktestRun/Run", "BacktestRun/Reports", "BacktestRun/Config",
     "PersonalFinance", "CommandLineSupport", "BacktestCLI", "backtest-fetch", "backtest",
   ]
 
   /// The layer of a file under `Sources/`.
   static func layer(of relative: String) -> String {
     let parts = relative.split(separator: "/").map(String.init)
-    return parts[0] == "BacktestCore" && parts.count > 2 ? parts[0] + "/" + parts[1] : parts[0]
+    return ["BacktestCore", "BacktestRun"].contains(parts[0]) && parts.count > 2 ? parts[0] + "/" + parts[1] : parts[0]
   }
 
   /// The source with comments and string literals blanked out.
@@ -109,7 +109,8 @@ import Testing
   @Test("Docs/architecture.md's targets are Package.swift's, with the same dependencies, and each target imports only those and the system's modules")
   func targetsAsDocumented() throws {
     let documented = Self.documentedTargets(try Self.architecture()), declared = try Self.declaredTargets()
-    #expect(declared.count == 6 && declared["BacktestCLI"] == ["BacktestCore", "PersonalFinance", "CommandLineSupport"], "\(declared)")
+    #expect(declared.count == 7 && declared["BacktestCLI"] == ["BacktestCore", "BacktestRun", "PersonalFinance", "CommandLineSupport"],
+            "\(declared)")
     #expect(documented == declared, "documented \(documented), Package.swift \(declared)")
     let system: Set<String> = ["Foundation", "Glibc", "Darwin"]
     var undeclared: [String] = []
@@ -124,13 +125,13 @@ import Testing
     #expect(undeclared.isEmpty, "\(undeclared)")
   }
 
-  @Test("Docs/architecture.md lists BacktestCore's layers in the order the check holds them to")
+  @Test("Docs/architecture.md lists the layers of BacktestCore and BacktestRun in the order the check holds them to")
   func layersAsDocumented() throws {
     let doc = try Self.architecture()
-    let section = try #require(doc.range(of: "## Layers inside BacktestCore").map { doc[$0.upperBound...] })
+    let section = try #require(doc.range(of: "## Layers inside BacktestCore and BacktestRun").map { doc[$0.upperBound...] })
     let block = section.components(separatedBy: "```")[1]
-    let documented = block.split(separator: "\n").map { "BacktestCore/" + $0.prefix { $0 != " " } }
-    #expect(documented == Self.layers.filter { $0.hasPrefix("BacktestCore/") })
+    let documented = block.split(separator: "\n").map { String($0.prefix { $0 != " " }) }
+    #expect(documented == Self.layers.filter { $0.contains("/") }.map { String($0.split(separator: "/")[1]) })
   }
 
   @Test("the check finds a reference that reaches up (a strategy naming a report type)")
@@ -138,6 +139,6 @@ import Testing
     var files = try Self.sources()
     files.append(("BacktestCore/Strategy/Bad.swift", "struct Bad { let r: RunReport? = nil }"))
     let up = try Self.upwardReferences(files)
-    #expect(up.contains { $0.0 == "BacktestCore/Strategy" && $0.1 == "BacktestCore/Reports" && $0.2 == "RunReport" })
+    #expect(up.contains { $0.0 == "BacktestCore/Strategy" && $0.1 == "BacktestRun/Reports" && $0.2 == "RunReport" })
   }
 }

@@ -1,4 +1,5 @@
 @testable import BacktestCore
+@testable import BacktestRun
 import Testing
 
 /// A line for `largestTriangleThreeBuckets`, named for the failure message.

@@ -1,4 +1,5 @@
 @testable import BacktestCore
+@testable import BacktestRun
 import Testing
 
 @Suite struct RSILanesTests {

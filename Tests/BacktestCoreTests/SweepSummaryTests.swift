@@ -1,4 +1,5 @@
 @testable import BacktestCore
+@testable import BacktestRun
 import Testing
 
 /// A sweep's run of the general engine keeps only the statistics (`SweepData.summary`); they must be the full

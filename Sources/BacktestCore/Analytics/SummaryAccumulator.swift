@@ -3,9 +3,9 @@
 /// kernel both feed it, in the same order, so both give bit-identical statistics.
 public struct SummaryAccumulator: Sendable {
   /// The closed trades' tally.
-  @usableFromInline var trades = TradeTally()
+  @usableFromInline package var trades = TradeTally()
   /// The marks of the account so far (the sweep kernel works on a copy of them in registers).
-  @usableFromInline var marks = EquityMarks()
+  @usableFromInline package var marks = EquityMarks()
   /// Equity at the last bar of each day.
   public var dayEndEquity: [Double] { dayEnds }
   @usableFromInline var dayEnds: [Double] = []
@@ -46,7 +46,7 @@ public struct SummaryAccumulator: Sendable {
   ///
   /// - Returns: the run's dividend income and expense drag (for `PerformanceSummary`).
   @inlinable
-  mutating func summarize(bars: BarSeries, _ run: (inout EquityMarks, inout [Double]) -> SummarizedRun)
+  package mutating func summarize(bars: BarSeries, _ run: (inout EquityMarks, inout [Double]) -> SummarizedRun)
     -> (dividendIncome: Double, expenseDrag: Double) {
     reset()
     let done = run(&marks, &dayEnds)
@@ -74,7 +74,7 @@ public struct SummaryAccumulator: Sendable {
   /// Makes the day-end equities `days` slots for `body` to fill in place
   /// (the sweep kernel knows each bar's slot); `body` must set every one.
   @inline(__always)
-  mutating func fillDayEnds(count days: Int, _ body: (UnsafeMutablePointer<Double>) -> Void) {
+  package mutating func fillDayEnds(count days: Int, _ body: (UnsafeMutablePointer<Double>) -> Void) {
     dayEnds.removeAll(keepingCapacity: true)
     dayEnds.append(contentsOf: repeatElement(0, count: days))
     dayEnds.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
@@ -174,7 +174,7 @@ public struct SummaryAccumulator: Sendable {
   /// Sharpe and Sortino computed for all four at once as vector lanes when their
   /// day counts agree: each lane takes `sharpeAndSortino`'s operations in its
   /// order, so every value is identical to `summary`'s.
-  static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], calendarDays: Int) -> [PerformanceSummary] {
+  package static func summaries(_ a: inout [SummaryAccumulator], initialCash: [Double], calendarDays: Int) -> [PerformanceSummary] {
     precondition(a.count == 4 && initialCash.count == 4)
     let days = a[0].dayEndEquity.count
     guard days > 2, a.allSatisfy({ $0.dayEndEquity.count == days && $0.marks.barsMarked > 0 }) else {
@@ -250,15 +250,17 @@ struct DailyRatios: Sendable {
 
 /// What the closed trades add up to: counts, profit and loss, best and worst, durations.
 @usableFromInline
-struct TradeTally: Sendable {
+package struct TradeTally: Sendable {
   var totalTrades = 0, wins = 0, losses = 0, heldBarsInTrades = 0, longestBarsHeld = 0, tradeDays = 0, longestTradeDays = 0
   var winReturnSum = 0.0, lossReturnSum = 0.0, grossProfit = 0.0, grossLoss = 0.0, totalPnl = 0.0, fees = 0.0
   /// The running mean of the trades' P&L and the sum of their squared deviations from it (Welford's update).
   var pnlMean = 0.0, pnlSquares = 0.0
   var best = -Double.infinity, worst = Double.infinity
 
+  package init() {}
+
   @inline(__always)
-  mutating func add(_ trade: Trade, calendarDays: Int) {
+  package mutating func add(_ trade: Trade, calendarDays: Int) {
     let pnl = trade.pnl, r = trade.returnFraction
     totalTrades += 1
     totalPnl += pnl

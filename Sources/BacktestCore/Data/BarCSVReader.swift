@@ -27,7 +27,7 @@ public struct BarCSVReader {
   }
 
   static let timeNames: Set<String> = ["timestamp", "time", "date", "datetime"]
-  static let adjustedNames: Set<String> = ["adj close", "adj_close", "adjclose", "adjusted close", "adjusted_close"]
+  package static let adjustedNames: Set<String> = ["adj close", "adj_close", "adjclose", "adjusted close", "adjusted_close"]
 
   /// `text` without the tabs, Unicode spaces (category Zs) and zero-width
   /// spaces at either end, as Foundation's `trimmingCharacters(in:

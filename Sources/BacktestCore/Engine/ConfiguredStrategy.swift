@@ -46,7 +46,7 @@ public struct ConfiguredStrategy: Sendable {
   @usableFromInline let body: @Sendable (BarSeries, BrokerSettings, CycleGate?, IntrabarData?, AccountEvents?, Range<Int>?, FinalQuestion?,
                                          IndicatorsReady?) -> StrategyRun
   /// A sweep's run: the marks only (`Engine.summarize`), the strategy built with the sweep's shared indicators.
-  @usableFromInline let summarize: @Sendable (BarSeries, BrokerSettings, CycleGate?, AccountEvents?, IndicatorStore, inout EquityMarks,
+  @usableFromInline package let summarize: @Sendable (BarSeries, BrokerSettings, CycleGate?, AccountEvents?, IndicatorStore, inout EquityMarks,
                                               inout [Double]) -> SummarizedRun
 
   /// Called on the running thread with the strategy's indicator columns once

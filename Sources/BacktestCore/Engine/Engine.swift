@@ -142,7 +142,7 @@ public enum Engine {
   /// - Complexity: O(bars in the range); allocates only when a trade closes, a day ends past `dayEnds`'s capacity or a
   ///   dividend is paid.
   @inlinable
-  static func summarize<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings, account events: AccountEvents? = nil,
+  package static func summarize<S: BarDecider>(_ strategy: inout S, bars: BarSeries, broker: BrokerSettings, account events: AccountEvents? = nil,
                                        trading range: Range<Int>? = nil, marks: inout EquityMarks,
                                        dayEnds: inout [Double]) -> SummarizedRun {
     let range = range ?? 0..<bars.count
@@ -181,7 +181,7 @@ public enum Engine {
 /// What a statistics-only run (`Engine.summarize`) gives besides its marks: the closed trades (bar indices into the
 /// bars), the range it traded, and the money from outside the trades.
 @usableFromInline
-struct SummarizedRun {
+package struct SummarizedRun {
   @usableFromInline var trades: [Trade]
   @usableFromInline var range: Range<Int>
   @usableFromInline var dividendIncome: Double, expenseDrag: Double

@@ -3,16 +3,16 @@
 /// keeps them as it goes (`SummaryRecord`), the sweep kernel in registers;
 /// `SummaryAccumulator` makes the statistics of them.
 @usableFromInline
-struct EquityMarks: Sendable {
+package struct EquityMarks: Sendable {
   @usableFromInline var peak = -Double.infinity, worstDrawdown = 0.0
   /// The last bar at a peak (-1 before any) and its date; the last bar's date.
   @usableFromInline var peakBar = -1, peakDay: Int32 = 0, lastDay: Int32 = 0
   /// The stretches below a peak that have ended: how many, their bars and calendar days, the longest in each.
   @usableFromInline var endedRuns = 0, endedRunBars = 0, endedRunDays = 0, longestEndedRun = 0, longestEndedRunDays = 0
-  @usableFromInline var barsMarked = 0, barsHeld = 0
+  @usableFromInline package var barsMarked = 0, barsHeld = 0
   @usableFromInline var lastEquity = 0.0
 
-  @inlinable init() {}
+  @inlinable package init() {}
 
   /// The most consecutive bars below the running peak.
   var longestRun: Int { max(longestEndedRun, barsMarked - 1 - peakBar) }
@@ -58,7 +58,7 @@ struct EquityMarks: Sendable {
 
   /// Marks bar `i` at equity `e` on `day`; bars are marked in order, each once, and `barsMarked` is left to the caller.
   @inlinable @inline(__always)
-  mutating func mark(_ e: Double, bar i: Int, day: Int32) {
+  package mutating func mark(_ e: Double, bar i: Int, day: Int32) {
     if e >= peak {
       // At a peak the drawdown is 0 (or nan: 0 or an infinite equity), never below the deepest.
       newPeak(e, bar: i, day: day, after: i - 1 - peakBar, endedOn: day)
@@ -75,7 +75,7 @@ struct EquityMarks: Sendable {
   /// Marks `bars` at equity `e`, the first on `days.first`, the last on `days.last`: what `mark(e, bar:day:)` on each
   /// does.
   @inline(__always)
-  mutating func markFlat(_ e: Double, bars: Range<Int>, days: (first: Int32, last: Int32)) {
+  package mutating func markFlat(_ e: Double, bars: Range<Int>, days: (first: Int32, last: Int32)) {
     guard !bars.isEmpty else { return }
     if e >= peak { newPeak(e, bar: bars.upperBound - 1, day: days.last, after: bars.lowerBound - 1 - peakBar, endedOn: days.first) }
     let dd = e / peak - 1

@@ -37,7 +37,7 @@ public struct StrategyCatalog: Sendable {
     @usableFromInline let configure: @Sendable (ConfigTable, [String]) throws -> ConfiguredAllocation
     /// The parameters a `strategy:` section declares (a rotation's `params` among them), read without checking them
     /// against the assets.
-    @usableFromInline let declared: @Sendable (ConfigTable) throws -> [ParameterInfo]
+    @usableFromInline package let declared: @Sendable (ConfigTable) throws -> [ParameterInfo]
 
     /// The entry of the allocation strategy type `S`, its parameters checked against the run's symbols.
     @inlinable

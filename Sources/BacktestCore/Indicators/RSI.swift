@@ -57,14 +57,14 @@ public func rsi(_ x: ContiguousArray<Double>, period: Int) -> ContiguousArray<Do
 /// `StreamingRSI` computes it: after the longest warm-up, the periods are the
 /// lanes of one vector (the same operations per lane), so that their chains of
 /// divisions overlap instead of following one another.
-struct RSILanes {
+package struct RSILanes {
   let periods: [Int]
   private var states: [StreamingRSI]
   private var gain = SIMD4<Double>(), loss = SIMD4<Double>(), p = SIMD4<Double>(), pm1 = SIMD4<Double>()
   private var previous = 0.0, seen = 0  // `seen` counts up to the end of the warm-up only
   private let warmUp: Int
 
-  init(periods: [Int]) {
+  package init(periods: [Int]) {
     precondition((1...4).contains(periods.count), "one to four periods")
     self.periods = periods
     states = periods.map(StreamingRSI.init)
@@ -72,7 +72,7 @@ struct RSILanes {
   }
 
   /// Adds every value of `xs` in order, writing each period's RSI to `out[k][i]`.
-  mutating func update(_ xs: UnsafeBufferPointer<Double>, into out: [UnsafeMutablePointer<Double>]) {
+  package mutating func update(_ xs: UnsafeBufferPointer<Double>, into out: [UnsafeMutablePointer<Double>]) {
     let lanes = periods.count
     var i = 0
     // Each period's own warm-up.

@@ -2,7 +2,7 @@
 package struct Bits: Sendable {
   package var words: ContiguousArray<UInt64>
 
-  init(words: ContiguousArray<UInt64>) { self.words = words }
+  package init(words: ContiguousArray<UInt64>) { self.words = words }
 
   /// Whether bit `i` is set.
   @inline(__always)
@@ -18,7 +18,7 @@ package struct Bits: Sendable {
     return out
   }
 
-  func union(_ other: Bits) -> Bits {
+  package func union(_ other: Bits) -> Bits {
     Bits(words: ContiguousArray(unsafeUninitializedCapacity: words.count) { out, count in
       for w in words.indices { out[w] = words[w] | other.words[w] }
       count = words.count

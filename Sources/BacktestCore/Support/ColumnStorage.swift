@@ -6,7 +6,7 @@ extension ContiguousArray where Element: BitwiseCopyable {
   /// Elements of `buffer` that `initialize` does not write hold garbage:
   /// callers write each one on every path, an early exit too.
   @inlinable
-  init(count: Int, writingEvery initialize: (_ buffer: UnsafeMutableBufferPointer<Element>) throws -> Void) rethrows {
+  package init(count: Int, writingEvery initialize: (_ buffer: UnsafeMutableBufferPointer<Element>) throws -> Void) rethrows {
     try self.init(unsafeUninitializedCapacity: count) { storage, initialized in
       try initialize(UnsafeMutableBufferPointer(rebasing: storage[..<count]))
       initialized = count

@@ -20,10 +20,11 @@ package final class ConcurrentSlots<T>: @unchecked Sendable {
 }
 
 /// Hands out job indices to worker threads.
-final class JobCounter: @unchecked Sendable {
+package final class JobCounter: @unchecked Sendable {
   private let lock = NSLock()
   private var next = 0
-  func next(below limit: Int) -> Int? {
+  package init() {}
+  package func next(below limit: Int) -> Int? {
     lock.lock()
     defer { lock.unlock() }
     guard next < limit else { return nil }

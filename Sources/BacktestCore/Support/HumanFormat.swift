@@ -74,7 +74,7 @@ package func formatPercentPlain(_ x: Double) -> String {
 /// Formats for people in reports: `$1,234.57`, `3.79%`, `13,348,744`.
 package enum HumanFormat {
   /// Inserts thousands separators into the integer part of a plain decimal text (`-1234.5` → `-1,234.5`).
-  static func grouped(_ text: String) -> String {
+  package static func grouped(_ text: String) -> String {
     var text = text
     return text.withUTF8 { t in
       let start = t.first == UInt8(ascii: "-") ? 1 : 0

@@ -35,7 +35,7 @@ package indirect enum JSONValue: Sendable, Equatable {
     }
   }
 
-  static func quoted(_ s: String) -> String {
+  package static func quoted(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
       switch scalar {

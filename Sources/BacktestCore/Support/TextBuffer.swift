@@ -92,7 +92,7 @@ package struct TextBuffer {
 
   /// Lets `write` put up to `maximum` bytes at the end; it returns how many it wrote.
   @inline(__always)
-  mutating func append(upTo maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+  package mutating func append(upTo maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
     let written = write(space(maximum))
     precondition(written <= maximum, "wrote \(written) bytes into room for \(maximum)")
     count += written

@@ -72,6 +72,12 @@ package struct YAMLEntry: Sendable, Equatable {
   package var key: String
   package var keyLocation: SourceLocation
   package var value: YAMLNode
+
+  package init(key: String, keyLocation: SourceLocation, value: YAMLNode) {
+    self.key = key
+    self.keyLocation = keyLocation
+    self.value = value
+  }
 }
 
 /// Reads the strict YAML subset used by run files.

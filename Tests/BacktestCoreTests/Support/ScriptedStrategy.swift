@@ -1,4 +1,5 @@
 import BacktestCore
+import BacktestRun
 
 /// A strategy that emits given signals at given bars, for broker tests.
 struct ScriptedStrategy: Strategy {

@@ -1,6 +1,6 @@
 /// Resolves the names of a parsed expression, checks its types and integer
 /// arguments, and replaces params by their values.
-struct RuleChecker {
+package struct RuleChecker {
   /// The params a rule may use, by name.
   let params: [String: Double]
   /// Whether `entry_price` and `bars_held` may be read (in `exit`).
@@ -26,7 +26,7 @@ struct RuleChecker {
   /// Parses and checks `text` as a condition.
   ///
   /// - Throws: `RuleError` at the offending token.
-  static func condition(_ text: String, params: [String: Double], positionAllowed: Bool, key: String) throws(RuleError) -> RuleExpression {
+  package static func condition(_ text: String, params: [String: Double], positionAllowed: Bool, key: String) throws(RuleError) -> RuleExpression {
     let syntax = try RuleParser.parse(text)
     let checker = RuleChecker(text: text, params: params, positionAllowed: positionAllowed, key: key)
     let expression = try checker.check(syntax)

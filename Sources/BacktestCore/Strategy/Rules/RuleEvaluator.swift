@@ -13,12 +13,12 @@ import Foundation
 /// zero) starts afresh after each: it is undefined where its window holds an
 /// undefined value, and a recursive one (`ema`, `rsi`) warms up again, as
 /// TA-Lib does after its input's leading undefined values.
-final class RuleEvaluator {
+package final class RuleEvaluator {
   let bars: BarSeries
   let count: Int
 
   /// What an evaluator has computed, by expression.
-  struct Cache: Sendable {
+  package struct Cache: Sendable {
     var numbers: [RuleExpression: ContiguousArray<Double>] = [:]
     var conditions: [RuleExpression: Bits] = [:]
     var windows: [Window: WindowValues] = [:]
@@ -31,7 +31,13 @@ final class RuleEvaluator {
     }
   }
   /// A rolling window of an input: what `std`, `bb_mid`, `bb_upper` and `bb_lower` share.
-  struct Window: Hashable, Sendable { var input: RuleExpression, period: Int }
+  package struct Window: Hashable, Sendable {
+    package var input: RuleExpression, period: Int
+    package init(input: RuleExpression, period: Int) {
+      self.input = input
+      self.period = period
+    }
+  }
   struct WindowValues: Sendable {
     var mean: ContiguousArray<Double>
     var deviation: ContiguousArray<Double>
@@ -40,7 +46,7 @@ final class RuleEvaluator {
   }
   private(set) var cache: Cache
 
-  init(bars: BarSeries, cache: Cache = Cache()) {
+  package init(bars: BarSeries, cache: Cache = Cache()) {
     self.bars = bars
     count = bars.count
     self.cache = cache
@@ -48,7 +54,7 @@ final class RuleEvaluator {
 
   /// Computes each group of expressions on its own core (a group in order,
   /// sharing what this evaluator holds already), and keeps the results.
-  func computeConcurrently(_ groups: [[RuleExpression]]) {
+  package func computeConcurrently(_ groups: [[RuleExpression]]) {
     guard !groups.isEmpty else { return }
     let snapshot = cache, bars = self.bars
     let results = ConcurrentSlots<Cache>(count: groups.count)

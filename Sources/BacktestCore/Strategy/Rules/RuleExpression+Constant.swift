@@ -19,7 +19,7 @@ extension RuleExpression {
   }
 
   /// Whether a condition of constants holds (false where a value is undefined); `nil` when it reads anything else.
-  var constantTruth: Bool? {
+  package var constantTruth: Bool? {
     switch self {
     case .compare(let op, let a, let b):
       guard let x = a.constantNumber, let y = b.constantNumber else { return nil }

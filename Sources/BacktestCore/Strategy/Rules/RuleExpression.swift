@@ -1,12 +1,12 @@
 import Foundation
 
 /// A column of the bars a rule may read.
-enum BarField: String, CaseIterable, Sendable, Hashable {
+package enum BarField: String, CaseIterable, Sendable, Hashable {
   case open, high, low, close, volume
 }
 
 /// The functions of the rule language (`Docs/spec/rules.md`, "Names"; `Docs/rules.md`).
-enum RuleFunction: String, CaseIterable, Sendable, Hashable {
+package enum RuleFunction: String, CaseIterable, Sendable, Hashable {
   case sma, ema, wma, std
   case bollingerMiddle = "bb_mid", bollingerUpper = "bb_upper", bollingerLower = "bb_lower"
   case rsi, atr, highest, lowest, roc
@@ -47,7 +47,7 @@ enum RuleFunction: String, CaseIterable, Sendable, Hashable {
     }
   }
   /// Whether the function is computed value by value (`abs`, `min`, `max`): no column of its own.
-  var isPointwise: Bool { self == .abs || self == .min || self == .max }
+  package var isPointwise: Bool { self == .abs || self == .min || self == .max }
 }
 
 /// A rule expression after its names and types were checked and its params
@@ -55,7 +55,7 @@ enum RuleFunction: String, CaseIterable, Sendable, Hashable {
 /// and shared (by every rule and sweep combination that writes it).
 ///
 /// Number-valued cases are `constant` to `function`; the others are conditions.
-indirect enum RuleExpression: Hashable, Sendable {
+package indirect enum RuleExpression: Hashable, Sendable {
   case constant(Double)
   case bar(BarField)
   /// The open position's entry fill price (`exit` only).
@@ -86,7 +86,7 @@ indirect enum RuleExpression: Hashable, Sendable {
   }
 
   /// Whether the value depends on the open position (`entry_price`, `bars_held`).
-  var readsPosition: Bool {
+  package var readsPosition: Bool {
     switch self {
     case .entryPrice, .barsHeld: return true
     case .constant, .bar: return false
@@ -129,7 +129,7 @@ indirect enum RuleExpression: Hashable, Sendable {
   }
 
   /// The expression and every expression inside it, outermost first.
-  var parts: [RuleExpression] {
+  package var parts: [RuleExpression] {
     var found: [RuleExpression] = []
     func visit(_ e: RuleExpression) {
       found.append(e)
@@ -146,7 +146,7 @@ indirect enum RuleExpression: Hashable, Sendable {
   }
 
   /// Every function call inside, outermost first, each once.
-  var functionCalls: [RuleExpression] {
+  package var functionCalls: [RuleExpression] {
     var found: [RuleExpression] = []
     func visit(_ e: RuleExpression) {
       switch e {

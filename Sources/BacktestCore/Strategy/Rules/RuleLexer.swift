@@ -1,12 +1,12 @@
 /// A mistake in a rule expression, at a place in its text (characters from
 /// the start of the expression); the reader turns it into an `InputError` at
 /// the file's line and column.
-struct RuleError: Error, Equatable {
-  var message: String
-  var offset: Int
-  var width: Int
+package struct RuleError: Error, Equatable {
+  package var message: String
+  package var offset: Int
+  package var width: Int
 
-  init(_ message: String, at offset: Int, width: Int = 1) {
+  package init(_ message: String, at offset: Int, width: Int = 1) {
     self.message = message
     self.offset = offset
     self.width = max(1, width)

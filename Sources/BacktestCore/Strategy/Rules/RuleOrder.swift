@@ -6,7 +6,7 @@
 /// price the expression gives at the decision bar's close, waiting up to
 /// `valid_bars` bars (default 1). Where the price is undefined no order is
 /// placed (`BacktestResult.fills.unpricedOrders`).
-struct RuleOrder: Sendable, Hashable {
+package struct RuleOrder: Sendable, Hashable {
   enum Kind: String, Sendable, CaseIterable { case market, limit, stop }
   var kind = Kind.market
   /// The limit or stop price, checked and with params replaced by their values; `nil` at the market.

@@ -1,5 +1,5 @@
 /// The operators between two operands, loosest first.
-enum BinaryOperator: String, Sendable, Hashable {
+package enum BinaryOperator: String, Sendable, Hashable {
   case or, and
   case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "==", notEqual = "!="
   case crossesAbove = "crosses_above", crossesBelow = "crosses_below"

@@ -29,18 +29,18 @@ package struct RulesStrategy: Strategy {
     package internal(set) var params: [Param] = []
     /// The conditions, checked and with params replaced by their values (`entry` never holds when only
     /// `short_entry` is written).
-    var entry: RuleExpression = Self.never
-    var exit: RuleExpression?
+    package var entry: RuleExpression = Self.never
+    package var exit: RuleExpression?
     /// Short sales: tested while flat after `entry` (a long entry on the same close wins), and the short's exit.
-    var shortEntry: RuleExpression?
-    var shortExit: RuleExpression?
+    package var shortEntry: RuleExpression?
+    package var shortExit: RuleExpression?
     /// The conditions as written, on one line (runs of spaces and line breaks made one space).
     package internal(set) var entryText = "0 < 0"
     package internal(set) var exitText: String?
     package internal(set) var shortEntryText: String?
     package internal(set) var shortExitText: String?
     /// How entries are placed (`entry_order`): at the next open, or a limit or stop at a price computed at the decision.
-    var order = RuleOrder()
+    package var order = RuleOrder()
     /// Fraction below the entry price; `nil` (the default) disables the stop.
     package var stopLoss: Double?
     /// Fraction above the entry price; `nil` disables the target.
@@ -56,7 +56,7 @@ package struct RulesStrategy: Strategy {
     static let never = RuleExpression.compare(.less, .constant(0), .constant(0))
 
     /// Whether every entry is a plain market buy with only the stop and target as broker exits (what the fused sweep loop simulates).
-    var plainOrders: Bool { trailingStop == nil && maxBarsHeld == 0 && shortEntry == nil && order.kind == .market }
+    package var plainOrders: Bool { trailingStop == nil && maxBarsHeld == 0 && shortEntry == nil && order.kind == .market }
 
     /// The entry the rule asks for on `side` at a close where the order's price is `price` (ignored at the market):
     /// the plain market buy unless an order type, a trailing stop or a time exit is set.
@@ -221,7 +221,7 @@ package struct RulesStrategy: Strategy {
   }
 
   /// A strategy over a rule compiled already (the sweep kernel's, shared by combinations); no indicator columns.
-  init(parameters: Parameters, rule: CompiledRule, bars: BarSeries) {
+  package init(parameters: Parameters, rule: CompiledRule, bars: BarSeries) {
     self.parameters = parameters
     self.rule = rule
     self.bars = bars
@@ -374,13 +374,13 @@ package struct RulesStrategy: Strategy {
 
 /// A rule's conditions as bits and, for an exit that reads the position, a
 /// compiled program: what a decision reads.
-struct CompiledRule: Sendable {
+package struct CompiledRule: Sendable {
   /// An exit condition as a decision reads it: bits, or a compiled program when it reads the position.
-  struct Exit: Sendable {
-    enum Kind: Sendable { case none, bits, program }
-    let kind: Kind
+  package struct Exit: Sendable {
+    package enum Kind: Sendable { case none, bits, program }
+    package let kind: Kind
     /// The exit's bits (all clear without an exit, or when it reads the position).
-    let bits: Bits
+    package let bits: Bits
     let program: RuleProgram
 
     init(_ exit: RuleExpression?, evaluator: RuleEvaluator) {
@@ -403,17 +403,17 @@ struct CompiledRule: Sendable {
     }
   }
 
-  let entry: Bits
-  let exit: Exit
+  package let entry: Bits
+  package let exit: Exit
   /// The short sale's condition (all clear without one) and the short's exit.
   let shortEntry: Bits
   let shortExit: Exit
   /// The limit or stop price of `entry_order` at each close (empty for market orders).
   let prices: ContiguousArray<Double>
   /// The entries' warm-up: the first bar where every series some entry condition reads is defined.
-  let firstDecisionBar: Int
+  package let firstDecisionBar: Int
 
-  init(_ p: RulesStrategy.Parameters, evaluator: RuleEvaluator) {
+  package init(_ p: RulesStrategy.Parameters, evaluator: RuleEvaluator) {
     // With a short side, decisions start at the earlier warm-up, so each side's bits are cleared before its own
     // (a long rule decides from the same bar with or without a short side).
     entry = p.shortEntry == nil ? evaluator.condition(p.entry) : evaluator.condition(p.entry).clearing(below: p.entry.warmUp)
