@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import CommandLineSupport
 
 /// One command of the tool: what the parser, `help` and the completions know

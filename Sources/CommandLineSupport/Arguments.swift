@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 
 /// A command-line usage error: exit 64 (`EX_USAGE`).
 package struct UsageError: Error, CustomStringConvertible {

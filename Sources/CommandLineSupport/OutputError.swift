@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import Foundation
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import Foundation
 
 /// One ETF of the screen, as of its last bar.

@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import Foundation
 
 /// One holding of `backtest analyze`: a position known by its purchase and current prices, with its price history

@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import Foundation
 
 /// The Indian mutual-fund API (mfapi.in): a scheme's NAV history at

@@ -1,5 +1,4 @@
 @testable import BacktestCore
-@testable import BacktestRun
 import Testing
 
 @Suite struct ColumnStorageTests {

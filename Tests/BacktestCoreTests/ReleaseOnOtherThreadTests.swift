@@ -1,5 +1,4 @@
 @testable import BacktestCore
-@testable import BacktestRun
 import Foundation
 import Testing
 

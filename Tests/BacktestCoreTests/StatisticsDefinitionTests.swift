@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 import Foundation
 import Testing
 

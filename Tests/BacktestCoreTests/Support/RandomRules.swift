@@ -1,5 +1,4 @@
 import BacktestCore
-import BacktestRun
 
 /// Random well-typed rule expressions, as text (so that the parser and the
 /// checker read them too), from a seeded generator.
