@@ -139,9 +139,9 @@ import Testing
   @Test("signal state: only the signal, its exit reason, the position and crossed alerts make a change; the file reads back")
   func state() throws {
     let entry = try #require(Self.full.run.result.trades.first).entryBar
-    let buy = SignalState.Summary(try Self.signal(endingAt: Self.label(entry - 1)))
-    let hold = SignalState.Summary(try Self.signal(endingAt: Self.label(entry - 5)))
-    let held = SignalState.Summary(try Self.signal(endingAt: Self.label(entry + 1)))
+    let buy = SignalSummary(try Self.signal(endingAt: Self.label(entry - 1)))
+    let hold = SignalSummary(try Self.signal(endingAt: Self.label(entry - 5)))
+    let held = SignalSummary(try Self.signal(endingAt: Self.label(entry + 1)))
     #expect(buy.signal == .buy && hold.signal == .hold && held.signal == .hold && held.position != nil)
     #expect(buy.differs(from: hold) && held.differs(from: hold))
     var later = hold
@@ -154,6 +154,24 @@ import Testing
     #expect(throws: InputError("expected a signal state file (\"schema\": \"backtest.signal-state/1\"); refusing to overwrite it",
                                at: SourceLocation(file: "s.json", line: 1, column: 1))) {
       try SignalState.parse(Data("{\"signal\": \"BUY\"}".utf8), file: "s.json")
+    }
+  }
+
+  @Test("targets state: the file reads back, a changed weight is a change, another state file is refused by its kind")
+  func targetsState() throws {
+    let text = #"{"schema": "backtest.targets-state/1", "failed_attempts": 1, "last": {"time": "t", "decided_at": null, "targets": {"A": 0.6, "B": 0.4}}}"#
+    let state = try TargetsState.parse(Data(text.utf8), file: "t.json")
+    let last = try #require(state.last)
+    #expect(state.failedAttempts == 1 && last.time == "t" && last.decidedAt == nil)
+    #expect(last.weights.map(\.symbol) == ["A", "B"] && last.weights.map(\.weight) == [0.6, 0.4])
+    #expect(try TargetsState.parse(Data(state.text.utf8), file: "t.json") == state)
+    var moved = last
+    #expect(!state.isChange(moved))
+    moved.weights[0].weight = 0.5
+    #expect(state.isChange(moved) && TargetsState(last: nil).isChange(moved))
+    #expect(throws: InputError("expected a targets state file (\"schema\": \"backtest.targets-state/1\"); refusing to overwrite it",
+                               at: SourceLocation(file: "t.json", line: 1, column: 1))) {
+      try TargetsState.parse(Data(#"{"schema": "backtest.signal-state/1", "last": null}"#.utf8), file: "t.json")
     }
   }
 

@@ -125,11 +125,9 @@ struct SignalCommand {
     let lock = try lockState()
     defer { lock?.unlock() }
     // Read before anything is printed: a state file that cannot be read stops the check.
-    let stored = try statePath.flatMap { path in
-      FileManager.default.fileExists(atPath: path) ? try SignalState.parse(try readInputFile(path), file: path) : nil
-    }
-    let current = SignalState.Summary(signal)
-    let changed = stored?.last.map { current.differs(from: $0) } ?? true
+    let stored = try storedState(SignalState.self)
+    let current = SignalSummary(signal)
+    let changed = stored?.isChange(current) ?? true
     let document = SignalJSON.render(signal, strategy: config.strategy.name, data: config.data.bars,
                                      state: statePath.map { _ in (changed, stored?.last?.json ?? .null) }).rendered()
     if json {
@@ -141,9 +139,7 @@ struct SignalCommand {
           ?? "  first check: nothing stored yet")
       }
     }
-    return try deliver(document, changed: changed, failedAttempts: stored?.failedAttempts ?? 0) { keep, attempts, checkedAt in
-      SignalState(last: keep ? stored?.last : current, failedAttempts: attempts, checkedAt: checkedAt).text
-    }
+    return try deliver(document, changed: changed, current: current, stored: stored)
   }
 
   /// With `--state FILE`: the lock on `.FILE.lock` beside it, held from reading the state to writing it, so that checks
@@ -156,23 +152,29 @@ struct SignalCommand {
     return try ExclusiveLock(path, create: true)
   }
 
-  /// With `--state`: runs `--on-change` with `document` when something `changed`, and writes the state file made by
-  /// `state(keepStored, failedAttempts, checkedAt)`: the stored result is kept (to notify it again at the next check)
-  /// while a failing notification has attempts left.
-  func deliver(_ document: String, changed: Bool, failedAttempts stored: Int,
-               state: (_ keepStored: Bool, _ attempts: Int, _ checkedAt: Int64) -> String) throws -> Int32 {
+  /// With `--state`, the state file as the last check left it (`nil` before the first).
+  func storedState<Summary>(_ type: WatchState<Summary>.Type) throws -> WatchState<Summary>? {
+    try statePath.flatMap { path in
+      FileManager.default.fileExists(atPath: path) ? try WatchState<Summary>.parse(try readInputFile(path), file: path) : nil
+    }
+  }
+
+  /// With `--state`: runs `--on-change` with `document` when something `changed`, and writes the state file with
+  /// `current`, or with the `stored` summary (to notify it again at the next check) while a failing notification has
+  /// attempts left.
+  func deliver<Summary>(_ document: String, changed: Bool, current: Summary, stored: WatchState<Summary>?) throws -> Int32 {
     guard let statePath else { return ExitCode.ok }
     let checkedAt = Int64(Date().timeIntervalSince1970)
-    var text = state(false, 0, checkedAt)
+    var text = WatchState(last: current, checkedAt: checkedAt).text
     var status = ExitCode.ok
     if changed, let onChange {
       if let problem = onChange.problem(onChange.run(input: document + "\n")) {
-        let attempts = stored + 1
+        let attempts = (stored?.failedAttempts ?? 0) + 1
         var message = "\(Program.name): error: the --on-change command \(problem)"
-        if attempts < SignalState.maximumAttempts {
+        if attempts < WatchState<Summary>.maximumAttempts {
           // Keep the stored result: the next check sees the same change and notifies again.
-          text = state(true, attempts, checkedAt)
-          message += "; the next check tries again (attempt \(attempts) of \(SignalState.maximumAttempts))"
+          text = WatchState(last: stored?.last, failedAttempts: attempts, checkedAt: checkedAt).text
+          message += "; the next check tries again (attempt \(attempts) of \(WatchState<Summary>.maximumAttempts))"
         } else {
           message += "; giving up after \(attempts) attempts: the change is saved and will not be sent again"
         }
@@ -206,11 +208,9 @@ struct SignalCommand {
     let signal = AllocationSignal(output, description: PortfolioReport.strategyText(output))
     let lock = try lockState()
     defer { lock?.unlock() }
-    let stored = try statePath.flatMap { path in
-      FileManager.default.fileExists(atPath: path) ? try TargetsState.parse(try readInputFile(path), file: path) : nil
-    }
-    let current = TargetsState.Summary(signal)
-    let changed = stored?.last.map { current.differs(from: $0) } ?? true
+    let stored = try storedState(TargetsState.self)
+    let current = TargetsSummary(signal)
+    let changed = stored?.isChange(current) ?? true
     let document = signal.json(state: statePath.map { _ in (changed, stored?.last?.json ?? .null) }).rendered()
     if json {
       print(document)
@@ -228,9 +228,7 @@ struct SignalCommand {
           ?? "  first check: nothing stored yet")
       }
     }
-    return try deliver(document, changed: changed, failedAttempts: stored?.failedAttempts ?? 0) { keep, attempts, checkedAt in
-      TargetsState(last: keep ? stored?.last : current, failedAttempts: attempts, checkedAt: checkedAt).text
-    }
+    return try deliver(document, changed: changed, current: current, stored: stored)
   }
 
   /// The bars that closed by `now`: a bar still forming (or after `--now`) is no

@@ -9,7 +9,7 @@ package enum SignalJSON {
   static let requiredStrategyKeys = ["bb_lower", "bb_mid", "bb_upper", "percent_b", "rsi", "rsi_zone", "distance_from_mean"]
 
   /// - Parameter state: with `--state`, whether the signal changed since the stored one and that stored one
-  ///   (`SignalState.summary`; `null` on the first check). Without, both keys are `null`.
+  ///   (`SignalSummary.json`; `null` on the first check). Without, both keys are `null`.
   package static func render(_ s: LiveSignal, strategy: String, data: String, state: (changed: Bool, previous: JSONValue)? = nil) -> JSONValue {
     let position: JSONValue = s.position.map { p in
       .object([

@@ -79,78 +79,56 @@ package struct AllocationSignal: Sendable {
   }
 }
 
-/// What `backtest signal --state FILE` remembers of an allocation strategy between checks: the last targets seen (or
-/// notified) and how often notifying them failed. JSON, schema `backtest.targets-state/1`:
-/// `{"schema", "checked_at", "failed_attempts", "last": {time, decided_at, targets: {SYMBOL: weight}}}`.
-package struct TargetsState: Sendable, Equatable {
-  package static let schema = "backtest.targets-state/1"
+/// What `backtest signal --state FILE` remembers of an allocation strategy's targets between checks.
+package typealias TargetsState = WatchState<TargetsSummary>
 
-  /// The targets a notification is about.
-  package struct Summary: Sendable, Equatable {
-    package var time: String
-    package var decidedAt: String?
-    package var weights: [(symbol: String, weight: Double)]
+/// The targets a `signal --state FILE` check of an allocation strategy compares and notifies (`TargetsState`: schema
+/// `backtest.targets-state/1`, `last` = `{time, decided_at, targets: {SYMBOL: weight}}`).
+package struct TargetsSummary: WatchedSummary {
+  package static let stateSchema = "backtest.targets-state/1"
+  package static let stateKind = "targets"
 
-    package init(_ s: AllocationSignal) {
-      time = s.time
-      decidedAt = s.decidedAt
-      weights = s.targets.map { ($0.symbol, $0.weight) }
-    }
+  package var time: String
+  package var decidedAt: String?
+  package var weights: [(symbol: String, weight: Double)]
 
-    init(time: String, decidedAt: String?, weights: [(symbol: String, weight: Double)]) {
-      self.time = time
-      self.decidedAt = decidedAt
-      self.weights = weights
-    }
-
-    /// Whether a notification is due: some asset's target weight differs (a new decision that keeps the targets is no change).
-    package func differs(from other: Summary) -> Bool {
-      weights.count != other.weights.count || zip(weights, other.weights).contains { $0.symbol != $1.symbol || $0.weight != $1.weight }
-    }
-
-    package static func == (a: Summary, b: Summary) -> Bool { a.time == b.time && a.decidedAt == b.decidedAt && !a.differs(from: b) }
-
-    package var json: JSONValue {
-      .object([("time", .string(time)), ("decided_at", decidedAt.map { .string($0) } ?? .null),
-               ("targets", .object(weights.map { ($0.symbol, .number($0.weight)) }))])
-    }
+  package init(_ s: AllocationSignal) {
+    time = s.time
+    decidedAt = s.decidedAt
+    weights = s.targets.map { ($0.symbol, $0.weight) }
   }
 
-  package var last: Summary?
-  package var failedAttempts: Int
-  package var checkedAt: Int64?
-
-  package init(last: Summary?, failedAttempts: Int = 0, checkedAt: Int64? = nil) {
-    self.last = last
-    self.failedAttempts = failedAttempts
-    self.checkedAt = checkedAt
+  init(time: String, decidedAt: String?, weights: [(symbol: String, weight: Double)]) {
+    self.time = time
+    self.decidedAt = decidedAt
+    self.weights = weights
   }
 
-  /// The file's text (ends with a newline).
-  package var text: String {
-    JSONValue.object([
-      ("schema", .string(Self.schema)), ("checked_at", checkedAt.map { .string(isoInstant($0)) } ?? .null),
-      ("failed_attempts", .integer(failedAttempts)), ("last", last?.json ?? .null),
-    ]).rendered() + "\n"
+  /// Whether a notification is due: some asset's target weight differs (a new decision that keeps the targets is no change).
+  package func differs(from other: TargetsSummary) -> Bool {
+    weights.count != other.weights.count || zip(weights, other.weights).contains { $0.symbol != $1.symbol || $0.weight != $1.weight }
   }
 
-  /// Reads a state file.
+  package static func == (a: TargetsSummary, b: TargetsSummary) -> Bool {
+    a.time == b.time && a.decidedAt == b.decidedAt && !a.differs(from: b)
+  }
+
+  package var json: JSONValue {
+    .object([("time", .string(time)), ("decided_at", decidedAt.map { .string($0) } ?? .null),
+             ("targets", .object(weights.map { ($0.symbol, .number($0.weight)) }))])
+  }
+
+  /// Reads `last` of a state file.
   ///
-  /// - Throws: `InputError` for anything but this schema, or a value of the wrong kind.
-  package static func parse(_ data: Data, file: String) throws -> TargetsState {
-    let root = try JSONReader.parse(data, file: file)
-    guard root["schema"]?.string == schema else {
-      throw InputError("expected a targets state file (\"schema\": \"\(schema)\"); refusing to overwrite it", at: root.location)
-    }
-    let attempts = try SignalState.attempts(root["failed_attempts"])
-    guard let lastNode = root["last"], !lastNode.isNull else { return TargetsState(last: nil, failedAttempts: attempts) }
-    guard let time = lastNode["time"]?.string, let targets = lastNode["targets"], case .object(let members) = targets.kind else {
-      throw InputError("expected 'last' with time and targets {SYMBOL: weight}", at: lastNode.location)
+  /// - Throws: `InputError` at a value of the wrong kind.
+  package static func read(_ last: JSONNode) throws -> TargetsSummary {
+    guard let time = last["time"]?.string, let targets = last["targets"], case .object(let members) = targets.kind else {
+      throw InputError("expected 'last' with time and targets {SYMBOL: weight}", at: last.location)
     }
     let weights = try members.map { m -> (symbol: String, weight: Double) in
       guard let w = m.value.number else { throw InputError("expected a weight for '\(m.key)', found \(m.value.typeDescription)", at: m.value.location) }
       return (m.key, w)
     }
-    return TargetsState(last: Summary(time: time, decidedAt: lastNode["decided_at"]?.string, weights: weights), failedAttempts: attempts)
+    return TargetsSummary(time: time, decidedAt: last["decided_at"]?.string, weights: weights)
   }
 }
